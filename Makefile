@@ -1,0 +1,36 @@
+# One-command set-up: each target builds what it needs (.venv, compiled engines).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck engines bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+engines: $(STAMP)
+	$(MAKE) -C sample_engines
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check bidref tests benchmarks sample_engines
+	$(VENV)/bin/mypy
+
+test: $(STAMP) engines lint
+	$(VENV)/bin/pytest -n 2 -q
+
+demo: $(STAMP) engines
+	$(VENV)/bin/bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py \
+		--seed 7 --bank 10 --delay 0.5 --transcript demo-transcript.jsonl
+
+bench: $(STAMP) engines
+	$(PY) benchmarks/rules_playouts.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info demo-transcript.jsonl
+	$(MAKE) -C sample_engines clean

@@ -1,0 +1,29 @@
+"""The bidref command line: the only place that prints or exits.
+
+Each command lives in its own module and registers itself on ``app`` here.
+"""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="bidref",
+    help="Referee and toolkit for Spectacular Bid, a two-player Fives dominoes duel.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Run matches between engines, replay and validate games, run tournaments, play."""
+
+
+def main() -> None:
+    app()
+
+
+# Command modules register themselves on import.
+from . import rules_cmd  # noqa: E402,F401

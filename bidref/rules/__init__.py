@@ -1,0 +1,61 @@
+"""The rules of Spectacular Bid (RULES.md) as a pure library: no I/O, no clocks read.
+
+Typical use from an engine or a referee::
+
+    from bidref.rules import Match, parse_action
+
+    m = Match.new(seed=7)
+    while not m.over:
+        action = m.legal_actions()[0]
+        events = m.apply(action)
+"""
+
+from .actions import (
+    ACCEPT,
+    DECLINE,
+    DRAW,
+    Accept,
+    Action,
+    Bid,
+    Decline,
+    Draw,
+    Open,
+    Play,
+    parse_action,
+    play,
+    sort_actions,
+)
+from .clock import MILLISECOND, SECOND, Charge, MatchClock, TimeControl, seconds
+from .deal import Deal, DealSource, forced_opening_tile, listed_deals, seeded_deals
+from .errors import DealError, IllegalActionError, NotationError, RulesError
+from .events import (
+    AuctionMove,
+    Drew,
+    Event,
+    MatchEnded,
+    Passed,
+    Placed,
+    RoundEnded,
+    RoundStarted,
+    Transfer,
+    public_event,
+)
+from .layout import Layout, Point, Side, parse_point, parse_side, point, points_earned
+from .match import Match, MatchConfig, Phase, round_to_five
+from .text import describe_layout
+from .tiles import DOUBLES, TILES, Tile, parse_tile, pip_total, tile
+from .view import LayoutView, PlayerView, layout_view, player_view
+
+RULES_VERSION = "spectacular-bid/1"
+
+__all__ = [
+    "ACCEPT", "DECLINE", "DOUBLES", "DRAW", "MILLISECOND", "RULES_VERSION", "SECOND", "TILES",
+    "Accept", "Action", "AuctionMove", "Bid", "Charge", "Deal", "DealError", "DealSource",
+    "Decline", "Draw", "Drew", "Event", "IllegalActionError", "Layout", "LayoutView", "Match",
+    "MatchClock", "MatchConfig", "MatchEnded", "NotationError", "Open", "Passed", "Phase",
+    "Placed", "Play", "PlayerView", "Point", "RoundEnded", "RoundStarted", "RulesError", "Side",
+    "Tile", "TimeControl", "Transfer", "describe_layout", "forced_opening_tile", "layout_view",
+    "listed_deals", "parse_action", "parse_point", "parse_side", "parse_tile", "pip_total",
+    "play", "player_view", "point", "points_earned", "public_event", "round_to_five",
+    "seconds", "seeded_deals", "sort_actions", "tile",
+]  # fmt: skip

@@ -1,0 +1,169 @@
+"""Actions and their canonical text notation.
+
+Every action a player can choose is a small frozen value with one canonical
+text form; :func:`parse_action` reads that form and a few lenient variants, and
+``str(action)`` writes the canonical one, so ``parse_action(str(a)) == a``.
+
+======================  ==============================================
+canonical text          meaning
+======================  ==============================================
+``decline``             non-jockey declines to bid (RULES.md §6.1)
+``bid 20``              bid or raise to 20 (``raise 20`` also parses)
+``accept``              accept the standing bid
+``open 3-6``            open the round with [3|6]
+``draw``                draw one tile from the boneyard (§5)
+``play 1-3 1-1:branch_b``  play [1|3] at [1|1] branch B
+======================  ==============================================
+
+Lenient input: tiles as ``[1|3]``, ``3-1`` or ``13``; sides as ``branch B``,
+``bb``, ``lo``; an optional ``at`` before the point; a play without the word
+``play`` (``1-3 at 1-1 bb``).
+
+>>> str(parse_action("play [1|3] at [1|1] branch B"))
+'play 1-3 1-1:branch_b'
+>>> parse_action("raise 25") == Bid(25)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from .errors import NotationError
+from .layout import Point, parse_point
+from .tiles import TILES, Tile, parse_tile
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    kind: ClassVar[str] = "decline"
+
+    def __str__(self) -> str:
+        return "decline"
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    kind: ClassVar[str] = "accept"
+
+    def __str__(self) -> str:
+        return "accept"
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (1, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Bid:
+    amount: int
+    kind: ClassVar[str] = "bid"
+
+    def __str__(self) -> str:
+        return f"bid {self.amount}"
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (2, self.amount, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    tile: Tile
+    kind: ClassVar[str] = "open"
+
+    def __str__(self) -> str:
+        return f"open {self.tile}"
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (3, self.tile.index, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    kind: ClassVar[str] = "draw"
+
+    def __str__(self) -> str:
+        return "draw"
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (4, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    tile: Tile
+    at: Point
+    kind: ClassVar[str] = "play"
+
+    def __str__(self) -> str:
+        return f"play {self.tile} {self.at}"
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (5, self.tile.index, self.at.index)
+
+
+Action = Decline | Accept | Bid | Open | Draw | Play
+
+DECLINE: Final = Decline()
+ACCEPT: Final = Accept()
+DRAW: Final = Draw()
+OPENS: Final[tuple[Open, ...]] = tuple(Open(t) for t in TILES)
+
+_PLAYS: dict[tuple[Tile, Point], Play] = {}
+
+
+def play(t: Tile, at: Point) -> Play:
+    """The interned ``Play`` of ``t`` at ``at`` (cheap to call in hot loops)."""
+    key = (t, at)
+    p = _PLAYS.get(key)
+    if p is None:
+        p = _PLAYS[key] = Play(t, at)
+    return p
+
+
+def sort_actions(actions: list[Action]) -> list[Action]:
+    return sorted(actions, key=lambda a: a.sort_key())
+
+
+_EXAMPLES: Final = "decline, accept, bid 20, open 3-6, draw, play 1-3 1-1:branch_b"
+
+
+def parse_action(text: str) -> Action:
+    """Parse one action in bidref notation; raise :class:`NotationError` if it is not one."""
+    words = text.strip().lower().replace(",", " ").split()
+    if not words:
+        raise NotationError(f"empty action: write one of {_EXAMPLES}")
+    head, rest = words[0], words[1:]
+    if head in ("decline", "accept", "draw"):
+        if rest:
+            raise NotationError(f"{text!r}: {head!r} takes nothing after it")
+        simple: dict[str, Action] = {"decline": DECLINE, "accept": ACCEPT, "draw": DRAW}
+        return simple[head]
+    if head in ("bid", "raise"):
+        if len(rest) != 1 or not rest[0].isdigit():
+            raise NotationError(f"{text!r}: write the amount as a whole number, e.g. 'bid 20'")
+        return Bid(int(rest[0]))
+    if head == "open":
+        if len(rest) != 1:
+            raise NotationError(f"{text!r}: write one tile to open with, e.g. 'open 3-6'")
+        return OPENS[parse_tile(rest[0]).index]
+    if head == "play":
+        if not rest:
+            raise NotationError(f"{text!r}: write the tile and where, e.g. 'play 1-3 1-1:branch_b'")
+        head, rest = rest[0], rest[1:]
+    # A play: the tile, an optional 'at', then the point.
+    try:
+        t = parse_tile(head)
+    except NotationError:
+        raise NotationError(f"{text!r} is not an action: write one of {_EXAMPLES}") from None
+    if rest and rest[0] in ("at", "on", "@"):
+        rest = rest[1:]
+    if not rest:
+        raise NotationError(
+            f"{text!r}: say where {t} goes, as a tile and side, e.g. 'play {t} 1-1:line_b'"
+        )
+    at = parse_point(" ".join(rest))
+    return play(t, at)

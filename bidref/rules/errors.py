@@ -1,0 +1,35 @@
+"""Errors raised by the rules core.
+
+Every error derives from :class:`RulesError`. Messages quote the offending input
+and the state it met, and say what would have been accepted, so that a bot
+author reading a referee's error reply knows what to fix.
+"""
+
+from __future__ import annotations
+
+
+class RulesError(Exception):
+    """Base class of every error the rules core raises."""
+
+
+class NotationError(RulesError, ValueError):
+    """Text that is not a tile, attachment point or action in bidref notation."""
+
+
+class IllegalActionError(RulesError):
+    """An action that the rules forbid in the current state.
+
+    The state is left unchanged (RULES.md §8). ``rule`` names the section of
+    RULES.md that forbids the action; ``action`` is its canonical text.
+    """
+
+    def __init__(self, action: str, where: str, reason: str, rule: str) -> None:
+        self.action = action
+        self.where = where
+        self.reason = reason
+        self.rule = rule
+        super().__init__(f"illegal action {action!r} {where}: {reason} (RULES.md {rule})")
+
+
+class DealError(RulesError, ValueError):
+    """A deal that is not a partition of the double-six set into 7 + 7 + 14."""

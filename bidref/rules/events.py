@@ -1,0 +1,164 @@
+"""What happens in a match, as values the referee can log and forward.
+
+``Match.apply`` returns the events an action caused, in order. Events that
+hold hidden information (a deal, a drawn tile) say so with ``private_to`` and
+give a public form via :meth:`public`, so the referee can tell each player
+exactly what that player may know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from .deal import Deal
+from .layout import Point
+from .tiles import Tile
+
+Player = int  # 0 or 1
+EndReason = Literal["balance", "round_limit"]
+RoundEndReason = Literal["domino", "block", "match_over"]
+TransferReason = Literal["count", "auction", "block"]
+
+
+def _tile(t: Tile | None) -> list[int] | None:
+    return None if t is None else t.as_list()
+
+
+def _point(p: Point | None) -> dict[str, object] | None:
+    return None if p is None else {"tile": p.tile.as_list(), "side": p.side.label}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    round: int
+    opening: Literal["forced", "auction"]
+    jockey: Player | None
+    deal: Deal
+    private_to: Literal["referee"] = "referee"
+    kind = "round_started"
+
+    def public(self) -> dict[str, object]:
+        return {"kind": self.kind, "round": self.round, "opening": self.opening,
+                "jockey": self.jockey}
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.public(), "deal": self.deal.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionMove:
+    player: Player
+    action: str  # canonical notation: decline, accept or bid N
+    kind = "auction"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "player": self.player, "action": self.action}
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    player: Player
+    tile: Tile
+    at: Point | None  # None for the opening tile
+    count: int
+    points: int  # earned before the cap at the payer's balance
+    kind = "placed"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "player": self.player, "tile": _tile(self.tile),
+                "at": _point(self.at), "action": self.action_text(),
+                "count": self.count, "points": self.points}
+
+    def action_text(self) -> str:
+        if self.at is None:
+            return f"open {self.tile}"
+        return f"play {self.tile} {self.at}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    player: Player
+    tile: Tile | None  # None in the public form
+    boneyard_left: int
+    kind = "drew"
+
+    @property
+    def private_to(self) -> Player:
+        return self.player
+
+    def public_form(self) -> Drew:
+        return replace(self, tile=None)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "player": self.player, "tile": _tile(self.tile),
+                "boneyard_left": self.boneyard_left}
+
+
+@dataclass(frozen=True, slots=True)
+class Passed:
+    player: Player
+    kind = "passed"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "player": self.player}
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    payer: Player
+    payee: Player
+    requested: int
+    amount: int  # after the cap at the payer's balance (RULES.md §1)
+    reason: TransferReason
+    balances: tuple[int, int]  # after the transfer
+    kind = "transfer"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "payer": self.payer, "payee": self.payee,
+                "requested": self.requested, "amount": self.amount,
+                "reason": self.reason, "balances": list(self.balances)}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    round: int
+    reason: RoundEndReason
+    winner: Player | None  # who dominoed or won the block; None for an equal block
+    hands: tuple[tuple[Tile, ...], tuple[Tile, ...]]
+    pips: tuple[int, int]
+    payout: int  # the block's rounded hand total; 0 for a domino
+    kind = "round_ended"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "round": self.round, "reason": self.reason,
+                "winner": self.winner, "hands": [[t.as_list() for t in h] for h in self.hands],
+                "pips": list(self.pips), "payout": self.payout}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    winner: Player | None  # None: a draw by equal balances at the round limit
+    reason: EndReason
+    balances: tuple[int, int]
+    rounds: int
+    kind = "match_ended"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "winner": self.winner, "reason": self.reason,
+                "balances": list(self.balances), "rounds": self.rounds}
+
+
+Event = RoundStarted | AuctionMove | Placed | Drew | Passed | Transfer | RoundEnded | MatchEnded
+
+
+def public_event(event: Event, viewer: Player | None) -> Event | None:
+    """The form of ``event`` that ``viewer`` may see (None: nobody but the referee).
+
+    ``viewer=None`` asks for what is public to both players.
+    """
+    if isinstance(event, RoundStarted):
+        return None
+    if isinstance(event, Drew) and event.player != viewer:
+        return event.public_form()
+    return event

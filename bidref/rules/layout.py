@@ -1,0 +1,280 @@
+"""The layout: attachment points, the spinner, scoring ends and the count.
+
+RULES.md §3–§4. An attachment point is named by its tile and side
+(``Point``); both are interned, so the layout works on identities and small
+lists, which keeps random playouts fast.
+
+>>> from bidref.rules.tiles import tile
+>>> lay = Layout()
+>>> lay.open_tile(tile(1, 4))
+5
+>>> [str(p) for p in lay.open_points]
+['1-4:high', '1-4:low']
+>>> lay.place(tile(1, 1), point(tile(1, 4), Side.LOW))
+6
+>>> lay.spinner
+Tile(1, 1)
+"""
+
+from __future__ import annotations
+
+import bisect
+from enum import IntEnum
+from typing import Final
+
+from .errors import NotationError
+from .tiles import TILES, Tile, parse_tile
+
+
+class Side(IntEnum):
+    """The side of a tile at which another tile can be attached.
+
+    The order is the canonical sort order within a tile.
+    """
+
+    HIGH = 0
+    LOW = 1
+    LINE_A = 2
+    LINE_B = 3
+    BRANCH_A = 4
+    BRANCH_B = 5
+
+    @property
+    def label(self) -> str:
+        """The name used in notation and in ``layout-examples.json``."""
+        return self.name.lower()
+
+    @property
+    def words(self) -> str:
+        """The name as RULES.md writes it, e.g. ``line B`` or ``high end``."""
+        return _WORDS[self]
+
+
+_WORDS: Final = {
+    Side.HIGH: "high end",
+    Side.LOW: "low end",
+    Side.LINE_A: "line A",
+    Side.LINE_B: "line B",
+    Side.BRANCH_A: "branch A",
+    Side.BRANCH_B: "branch B",
+}
+
+_SIDE_ALIASES: Final = {
+    "high": Side.HIGH, "highend": Side.HIGH, "hi": Side.HIGH, "h": Side.HIGH,
+    "low": Side.LOW, "lowend": Side.LOW, "lo": Side.LOW, "l": Side.LOW,
+    "linea": Side.LINE_A, "la": Side.LINE_A,
+    "lineb": Side.LINE_B, "lb": Side.LINE_B,
+    "brancha": Side.BRANCH_A, "ba": Side.BRANCH_A,
+    "branchb": Side.BRANCH_B, "bb": Side.BRANCH_B,
+}  # fmt: skip
+
+
+def parse_side(text: str) -> Side:
+    key = "".join(ch for ch in text.lower() if ch.isalnum())
+    try:
+        return _SIDE_ALIASES[key]
+    except KeyError:
+        raise NotationError(
+            f"{text!r} is not a side: use high, low, line_a, line_b, branch_a or branch_b"
+        ) from None
+
+
+class Point:
+    """An attachment point: a tile and one of its sides. Interned; use :func:`point`."""
+
+    __slots__ = ("index", "side", "tile", "value")
+
+    tile: Tile
+    side: Side
+    value: int
+    index: int
+
+    def __init__(self, t: Tile, side: Side) -> None:
+        self.tile = t
+        self.side = side
+        self.value = t.high if side == Side.HIGH else t.low
+        self.index = t.index * 6 + side
+
+    def __repr__(self) -> str:
+        return f"Point({self.tile!r}, Side.{self.side.name})"
+
+    def __str__(self) -> str:
+        return f"{self.tile}:{self.side.label}"
+
+    def __lt__(self, other: Point) -> bool:
+        return self.index < other.index
+
+    def __reduce__(self) -> tuple[object, tuple[Tile, Side]]:
+        return (point, (self.tile, self.side))
+
+    @property
+    def words(self) -> str:
+        """RULES.md wording, e.g. ``[1|1] line B``."""
+        return f"[{self.tile.low}|{self.tile.high}] {self.side.words}"
+
+    def is_valid_side(self) -> bool:
+        return (self.side >= Side.LINE_A) == self.tile.double
+
+
+_POINTS: Final[tuple[Point, ...]] = tuple(Point(t, s) for t in TILES for s in Side)
+
+
+def point(t: Tile, side: Side) -> Point:
+    """The interned attachment point ``side`` of tile ``t``."""
+    p = _POINTS[t.index * 6 + side]
+    if not p.is_valid_side():
+        kind = "a double" if t.double else "a non-double"
+        raise NotationError(f"{t} is {kind} and has no side {side.label!r}")
+    return p
+
+
+def parse_point(text: str) -> Point:
+    """Parse ``1-1:line_b``, ``[1|1] line B``, ``3-4 low end`` or ``34lo``."""
+    raw = text.strip()
+    for sep in (":", " ", "."):
+        if sep in raw:
+            head, _, tail = raw.partition(sep)
+            return point(parse_tile(head), parse_side(tail))
+    # Compact form: two digits then the side, e.g. "11lb".
+    if len(raw) > 2 and raw[:2].isdigit():
+        return point(parse_tile(raw[:2]), parse_side(raw[2:]))
+    raise NotationError(
+        f"{text!r} is not an attachment point: write the tile and its side, e.g. '1-1:line_b'"
+    )
+
+
+HIGH_LOW: Final = (Side.HIGH, Side.LOW)
+
+
+class Layout:
+    """The tiles on the table. Mutable; :meth:`copy` before searching.
+
+    ``open_points`` is every attachment point, sorted by tile then side.
+    """
+
+    __slots__ = ("connections", "open_points", "placed", "spinner")
+
+    placed: list[Tile]
+    connections: list[tuple[Point, Point]]
+    open_points: list[Point]
+    spinner: Tile | None
+
+    def __init__(self) -> None:
+        self.placed = []
+        self.connections = []
+        self.open_points = []
+        self.spinner = None
+
+    def copy(self) -> Layout:
+        new = Layout.__new__(Layout)
+        new.placed = self.placed.copy()
+        new.connections = self.connections.copy()
+        new.open_points = self.open_points.copy()
+        new.spinner = self.spinner
+        return new
+
+    def __len__(self) -> int:
+        return len(self.placed)
+
+    # -- queries ---------------------------------------------------------------
+
+    def points_for(self, t: Tile) -> list[Point]:
+        """The attachment points where ``t`` can be played, sorted."""
+        lo = t.low
+        hi = t.high
+        return [p for p in self.open_points if p.value == lo or p.value == hi]
+
+    def can_play(self, t: Tile) -> bool:
+        lo = t.low
+        hi = t.high
+        for p in self.open_points:
+            v = p.value
+            if v == lo or v == hi:
+                return True
+        return False
+
+    def open_values(self) -> set[int]:
+        return {p.value for p in self.open_points}
+
+    def scoring(self) -> list[tuple[Tile, int]]:
+        """Every scoring end and what it adds, sorted by tile (RULES.md §4).
+
+        A branch of the spinner that has not been opened adds 0 and is not a
+        scoring end, so it is not listed; a lone opening double is listed once.
+        """
+        out: list[tuple[Tile, int]] = []
+        last_double: Tile | None = None
+        for p in self.open_points:
+            side = p.side
+            if side <= Side.LOW:
+                out.append((p.tile, p.value))
+            elif side <= Side.LINE_B and p.tile is not last_double:
+                out.append((p.tile, 2 * p.value))
+                last_double = p.tile
+        return out
+
+    def count(self) -> int:
+        total = 0
+        last_double: Tile | None = None
+        for p in self.open_points:
+            side = p.side
+            if side <= Side.LOW:
+                total += p.value
+            elif side <= Side.LINE_B and p.tile is not last_double:
+                total += 2 * p.value
+                last_double = p.tile
+        return total
+
+    # -- changes ---------------------------------------------------------------
+
+    def open_tile(self, t: Tile) -> int:
+        """Place the opening tile on an empty layout; return the count."""
+        if self.placed:
+            raise ValueError("the layout already has an opening tile")
+        self.placed.append(t)
+        if t.double:
+            self.spinner = t
+            base = t.index * 6
+            self.open_points = [_POINTS[base + Side.LINE_A], _POINTS[base + Side.LINE_B]]
+            return 2 * t.low
+        base = t.index * 6
+        self.open_points = [_POINTS[base + Side.HIGH], _POINTS[base + Side.LOW]]
+        return t.pips
+
+    def place(self, t: Tile, at: Point) -> int:
+        """Attach ``t`` at the open point ``at``; return the count after it.
+
+        The caller has checked that ``at`` is open and ``t`` matches it
+        (see :meth:`points_for`); this method trusts it for speed.
+        """
+        v = at.value
+        base = t.index * 6
+        if t.double:
+            joined = _POINTS[base + Side.LINE_A]
+            free = _POINTS[base + Side.LINE_B]
+            if self.spinner is None:
+                self.spinner = t
+        elif t.high == v:
+            joined = _POINTS[base + Side.HIGH]
+            free = _POINTS[base + Side.LOW]
+        else:
+            joined = _POINTS[base + Side.LOW]
+            free = _POINTS[base + Side.HIGH]
+        ops = self.open_points
+        ops.remove(at)
+        bisect.insort(ops, free)
+        spinner = self.spinner
+        if at.tile is spinner and at.side <= Side.LINE_B and at.side >= Side.LINE_A:
+            sb = spinner.index * 6
+            if _POINTS[sb + Side.LINE_A] not in ops and _POINTS[sb + Side.LINE_B] not in ops:
+                # Both line sides filled: the branches open (RULES.md §3).
+                bisect.insort(ops, _POINTS[sb + Side.BRANCH_A])
+                bisect.insort(ops, _POINTS[sb + Side.BRANCH_B])
+        self.placed.append(t)
+        self.connections.append((at, joined))
+        return self.count()
+
+
+def points_earned(count: int) -> int:
+    """What a placement with this count earns (RULES.md §4), before the cap."""
+    return count if count > 0 and count % 5 == 0 else 0

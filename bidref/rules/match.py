@@ -1,0 +1,565 @@
+"""A whole match of Spectacular Bid as one mutable state machine.
+
+RULES.md §1–§6 and "Decided here". The state has one player to act
+(``to_act``), a deterministic sorted list of ``legal_actions()``, and
+``apply(action)`` which either raises :class:`IllegalActionError` and leaves the
+state unchanged, or changes it and returns the events it caused. Forced passes
+(RULES.md "Decided here"), round ends, settlements and the next deal happen
+inside ``apply``; they show in the returned events.
+
+>>> m = Match.new(seed=1)
+>>> m.phase, m.round_number
+(<Phase.OPENING: 'opening'>, 1)
+>>> events = m.apply(m.legal_actions()[0])
+>>> events[0].kind
+'placed'
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from .actions import (
+    ACCEPT,
+    DECLINE,
+    DRAW,
+    OPENS,
+    Accept,
+    Action,
+    Bid,
+    Decline,
+    Draw,
+    Open,
+    Play,
+)
+from .deal import Deal, DealSource, forced_opening_tile, seeded_deals
+from .errors import IllegalActionError, RulesError
+from .events import (
+    AuctionMove,
+    Drew,
+    Event,
+    MatchEnded,
+    Passed,
+    Placed,
+    RoundEnded,
+    RoundEndReason,
+    RoundStarted,
+    Transfer,
+    TransferReason,
+)
+from .layout import _POINTS, Layout, Point, Side, points_earned
+from .tiles import TILES, Tile
+
+TOTAL_POINTS: Final = 300
+START_BALANCE: Final = 150
+MIN_BID: Final = 15
+BID_STEP: Final = 5
+JOCKEY_CREDIT: Final = 15
+
+
+class Phase(Enum):
+    AUCTION = "auction"
+    OPENING = "opening"
+    PLAY = "play"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """Options of a match. ``max_rounds`` is the referee's optional round limit
+    with adjudication by balance (RULES.md "Decided here"), not a rule of the game."""
+
+    start_balances: tuple[int, int] = (START_BALANCE, START_BALANCE)
+    max_rounds: int | None = None
+
+    def __post_init__(self) -> None:
+        a, b = self.start_balances
+        if a + b != TOTAL_POINTS or a <= 0 or b <= 0:
+            raise RulesError(
+                f"starting balances {a}-{b} are not possible: both must be positive "
+                f"and add up to {TOTAL_POINTS} (RULES.md §1)"
+            )
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise RulesError(f"max_rounds={self.max_rounds}: give at least 1, or no limit")
+
+
+def _build_play_table() -> list[Play | None]:
+    table: list[Play | None] = [None] * (len(TILES) * len(_POINTS))
+    for t in TILES:
+        for p in _POINTS:
+            if p.is_valid_side() and p.tile is not t and t.has(p.value):
+                table[t.index * len(_POINTS) + p.index] = Play(t, p)
+    return table
+
+
+_PLAY_TABLE: Final = _build_play_table()
+_NPOINTS: Final = len(_POINTS)
+
+
+def round_to_five(n: int) -> int:
+    """Round a hand total to the nearest 5 (RULES.md §5): 17 → 15, 18 → 20."""
+    return (n + 2) // 5 * 5
+
+
+def _name(player: int) -> str:
+    return "AB"[player]
+
+
+class Match:
+    """The state of a match. Use :meth:`new` or :meth:`from_deals`."""
+
+    __slots__ = (
+        "_legal",
+        "balances",
+        "bid",
+        "bidder",
+        "boneyard",
+        "config",
+        "deal",
+        "deals",
+        "drawn_this_turn",
+        "forced_tile",
+        "hands",
+        "history",
+        "jockey",
+        "layout",
+        "next_jockey",
+        "passes",
+        "phase",
+        "result",
+        "round_number",
+        "start_events",
+        "to_act",
+        "turn",
+    )
+
+    config: MatchConfig
+    deals: DealSource
+    balances: list[int]
+    round_number: int
+    deal: Deal
+    hands: tuple[list[Tile], list[Tile]]
+    boneyard: list[Tile]  # reversed draw order: the next tile is boneyard[-1]
+    layout: Layout
+    phase: Phase
+    to_act: int
+    turn: int
+    jockey: int | None
+    next_jockey: int | None
+    forced_tile: Tile | None
+    bid: int | None
+    bidder: int | None
+    history: list[Action]
+    passes: int
+    drawn_this_turn: int
+    result: MatchEnded | None
+    start_events: list[Event]
+    _legal: list[Action] | None
+
+    def __init__(self, deals: DealSource, config: MatchConfig | None = None) -> None:
+        self.config = config or MatchConfig()
+        self.deals = deals
+        self.balances = list(self.config.start_balances)
+        self.round_number = 0
+        self.turn = 0
+        self.next_jockey = None
+        self.result = None
+        self._legal = None
+        self.start_events = self._start_round()
+
+    @classmethod
+    def new(cls, seed: int, config: MatchConfig | None = None) -> Match:
+        """A match whose deals all come from ``seed``."""
+        return cls(seeded_deals(seed), config)
+
+    @classmethod
+    def from_deal(cls, deal: Deal, config: MatchConfig | None = None,
+                  then_seed: int | None = None) -> Match:
+        """A match whose first round uses ``deal`` (later rounds: ``then_seed``)."""
+        from .deal import listed_deals
+
+        return cls(listed_deals([deal], then_seed), config)
+
+    # -- copying and hidden information ------------------------------------------
+
+    def copy(self) -> Match:
+        """An independent copy, for search."""
+        new = Match.__new__(Match)
+        for name in Match.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.balances = self.balances.copy()
+        new.hands = (self.hands[0].copy(), self.hands[1].copy())
+        new.boneyard = self.boneyard.copy()
+        new.layout = self.layout.copy()
+        new.history = self.history.copy()
+        return new
+
+    def redeal_hidden(self, player: int, rng: random.Random) -> Match:
+        """A copy in which everything hidden from ``player`` is dealt again at random.
+
+        The opponent's hand and the boneyard keep their sizes; ``player``'s own
+        hand, the layout and all public facts stay. This is the determinization
+        step of Monte Carlo search over the hidden hands. Later rounds of the
+        copy are dealt from ``rng`` too, so the copy carries no secret seed.
+        """
+        new = self.copy()
+        opp = 1 - player
+        hidden = new.hands[opp] + new.boneyard
+        rng.shuffle(hidden)
+        n = len(new.hands[opp])
+        own = new.hands[player]
+        opp_hand = sorted(hidden[:n])
+        new.hands = (own, opp_hand) if player == 0 else (opp_hand, own)
+        new.boneyard = hidden[n:]
+        seed = rng.getrandbits(64)
+        new.deals = seeded_deals(seed)
+        new._legal = None
+        return new
+
+    # -- queries ------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def boneyard_order(self) -> list[Tile]:
+        """The boneyard in draw order (first is drawn next)."""
+        return self.boneyard[::-1]
+
+    def min_bid(self) -> int:
+        return MIN_BID if self.bid is None else self.bid + BID_STEP
+
+    def net_payment(self, player: int, amount: int) -> int:
+        """What ``player`` pays if their bid of ``amount`` is accepted (§6.4)."""
+        if player == self.jockey:
+            return max(0, amount - JOCKEY_CREDIT)
+        return amount
+
+    def max_bid(self, player: int) -> int:
+        """The largest bid ``player`` can afford (§6.5); a multiple of 5."""
+        limit = self.balances[player] + (JOCKEY_CREDIT if player == self.jockey else 0)
+        return limit - limit % BID_STEP
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the player to act, sorted; empty once the match is over."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _compute_legal(self) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.PLAY:
+            hand = self.hands[self.to_act]
+            ops = self.layout.open_points
+            table = _PLAY_TABLE
+            out: list[Action] = []
+            for t in hand:
+                lo = t.low
+                hi = t.high
+                base = t.index * _NPOINTS
+                for p in ops:
+                    v = p.value
+                    if v == lo or v == hi:
+                        out.append(table[base + p.index])  # type: ignore[arg-type]
+            if not out:
+                out.append(DRAW)
+            return out
+        if phase is Phase.OPENING:
+            if self.forced_tile is not None:
+                return [OPENS[self.forced_tile.index]]
+            return [OPENS[t.index] for t in self.hands[self.to_act]]
+        if phase is Phase.AUCTION:
+            out = [DECLINE] if self.bid is None else [ACCEPT]
+            hi_bid = self.max_bid(self.to_act)
+            out.extend(Bid(a) for a in range(self.min_bid(), hi_bid + 1, BID_STEP))
+            return out
+        return []
+
+    def can_play(self, player: int) -> bool:
+        can = self.layout.can_play
+        return any(can(t) for t in self.hands[player])
+
+    # -- applying actions -----------------------------------------------------------
+
+    def apply(self, action: Action, player: int | None = None) -> list[Event]:
+        """Apply ``action`` for the player to act and return what it caused.
+
+        With ``player`` given, an action out of turn is refused. An illegal
+        action raises :class:`IllegalActionError` and changes nothing.
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if (player is not None and player != self.to_act) or action not in legal:
+            raise self._explain(action, player)
+        self._legal = None
+        self.history.append(action)
+        if isinstance(action, Play):
+            return self._play(action.tile, action.at)
+        if isinstance(action, Draw):
+            return self._draw()
+        if isinstance(action, Open):
+            return self._open(action.tile)
+        return self._auction(action)
+
+    def _play(self, t: Tile, at: Point) -> list[Event]:
+        p = self.to_act
+        hand = self.hands[p]
+        hand.remove(t)
+        count = self.layout.place(t, at)
+        pts = points_earned(count)
+        events: list[Event] = [Placed(p, t, at, count, pts)]
+        self.passes = 0
+        if pts and self._transfer(1 - p, pts, "count", events):
+            self._end_mid_round(events)
+            return events
+        if not hand:
+            self._end_round("domino", p, events)
+        else:
+            self._next_turn(1 - p, events)
+        return events
+
+    def _open(self, t: Tile) -> list[Event]:
+        p = self.to_act
+        self.hands[p].remove(t)
+        count = self.layout.open_tile(t)
+        pts = points_earned(count)
+        events: list[Event] = [Placed(p, t, None, count, pts)]
+        self.phase = Phase.PLAY
+        self.forced_tile = None
+        if pts and self._transfer(1 - p, pts, "count", events):
+            self._end_mid_round(events)
+            return events
+        self._next_turn(1 - p, events)
+        return events
+
+    def _draw(self) -> list[Event]:
+        p = self.to_act
+        t = self.boneyard.pop()
+        bisect.insort(self.hands[p], t)
+        self.drawn_this_turn += 1
+        events: list[Event] = [Drew(p, t, len(self.boneyard))]
+        if not self.boneyard and not self.layout.can_play(t):
+            # Nothing playable and nothing left to draw: the pass is forced.
+            self._pass(p, events)
+        return events
+
+    def _auction(self, action: Action) -> list[Event]:
+        p = self.to_act
+        events: list[Event] = [AuctionMove(p, str(action))]
+        if isinstance(action, Bid):
+            self.bid = action.amount
+            self.bidder = p
+            self._new_turn(1 - p)
+            return events
+        if isinstance(action, Decline):
+            opener = self.jockey
+            assert opener is not None
+        else:
+            assert isinstance(action, Accept) and self.bidder is not None and self.bid is not None
+            opener = self.bidder
+            if self._transfer(opener, self.net_payment(opener, self.bid), "auction", events):
+                # Paying the whole balance loses before the opening (§6.6).
+                self._end_mid_round(events)
+                return events
+        self.phase = Phase.OPENING
+        self._new_turn(opener)
+        return events
+
+    # -- turn and round flow ----------------------------------------------------------
+
+    def _new_turn(self, player: int) -> None:
+        self.to_act = player
+        self.turn += 1
+        self.drawn_this_turn = 0
+
+    def _next_turn(self, player: int, events: list[Event]) -> None:
+        self._new_turn(player)
+        if not self.boneyard and not self.can_play(player):
+            self._pass(player, events)
+
+    def _pass(self, player: int, events: list[Event]) -> None:
+        events.append(Passed(player))
+        self.passes += 1
+        if self.passes >= 2:
+            self._settle_block(events)
+        else:
+            self._next_turn(1 - player, events)
+
+    def _settle_block(self, events: list[Event]) -> None:
+        pips = (sum(t.pips for t in self.hands[0]), sum(t.pips for t in self.hands[1]))
+        if pips[0] == pips[1]:
+            self._end_round("block", None, events, pips)
+            return
+        winner = 0 if pips[0] < pips[1] else 1
+        payout = round_to_five(pips[1 - winner])
+        if payout and self._transfer(1 - winner, payout, "block", events):
+            self._round_ended("block", winner, events, pips, payout)
+            self._finish(events)
+            return
+        self._end_round("block", winner, events, pips, payout)
+
+    def _round_ended(self, reason: RoundEndReason, winner: int | None, events: list[Event],
+                     pips: tuple[int, int] | None = None, payout: int = 0) -> None:
+        hands = (tuple(self.hands[0]), tuple(self.hands[1]))
+        if pips is None:
+            pips = (sum(t.pips for t in hands[0]), sum(t.pips for t in hands[1]))
+        events.append(RoundEnded(self.round_number, reason, winner, hands, pips, payout))
+
+    def _end_round(self, reason: RoundEndReason, winner: int | None, events: list[Event],
+                   pips: tuple[int, int] | None = None, payout: int = 0) -> None:
+        self._round_ended(reason, winner, events, pips, payout)
+        self.next_jockey = winner if reason == "domino" else None
+        limit = self.config.max_rounds
+        if limit is not None and self.round_number >= limit:
+            a, b = self.balances
+            best = None if a == b else (0 if a > b else 1)
+            self.result = MatchEnded(best, "round_limit", (a, b), self.round_number)
+            self._finish(events)
+            return
+        events.extend(self._start_round())
+
+    def _end_mid_round(self, events: list[Event]) -> None:
+        """A balance reached 0 inside a round: reveal the hands and end the match."""
+        self._round_ended("match_over", None, events)
+        self._finish(events)
+
+    def _finish(self, events: list[Event]) -> None:
+        assert self.result is not None
+        self.phase = Phase.OVER
+        self._legal = []
+        events.append(self.result)
+
+    def _transfer(self, payer: int, amount: int, reason: TransferReason,
+                  events: list[Event]) -> bool:
+        """Move points, capped at the payer's balance (§1); True if the payer is at 0."""
+        bal = self.balances
+        paid = min(amount, bal[payer])
+        bal[payer] -= paid
+        bal[1 - payer] += paid
+        events.append(Transfer(payer, 1 - payer, amount, paid, reason, (bal[0], bal[1])))
+        if bal[payer] > 0:
+            return False
+        self.result = MatchEnded(1 - payer, "balance", (bal[0], bal[1]), self.round_number)
+        return True
+
+    def _start_round(self) -> list[Event]:
+        self.round_number += 1
+        deal = self.deals(self.round_number)
+        self.deal = deal
+        self.hands = (list(deal.hands[0]), list(deal.hands[1]))
+        self.boneyard = list(reversed(deal.boneyard))
+        self.layout = Layout()
+        self.history = []
+        self.passes = 0
+        self.bid = None
+        self.bidder = None
+        self.jockey = self.next_jockey
+        self.next_jockey = None
+        self._legal = None
+        if self.jockey is None:
+            opener, t = forced_opening_tile(deal.hands)
+            self.forced_tile = t
+            self.phase = Phase.OPENING
+            self._new_turn(opener)
+            return [RoundStarted(self.round_number, "forced", None, deal)]
+        self.forced_tile = None
+        self.phase = Phase.AUCTION
+        self._new_turn(1 - self.jockey)
+        return [RoundStarted(self.round_number, "auction", self.jockey, deal)]
+
+    # -- explaining illegal actions -------------------------------------------------------
+
+    def where(self) -> str:
+        if self.phase is Phase.OVER:
+            return "after the end of the match"
+        return (f"in round {self.round_number}, {self.phase.value} phase, "
+                f"player {_name(self.to_act)} to act")
+
+    def _explain(self, action: Action, player: int | None) -> IllegalActionError:
+        def err(reason: str, rule: str) -> IllegalActionError:
+            return IllegalActionError(str(action), self.where(), reason, rule)
+
+        phase = self.phase
+        if phase is Phase.OVER:
+            return err("the match is over; no action is legal", "§1")
+        if player is not None and player != self.to_act:
+            return err(f"it is player {_name(self.to_act)}'s turn, not {_name(player)}'s", "§8")
+        if phase is Phase.AUCTION:
+            return self._explain_auction(action, err)
+        if phase is Phase.OPENING:
+            if not isinstance(action, Open):
+                return err("the round must be opened first: legal is "
+                           + ", ".join(str(a) for a in self.legal_actions()), "§2")
+            if action.tile not in self.hands[self.to_act]:
+                return err(f"{action.tile} is not in your hand", "§2")
+            return err(f"this is a forced opening: the opener must open with {self.forced_tile}"
+                       " (the highest double, else the highest tile)", "§2")
+        # Play phase.
+        if isinstance(action, (Bid, Accept, Decline)):
+            return err("the auction is over; the round is in play", "§6")
+        if isinstance(action, Open):
+            return err("the round is already open; play a tile at an attachment point", "§2")
+        hand = self.hands[self.to_act]
+        if isinstance(action, Draw):
+            playable = [t for t in hand if self.layout.can_play(t)]
+            return err(f"you hold a playable tile ({', '.join(map(str, playable))}); "
+                       "a player may draw only when they cannot play", "§5")
+        assert isinstance(action, Play)
+        t, at = action.tile, action.at
+        if t not in hand:
+            return err(f"{t} is not in your hand", "§3")
+        if at not in self.layout.open_points:
+            if at.tile not in self.layout.placed:
+                return err(f"{at.words} is not on the table", "§3")
+            if at.side >= Side.BRANCH_A and at.tile is self.layout.spinner:
+                return err(f"{at.words} is not open: the spinner's branches open only after "
+                           "both its line sides are filled", "§3")
+            if at.side >= Side.BRANCH_A:
+                return err(f"{at.words} does not exist: only the spinner "
+                           f"({self.layout.spinner}) has branches", "§3")
+            return err(f"{at.words} is not an attachment point: it is already joined", "§3")
+        if not t.has(at.value):
+            return err(f"{t} does not match {at.words}, which takes a {at.value}", "§3")
+        return err(f"{t} cannot be played now", "§5")
+
+    def _explain_auction(self, action: Action,
+                         err: Callable[[str, str], IllegalActionError]) -> IllegalActionError:
+        p = self.to_act
+        if isinstance(action, Decline):
+            return err("after a bid the only answers are accept or raise",
+                       "Decided here: the first bid")
+        if isinstance(action, Accept):
+            return err("there is no bid to accept; decline or bid at least 15", "§6.1")
+        if isinstance(action, Bid):
+            a = action.amount
+            if a % BID_STEP:
+                return err(f"bids are multiples of 5, not {a}", "§6.2")
+            if self.bid is None and a < MIN_BID:
+                return err(f"the first bid is at least {MIN_BID}", "§6.1")
+            if self.bid is not None and a < self.bid + BID_STEP:
+                return err(f"a raise of the standing bid {self.bid} must be at least "
+                           f"{self.bid + BID_STEP}", "§6.2")
+            if self.bid is None and p == self.jockey:
+                return err("the non-jockey speaks first", "§6.1")
+            return err(f"a bid of {a} would cost {self.net_payment(p, a)}, more than your "
+                       f"balance of {self.balances[p]}; the most you can bid is {self.max_bid(p)}",
+                       "§6.5")
+        return err("the auction for the opening comes first: "
+                   + ", ".join(str(a) for a in self.legal_actions()[:4]) + ", …", "§6")
+
+    def hidden_from(self, player: int) -> set[Tile]:
+        """The tiles ``player`` cannot see: the opponent's hand and the boneyard."""
+        return set(self.hands[1 - player]) | set(self.boneyard)
+
+    def opponents_hand_size(self, player: int) -> int:
+        return len(self.hands[1 - player])
+
+    def hand(self, player: int) -> Sequence[Tile]:
+        return self.hands[player]
