@@ -32,7 +32,7 @@ from typing import ClassVar, Final
 
 from .errors import NotationError
 from .layout import Point, parse_point
-from .tiles import TILES, Tile, parse_tile
+from .tiles import _TILE_RE, TILES, Tile, parse_tile
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +155,9 @@ def parse_action(text: str) -> Action:
             raise NotationError(f"{text!r}: write the tile and where, e.g. 'play 1-3 1-1:branch_b'")
         head, rest = rest[0], rest[1:]
     # A play: the tile, an optional 'at', then the point.
-    try:
-        t = parse_tile(head)
-    except NotationError:
-        raise NotationError(f"{text!r} is not an action: write one of {_EXAMPLES}") from None
+    if not _TILE_RE.match(head):
+        raise NotationError(f"{text!r} is not an action: write one of {_EXAMPLES}")
+    t = parse_tile(head)
     if rest and rest[0] in ("at", "on", "@"):
         rest = rest[1:]
     if not rest:

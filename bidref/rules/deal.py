@@ -15,8 +15,10 @@ True
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from .errors import DealError
 from .tiles import TILES, Tile, tile
@@ -25,42 +27,38 @@ HAND_SIZE = 7
 BONEYARD_SIZE = 14
 
 
-class _HashStream:
-    """Unbiased integers in ``[0, n)`` from SHA-512 blocks of a fixed key."""
-
-    __slots__ = ("_block", "_buf", "_key", "_pos")
-
-    def __init__(self, key: bytes) -> None:
-        self._key = key
-        self._block = 0
-        self._buf = b""
-        self._pos = 0
-
-    def _u16(self) -> int:
-        pos = self._pos
-        if pos + 2 > len(self._buf):
-            self._buf = hashlib.sha512(self._key + self._block.to_bytes(8, "big")).digest()
-            self._block += 1
-            pos = 0
-        self._pos = pos + 2
-        return (self._buf[pos] << 8) | self._buf[pos + 1]
-
-    def below(self, n: int) -> int:
-        limit = 65536 - 65536 % n  # reject the biased top of the range
-        while True:
-            x = self._u16()
-            if x < limit:
-                return x % n
-
-
 def shuffled_set(seed: int, round_number: int) -> list[Tile]:
-    """All 28 tiles in the order the seeded shuffle of ``round_number`` gives."""
+    """All 28 tiles in the order the seeded shuffle of ``round_number`` gives.
+
+    Fisher–Yates from the last position down; each index is one byte of the
+    SHA-512 stream of ``bidref-deal-v1:{seed}:{round}`` (64-byte blocks numbered
+    from 0, the number appended as 8 big-endian bytes). A byte at or above the
+    largest multiple of ``n`` that fits in 256 is skipped, so that every index is
+    exactly uniform.
+    """
+    key = f"bidref-deal-v1:{seed}:{round_number}".encode()
+    block = 0
+    buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
+    pos = 0
     tiles = list(TILES)
-    stream = _HashStream(f"bidref-deal-v1:{seed}:{round_number}".encode())
     for i in range(len(tiles) - 1, 0, -1):
-        j = stream.below(i + 1)
+        n = i + 1
+        limit = 256 - 256 % n
+        while True:
+            if pos == len(buf):
+                block += 1
+                buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
+                pos = 0
+            x = buf[pos]
+            pos += 1
+            if x < limit:
+                break
+        j = x % n
         tiles[i], tiles[j] = tiles[j], tiles[i]
     return tiles
+
+
+_BY_INDEX: Final = operator.attrgetter("index")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +86,13 @@ class Deal:
     def from_seed(cls, seed: int, round_number: int) -> Deal:
         """The deal of round ``round_number`` (1-based) of the match with ``seed``."""
         tiles = shuffled_set(seed, round_number)
-        return cls(
-            (tuple(sorted(tiles[0:7])), tuple(sorted(tiles[7:14]))),
-            tuple(tiles[14:]),
-        )
+        # A shuffle of the full set is a valid partition: skip the checks.
+        deal = object.__new__(cls)
+        hands = (tuple(sorted(tiles[0:7], key=_BY_INDEX)),
+                 tuple(sorted(tiles[7:14], key=_BY_INDEX)))
+        object.__setattr__(deal, "hands", hands)
+        object.__setattr__(deal, "boneyard", tuple(tiles[14:]))
+        return deal
 
     @classmethod
     def from_lists(

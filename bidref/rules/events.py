@@ -1,5 +1,9 @@
 """What happens in a match, as values the referee can log and forward.
 
+Events are plain slotted dataclasses rather than frozen ones because they are
+created on every action of every playout (frozen dataclasses cost four times
+as much to build); treat them as immutable.
+
 ``Match.apply`` returns the events an action caused, in order. Events that
 hold hidden information (a deal, a drawn tile) say so with ``private_to`` and
 give a public form via :meth:`public`, so the referee can tell each player
@@ -29,7 +33,7 @@ def _point(p: Point | None) -> dict[str, object] | None:
     return None if p is None else {"tile": p.tile.as_list(), "side": p.side.label}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundStarted:
     round: int
     opening: Literal["forced", "auction"]
@@ -46,7 +50,7 @@ class RoundStarted:
         return {**self.public(), "deal": self.deal.to_dict()}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AuctionMove:
     player: Player
     action: str  # canonical notation: decline, accept or bid N
@@ -56,7 +60,7 @@ class AuctionMove:
         return {"kind": self.kind, "player": self.player, "action": self.action}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Placed:
     player: Player
     tile: Tile
@@ -76,7 +80,7 @@ class Placed:
         return f"play {self.tile} {self.at}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Drew:
     player: Player
     tile: Tile | None  # None in the public form
@@ -95,7 +99,7 @@ class Drew:
                 "boneyard_left": self.boneyard_left}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Passed:
     player: Player
     kind = "passed"
@@ -104,7 +108,7 @@ class Passed:
         return {"kind": self.kind, "player": self.player}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Transfer:
     payer: Player
     payee: Player
@@ -120,7 +124,7 @@ class Transfer:
                 "reason": self.reason, "balances": list(self.balances)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RoundEnded:
     round: int
     reason: RoundEndReason
@@ -136,7 +140,7 @@ class RoundEnded:
                 "pips": list(self.pips), "payout": self.payout}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MatchEnded:
     winner: Player | None  # None: a draw by equal balances at the round limit
     reason: EndReason

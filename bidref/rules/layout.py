@@ -19,6 +19,7 @@ Tile(1, 1)
 from __future__ import annotations
 
 import bisect
+import operator
 from enum import IntEnum
 from typing import Final
 
@@ -143,7 +144,23 @@ def parse_point(text: str) -> Point:
     )
 
 
-HIGH_LOW: Final = (Side.HIGH, Side.LOW)
+def _build_joins() -> tuple[tuple[Point, Point] | None, ...]:
+    """For tile index * 7 + value: (the side joined, the side left free)."""
+    table: list[tuple[Point, Point] | None] = [None] * (len(TILES) * 7)
+    for t in TILES:
+        base = t.index * 6
+        for v in range(7):
+            if t.double and v == t.low:
+                table[t.index * 7 + v] = (_POINTS[base + Side.LINE_A], _POINTS[base + Side.LINE_B])
+            elif v == t.high and not t.double:
+                table[t.index * 7 + v] = (_POINTS[base + Side.HIGH], _POINTS[base + Side.LOW])
+            elif v == t.low and not t.double:
+                table[t.index * 7 + v] = (_POINTS[base + Side.LOW], _POINTS[base + Side.HIGH])
+    return tuple(table)
+
+
+_JOINS: Final = _build_joins()
+_POINT_INDEX: Final = operator.attrgetter("index")
 
 
 class Layout:
@@ -247,32 +264,31 @@ class Layout:
         The caller has checked that ``at`` is open and ``t`` matches it
         (see :meth:`points_for`); this method trusts it for speed.
         """
-        v = at.value
-        base = t.index * 6
-        if t.double:
-            joined = _POINTS[base + Side.LINE_A]
-            free = _POINTS[base + Side.LINE_B]
-            if self.spinner is None:
-                self.spinner = t
-        elif t.high == v:
-            joined = _POINTS[base + Side.HIGH]
-            free = _POINTS[base + Side.LOW]
-        else:
-            joined = _POINTS[base + Side.LOW]
-            free = _POINTS[base + Side.HIGH]
+        joined, free = _JOINS[t.index * 7 + at.value]  # type: ignore[misc]
+        if t.double and self.spinner is None:
+            self.spinner = t
         ops = self.open_points
         ops.remove(at)
-        bisect.insort(ops, free)
+        bisect.insort(ops, free, key=_POINT_INDEX)
         spinner = self.spinner
-        if at.tile is spinner and at.side <= Side.LINE_B and at.side >= Side.LINE_A:
+        if at.tile is spinner and (at.side == Side.LINE_A or at.side == Side.LINE_B):
             sb = spinner.index * 6
             if _POINTS[sb + Side.LINE_A] not in ops and _POINTS[sb + Side.LINE_B] not in ops:
                 # Both line sides filled: the branches open (RULES.md §3).
-                bisect.insort(ops, _POINTS[sb + Side.BRANCH_A])
-                bisect.insort(ops, _POINTS[sb + Side.BRANCH_B])
+                bisect.insort(ops, _POINTS[sb + Side.BRANCH_A], key=_POINT_INDEX)
+                bisect.insort(ops, _POINTS[sb + Side.BRANCH_B], key=_POINT_INDEX)
         self.placed.append(t)
         self.connections.append((at, joined))
-        return self.count()
+        total = 0
+        last_double = None
+        for q in ops:
+            side = q.side
+            if side <= 1:  # a non-double's free end
+                total += q.value
+            elif side <= 3 and q.tile is not last_double:  # a double's free line side
+                total += 2 * q.value
+                last_double = q.tile
+        return total
 
 
 def points_earned(count: int) -> int:

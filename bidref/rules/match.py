@@ -18,6 +18,7 @@ inside ``apply``; they show in the returned events.
 from __future__ import annotations
 
 import bisect
+import operator
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -99,6 +100,9 @@ def _build_play_table() -> list[Play | None]:
 
 _PLAY_TABLE: Final = _build_play_table()
 _NPOINTS: Final = len(_POINTS)
+_BY_INDEX: Final = operator.attrgetter("index")
+_TILE_MASK: Final = tuple((1 << t.low) | (1 << t.high) for t in TILES)
+_BIDS: Final = tuple(Bid(n) for n in range(0, TOTAL_POINTS + JOCKEY_CREDIT + 1, BID_STEP))
 
 
 def round_to_five(n: int) -> int:
@@ -125,10 +129,10 @@ class Match:
         "drawn_this_turn",
         "forced_tile",
         "hands",
-        "history",
         "jockey",
         "layout",
         "next_jockey",
+        "over",
         "passes",
         "phase",
         "result",
@@ -147,6 +151,7 @@ class Match:
     boneyard: list[Tile]  # reversed draw order: the next tile is boneyard[-1]
     layout: Layout
     phase: Phase
+    over: bool  # the match has ended (phase OVER)
     to_act: int
     turn: int
     jockey: int | None
@@ -154,7 +159,6 @@ class Match:
     forced_tile: Tile | None
     bid: int | None
     bidder: int | None
-    history: list[Action]
     passes: int
     drawn_this_turn: int
     result: MatchEnded | None
@@ -169,6 +173,7 @@ class Match:
         self.turn = 0
         self.next_jockey = None
         self.result = None
+        self.over = False
         self._legal = None
         self.start_events = self._start_round()
 
@@ -196,7 +201,6 @@ class Match:
         new.hands = (self.hands[0].copy(), self.hands[1].copy())
         new.boneyard = self.boneyard.copy()
         new.layout = self.layout.copy()
-        new.history = self.history.copy()
         return new
 
     def redeal_hidden(self, player: int, rng: random.Random) -> Match:
@@ -222,10 +226,6 @@ class Match:
         return new
 
     # -- queries ------------------------------------------------------------------
-
-    @property
-    def over(self) -> bool:
-        return self.phase is Phase.OVER
 
     def boneyard_order(self) -> list[Tile]:
         """The boneyard in draw order (first is drawn next)."""
@@ -255,18 +255,20 @@ class Match:
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase is Phase.PLAY:
-            hand = self.hands[self.to_act]
             ops = self.layout.open_points
+            open_mask = 0
+            for p in ops:
+                open_mask |= 1 << p.value
             table = _PLAY_TABLE
+            masks = _TILE_MASK
             out: list[Action] = []
-            for t in hand:
-                lo = t.low
-                hi = t.high
-                base = t.index * _NPOINTS
-                for p in ops:
-                    v = p.value
-                    if v == lo or v == hi:
-                        out.append(table[base + p.index])  # type: ignore[arg-type]
+            for t in self.hands[self.to_act]:
+                tmask = masks[t.index]
+                if tmask & open_mask:
+                    base = t.index * _NPOINTS
+                    for p in ops:
+                        if tmask >> p.value & 1:
+                            out.append(table[base + p.index])  # type: ignore[arg-type]
             if not out:
                 out.append(DRAW)
             return out
@@ -277,13 +279,16 @@ class Match:
         if phase is Phase.AUCTION:
             out = [DECLINE] if self.bid is None else [ACCEPT]
             hi_bid = self.max_bid(self.to_act)
-            out.extend(Bid(a) for a in range(self.min_bid(), hi_bid + 1, BID_STEP))
+            out.extend(_BIDS[self.min_bid() // BID_STEP: hi_bid // BID_STEP + 1])
             return out
         return []
 
     def can_play(self, player: int) -> bool:
-        can = self.layout.can_play
-        return any(can(t) for t in self.hands[player])
+        open_mask = 0
+        for p in self.layout.open_points:
+            open_mask |= 1 << p.value
+        masks = _TILE_MASK
+        return any(masks[t.index] & open_mask for t in self.hands[player])
 
     # -- applying actions -----------------------------------------------------------
 
@@ -299,7 +304,6 @@ class Match:
         if (player is not None and player != self.to_act) or action not in legal:
             raise self._explain(action, player)
         self._legal = None
-        self.history.append(action)
         if isinstance(action, Play):
             return self._play(action.tile, action.at)
         if isinstance(action, Draw):
@@ -313,7 +317,7 @@ class Match:
         hand = self.hands[p]
         hand.remove(t)
         count = self.layout.place(t, at)
-        pts = points_earned(count)
+        pts = count if count % 5 == 0 else 0
         events: list[Event] = [Placed(p, t, at, count, pts)]
         self.passes = 0
         if pts and self._transfer(1 - p, pts, "count", events):
@@ -342,7 +346,7 @@ class Match:
     def _draw(self) -> list[Event]:
         p = self.to_act
         t = self.boneyard.pop()
-        bisect.insort(self.hands[p], t)
+        bisect.insort(self.hands[p], t, key=_BY_INDEX)
         self.drawn_this_turn += 1
         events: list[Event] = [Drew(p, t, len(self.boneyard))]
         if not self.boneyard and not self.layout.can_play(t):
@@ -433,6 +437,7 @@ class Match:
     def _finish(self, events: list[Event]) -> None:
         assert self.result is not None
         self.phase = Phase.OVER
+        self.over = True
         self._legal = []
         events.append(self.result)
 
@@ -456,7 +461,6 @@ class Match:
         self.hands = (list(deal.hands[0]), list(deal.hands[1]))
         self.boneyard = list(reversed(deal.boneyard))
         self.layout = Layout()
-        self.history = []
         self.passes = 0
         self.bid = None
         self.bidder = None
