@@ -77,6 +77,10 @@ class MatchConfig:
 
     start_balances: tuple[int, int] = (START_BALANCE, START_BALANCE)
     max_rounds: int | None = None
+    first_jockey: int | None = None
+    """Start with an auction in which this player is the jockey, as in a round
+    after their domino. For positions taken from the middle of a match (tests,
+    move files, conformance checks); a match from its start leaves it None."""
 
     def __post_init__(self) -> None:
         a, b = self.start_balances
@@ -85,6 +89,8 @@ class MatchConfig:
                 f"starting balances {a}-{b} are not possible: both must be positive "
                 f"and add up to {TOTAL_POINTS} (RULES.md §1)"
             )
+        if self.first_jockey not in (None, 0, 1):
+            raise RulesError(f"first_jockey={self.first_jockey}: give 0, 1 or None")
         if self.max_rounds is not None and self.max_rounds < 1:
             raise RulesError(f"max_rounds={self.max_rounds}: give at least 1, or no limit")
 
@@ -171,7 +177,7 @@ class Match:
         self.balances = list(self.config.start_balances)
         self.round_number = 0
         self.turn = 0
-        self.next_jockey = None
+        self.next_jockey = self.config.first_jockey
         self.result = None
         self.over = False
         self._legal = None
@@ -321,7 +327,11 @@ class Match:
         events: list[Event] = [Placed(p, t, at, count, pts)]
         self.passes = 0
         if pts and self._transfer(1 - p, pts, "count", events):
-            self._end_mid_round(events)
+            if hand:
+                self._end_mid_round(events)
+            else:  # the domino's own count emptied the opponent's balance
+                self._round_ended("domino", p, events)
+                self._finish(events)
             return events
         if not hand:
             self._end_round("domino", p, events)

@@ -194,3 +194,21 @@ def test_forced_opening_without_doubles_and_the_equal_total_tie() -> None:
     m = Match.from_deal(d)
     with pytest.raises(IllegalActionError, match="forced opening"):
         m.apply(parse_action("open 1-2"))
+
+
+def test_first_jockey_starts_with_an_auction() -> None:
+    m = Match.new(3, MatchConfig(first_jockey=1))
+    assert m.phase is Phase.AUCTION and m.jockey == 1 and m.to_act == 0
+    assert [str(a) for a in m.legal_actions()[:3]] == ["decline", "bid 15", "bid 20"]
+    assert str(m.legal_actions()[-1]) == "bid 150"  # the non-jockey's whole balance
+    m.apply(Bid(15))
+    assert str(m.legal_actions()[-1]) == "bid 165"  # the jockey's balance plus the credit
+
+
+def test_paying_the_whole_balance_in_the_auction_loses_before_the_opening() -> None:
+    m = Match.new(3, MatchConfig(first_jockey=1))
+    m.apply(Bid(150))
+    events = m.apply(Accept())
+    assert m.over and m.result == MatchEnded(1, "balance", (0, 300), 1)
+    assert [e.kind for e in events] == ["auction", "transfer", "round_ended", "match_ended"]
+    assert len(m.layout) == 0
