@@ -197,8 +197,7 @@ class LayoutPicture:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width if self.width is None else min(self.width, options.max_width)
-        for line in self.lines(width):
-            yield line
+        yield from self.lines(width)
 
     def lines(self, width: int = DEFAULT_WIDTH) -> list[Text]:
         width = max(width, MIN_WIDTH)
