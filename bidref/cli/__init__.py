@@ -26,4 +26,4 @@ def main() -> None:
 
 
 # Command modules register themselves on import.
-from . import rules_cmd  # noqa: E402,F401
+from . import rules_cmd, validate_cmd  # noqa: E402,F401
