@@ -1,0 +1,143 @@
+"""`bidref play`: a person at the terminal against an engine, or two people on one device."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.console import Console
+
+from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..players import EngineSeat, Seat
+from ..players.human import HumanSeat
+from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
+from ..render.layout import LayoutPicture
+from ..rules import SECOND, TimeControl
+from ..tui.keys import TerminalKeys
+from ..tui.live import LiveDisplay
+from ..tui.session import PlaySession
+from . import app
+
+EXIT_OK = 0
+EXIT_BAD_ARGS = 2
+EXIT_STARTUP = 3
+EXIT_ABORTED = 4
+
+HUMAN = "human"
+
+
+def _exit_code(outcome: MatchOutcome) -> int:
+    if outcome.reason == "startup":
+        return EXIT_STARTUP
+    if outcome.reason == "aborted":
+        return EXIT_ABORTED
+    return EXIT_OK
+
+
+def _summary(outcome: MatchOutcome, seats: list[Seat]) -> str:
+    for i, seat in enumerate(seats):
+        if isinstance(seat, HumanSeat) and seat.resigned:
+            other = 1 - i
+            return (f"{'AB'[i]} ({outcome.engines[i]}) resigned: {'AB'[other]} "
+                    f"({outcome.engines[other]}) wins; balances "
+                    f"{outcome.balances[0]}-{outcome.balances[1]} after {outcome.rounds} rounds")
+    return outcome.summary()
+
+
+@app.command("play")
+def play(
+    seat_a: Annotated[str, typer.Argument(
+        help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
+             "line, or an engine file).")],
+    seat_b: Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")],
+    seed: Annotated[int | None, typer.Option(help="Seed of the deals (default: random).")] = None,
+    bank: Annotated[float, typer.Option(help="Each player's bank for the match, in s.")] = 120.0,
+    delay: Annotated[float, typer.Option(help="Delay per genuine turn, in s.")] = 10.0,
+    transcript: Annotated[Path | None, typer.Option(
+        help="Write the JSONL transcript here.", dir_okay=False)] = None,
+    max_rounds: Annotated[int | None, typer.Option(
+        help="Stop after N rounds and adjudicate by balance.", min=1)] = None,
+    transport: Annotated[str, typer.Option(
+        help="pipe, or pty for engines that buffer stdout on pipes.")] = "pipe",
+    startup: Annotated[float, typer.Option(help="Engine start-up timeout, in s.")] = 10.0,
+) -> None:
+    """Play a match yourself: against an engine, or two people on one terminal.
+
+    Examples (after `make -C sample_engines`):
+
+        bidref play human sample_engines/python_random/engine.py --seed 7
+
+        bidref play sample_engines/c_first/engine human --bank 60 --delay 5
+
+        bidref play human human --max-rounds 3        (hot-seat: pass the device)
+
+    Type an action's number, the action (`play 1-3 1-1:branch_b`, `bid 20`,
+    `draw`), or any unique start of it (Tab completes); `rules [topic]` and
+    `help` show text while your clock keeps running; Ctrl-C resigns (asks
+    first). The clocks stand still at each deal and end-of-round count until
+    you press Enter, and in hot-seat play until the next player reveals
+    their hand. Exit codes: 0 a finished match, 2 bad arguments, 3 an engine
+    failed to start, 4 aborted.
+    """
+    err = Console(stderr=True)
+
+    def bad(message: str) -> typer.Exit:
+        err.print(f"[red]error:[/red] {message}", highlight=False)
+        return typer.Exit(code=EXIT_BAD_ARGS)
+
+    args = (seat_a, seat_b)
+    humans = [i for i, a in enumerate(args) if a.strip().lower() == HUMAN]
+    if not humans:
+        raise bad("neither seat is 'human': to watch two engines play, use `bidref match "
+                  f"{seat_a} {seat_b}`")
+    if transport not in ("pipe", "pty"):
+        raise bad(f"--transport {transport!r}: use pipe or pty")
+    if bank < 0 or delay < 0 or startup <= 0:
+        raise bad(f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
+                  "give bank and delay >= 0 and a positive start-up timeout")
+    if not (os.isatty(sys.stdin.fileno()) and sys.stdout.isatty()):
+        raise bad("`bidref play` needs a terminal for the person at the keyboard "
+                  "(stdin and stdout must be a terminal)")
+    specs: list[EngineSpec] = []
+    for i, a in enumerate(args):
+        if i in humans:
+            specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
+            continue
+        try:
+            specs.append(resolve_engine(a))
+        except EngineSpecError as e:
+            raise bad(str(e)) from None
+    tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
+    spec = MatchSpec(engines=(specs[0], specs[1]), seed=seed,
+                     time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds,
+                     illegal="reject", transport=tr, startup_timeout_ns=round(startup * SECOND))
+    names = (specs[0].name, specs[1].name)
+    clock = time.monotonic_ns
+    console = Console()
+    with TerminalKeys(sys.stdin.fileno(), clock) as keys, \
+            LiveDisplay(console, clock, names) as display:
+        session = PlaySession(keys=keys, display=display, clock=clock, humans=humans,
+                              names=names)
+        seats: list[Seat] = [
+            HumanSeat(session, i, HUMAN) if i in humans
+            else EngineSeat(specs[i], transport=tr, clock=clock)
+            for i in (0, 1)]
+        last_turn = [-1]
+
+        def observe(state: LiveState) -> None:
+            changed = state.turn != last_turn[0]
+            last_turn[0] = state.turn
+            session.on_state(state.banks_ns, state.to_act, state.balances, changed)
+
+        outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
+                            observer=observe)
+    console.print(LayoutPicture(session.layout), highlight=False)
+    style = "green" if outcome.reason not in ("startup", "aborted") else "red"
+    console.print(f"[{style}]result: {_summary(outcome, seats)}[/{style}]", highlight=False)
+    if outcome.transcript_path is not None:
+        console.print(f"transcript: {outcome.transcript_path}", highlight=False)
+    raise typer.Exit(code=_exit_code(outcome))

@@ -1,0 +1,193 @@
+"""The play screen composed with rich, from one immutable :class:`ScreenModel`.
+
+:func:`compose` is pure: the model plus the clock time ``now`` give the
+renderable, so a snapshot test renders it with a fixed width and a fixed
+``now``. :class:`LiveScreen` reads the clock each time rich redraws it, which
+is how both clocks count live on the terminal.
+
+A model whose ``hand`` is None shows no hand at all: that is what the screen
+looks like during a hot-seat hand-over and while waiting for the other side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from rich.columns import Columns
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..render.layout import LayoutPicture
+from ..rules import Action, Layout, Tile
+from ..rules.clock import SECOND
+
+NAMES = ("A", "B")
+
+
+def player_name(p: int) -> str:
+    return NAMES[p]
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """A clock running for ``player`` since clock time ``since`` with ``delay_left`` ns
+    of delay (then the bank) at that moment."""
+
+    player: int
+    since: int
+    delay_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """What the screen knows of the match clock (the referee keeps the real one)."""
+
+    banks: tuple[int, int]
+    delay: int
+    running: Running | None = None
+
+    def shown(self, player: int, now: int) -> tuple[int, int | None]:
+        """(bank left, delay left or None when this player's clock is not running)."""
+        r = self.running
+        if r is None or r.player != player:
+            return self.banks[player], None
+        elapsed = max(0, now - r.since)
+        delay_left = max(0, r.delay_left - elapsed)
+        bank = max(0, self.banks[player] - max(0, elapsed - r.delay_left))
+        return bank, delay_left
+
+    def stopped(self, now: int) -> Clocks:
+        """The clocks with the running one charged up to ``now`` and stopped."""
+        r = self.running
+        if r is None:
+            return self
+        bank, _ = self.shown(r.player, now)
+        banks = (bank, self.banks[1]) if r.player == 0 else (self.banks[0], bank)
+        return Clocks(banks, self.delay, None)
+
+
+def fmt_time(ns: int) -> str:
+    """Time left as m:ss.t, e.g. ``1:58.3``; under a minute ``42.0 s``."""
+    tenths = max(0, ns) * 10 // SECOND
+    minutes, rest = divmod(tenths, 600)
+    if minutes:
+        return f"{minutes}:{rest // 10:02d}.{rest % 10}"
+    return f"{rest // 10}.{rest % 10} s"
+
+
+@dataclass(frozen=True)
+class ScreenModel:
+    names: tuple[str, str]
+    clocks: Clocks
+    balances: tuple[int, int] = (150, 150)
+    round: int = 0
+    phase: str = ""
+    layout: Layout = field(default_factory=Layout)
+    last: Tile | None = None
+    viewer: int | None = None  # whose screen this is (whose hand may show)
+    hand: tuple[Tile, ...] | None = None
+    hand_sizes: tuple[int, int] | None = None
+    boneyard: int | None = None
+    auction: str = ""
+    to_act: int | None = None
+    legal: tuple[Action, ...] = ()
+    log: tuple[str, ...] = ()
+    message: str = ""
+    message_style: str = "bold red"
+    prompt: str | None = None  # the input line; None: no input wanted now
+    overlay: RenderableType | None = None  # replaces the layout (rules help, hand-over)
+    footer: str = ""
+
+    def but(self, **changes: object) -> ScreenModel:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _clock_table(m: ScreenModel, now: int) -> Table:
+    t = Table.grid(padding=(0, 2))
+    for _ in range(5):
+        t.add_column()
+    for p in (0, 1):
+        bank, delay_left = m.clocks.shown(p, now)
+        who = Text(f"{player_name(p)} {m.names[p]}", style="bold")
+        if m.viewer == p:
+            who.append(" (you)", style="bold cyan")
+        bal = Text(f"{m.balances[p]:>3} points")
+        clock = Text(f"bank {fmt_time(bank)}")
+        if delay_left is not None:
+            clock = Text(f"delay {fmt_time(delay_left)} + bank {fmt_time(bank)}",
+                         style="bold green" if delay_left or bank > 10 * SECOND else "bold red")
+        state = Text("")
+        if delay_left is not None:
+            state = Text("◀ clock running", style="bold yellow")
+        elif m.to_act == p:
+            state = Text("◀ to act", style="yellow")
+        sizes = ""
+        if m.hand_sizes is not None:
+            sizes = f"{m.hand_sizes[p]} tiles"
+        t.add_row(who, bal, clock, Text(sizes, style="dim"), state)
+    if m.clocks.running is None:
+        t.add_row(Text("clocks stopped", style="dim"), "", "", "", "")
+    return t
+
+
+def _hand(m: ScreenModel) -> Text:
+    if m.hand is None or m.viewer is None:
+        return Text("(hands hidden)", style="dim")
+    line = Text(f"{player_name(m.viewer)}'s hand: ", style="bold")
+    for t in m.hand:
+        line.append(f"[{t.low}|{t.high}]", style="bold cyan")
+        line.append(" ")
+    if not m.hand:
+        line.append("(empty)", style="dim")
+    return line
+
+
+def _legal(m: ScreenModel) -> RenderableType:
+    items = [Text.assemble((f"{i:>2}", "bold magenta"), " ", str(a))
+             for i, a in enumerate(m.legal, 1)]
+    return Columns(items, padding=(0, 3), column_first=True)
+
+
+def compose(m: ScreenModel, now: int) -> RenderableType:
+    """The whole screen for model ``m`` at clock time ``now``."""
+    head = Text(f"Spectacular Bid · round {m.round}", style="bold")
+    if m.phase:
+        head.append(f" · {m.phase}")
+    if m.boneyard is not None:
+        head.append(f" · boneyard {m.boneyard}", style="dim")
+    if m.auction:
+        head.append(f" · {m.auction}", style="dim")
+    parts: list[RenderableType] = [head, _clock_table(m, now), Text()]
+    if m.overlay is not None:
+        parts.append(m.overlay)
+    else:
+        parts.append(Panel(LayoutPicture(m.layout, last=m.last), title="layout",
+                           title_align="left", border_style="dim"))
+    parts.append(_hand(m))
+    if m.legal and m.overlay is None:
+        parts.append(Text("Legal actions (type the number, the action, or a unique start; "
+                          "Tab completes):", style="dim"))
+        parts.append(_legal(m))
+    if m.log:
+        parts.append(Text("\n".join(m.log[-4:]), style="dim"))
+    if m.message:
+        parts.append(Text(m.message, style=m.message_style))
+    if m.prompt is not None:
+        parts.append(Text.assemble(("> ", "bold"), m.prompt, ("█", "blink")))
+    if m.footer:
+        parts.append(Text(m.footer, style="dim"))
+    return Group(*parts)
+
+
+class LiveScreen:
+    """A renderable that composes ``model`` at the clock time of each redraw."""
+
+    def __init__(self, model: ScreenModel, clock: Callable[[], int]) -> None:
+        self.model = model
+        self.clock = clock
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield compose(self.model, self.clock())
