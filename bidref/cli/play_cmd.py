@@ -126,12 +126,8 @@ def play(
             HumanSeat(session, i, HUMAN) if i in humans
             else EngineSeat(specs[i], transport=tr, clock=clock)
             for i in (0, 1)]
-        last_turn = [-1]
-
         def observe(state: LiveState) -> None:
-            changed = state.turn != last_turn[0]
-            last_turn[0] = state.turn
-            session.on_state(state.banks_ns, state.to_act, state.balances, changed)
+            session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
 
         outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
                             observer=observe)

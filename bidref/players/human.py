@@ -78,6 +78,7 @@ class HumanSeat:
         if self._resigned:
             raise SeatGone(f"player {'AB'[self.seat]} resigned")
         events: list[dict[str, Any]] = []
+        started: int | None = None
         try:
             for raw in line.split("\n"):
                 if not raw.strip():
@@ -93,15 +94,17 @@ class HumanSeat:
                 if events:
                     self.session.on_events(self.seat, events)
                     events = []
-                self._handle(msg)
+                started = self._handle(msg)
             if events:
                 self.session.on_events(self.seat, events)
         except Resigned:
             self._resigned = True
             raise SeatGone(f"player {'AB'[self.seat]} resigned") from None
-        return self.clock()
+        # For a request: the moment it reached the person (after any hand-over).
+        return started if started is not None else self.clock()
 
-    def _handle(self, msg: object) -> None:
+    def _handle(self, msg: object) -> int | None:
+        """Act on one message; for a request, return when the person's time starts."""
         s = self.session
         if isinstance(msg, RefereeHello):
             s.on_hello(self.seat, msg.settings.bank_ms, msg.settings.delay_ms)
@@ -110,8 +113,8 @@ class HumanSeat:
         elif isinstance(msg, Request):
             self._request = msg
             c = msg.clock
-            s.on_request(self.seat, msg.view, msg.legal, c.delay_left_ms, c.bank_ms,
-                         c.opponent_bank_ms)
+            return s.on_request(self.seat, msg.view, msg.legal, c.delay_left_ms, c.bank_ms,
+                                c.opponent_bank_ms)
         elif isinstance(msg, ErrorMsg):
             s.on_error(self.seat, msg.message)
         elif isinstance(msg, Ping):
@@ -121,6 +124,7 @@ class HumanSeat:
             s.on_quit(self.seat)
         elif isinstance(msg, RulesAnswer):
             pass  # the session shows the rules itself; never asked through the referee
+        return None
 
     def receive(self, deadline: int | None) -> Incoming | None:
         if self._outbox:

@@ -84,6 +84,8 @@ class ScreenModel:
     clocks: Clocks
     balances: tuple[int, int] = (150, 150)
     round: int = 0
+    turn: int = 0
+    drawn: int = 0  # tiles the player to act has drawn in this turn
     phase: str = ""
     layout: Layout = field(default_factory=Layout)
     last: Tile | None = None
@@ -154,6 +156,8 @@ def _legal(m: ScreenModel) -> RenderableType:
 def compose(m: ScreenModel, now: int) -> RenderableType:
     """The whole screen for model ``m`` at clock time ``now``."""
     head = Text(f"Spectacular Bid · round {m.round}", style="bold")
+    if m.turn:
+        head.append(f" · turn {m.turn}" + (f" (drew {m.drawn})" if m.drawn else ""))
     if m.phase:
         head.append(f" · {m.phase}")
     if m.boneyard is not None:

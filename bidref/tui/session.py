@@ -101,6 +101,8 @@ class PlaySession:
         self.last: Tile | None = None
         self.balances = (150, 150)
         self.round = 0
+        self.turn = 0
+        self.drawn = 0
         self.phase = ""
         self.auction = ""
         self.boneyard: int | None = None
@@ -126,7 +128,8 @@ class PlaySession:
         hand = self.hands.get(viewer) if viewer is not None else None
         return ScreenModel(
             names=self.names, clocks=self.clocks, balances=self.balances, round=self.round,
-            phase=self.phase, layout=self.layout.copy(), last=self.last, viewer=viewer,
+            turn=self.turn, drawn=self.drawn, phase=self.phase, layout=self.layout.copy(),
+            last=self.last, viewer=viewer,
             hand=hand, hand_sizes=self.hand_sizes, boneyard=self.boneyard,
             auction=self.auction, to_act=self.to_act, legal=legal, log=tuple(self.log),
             message=self.message, message_style=self.message_style, prompt=prompt,
@@ -147,12 +150,15 @@ class PlaySession:
         self.show()
 
     def on_state(self, banks: tuple[int, int], to_act: int | None, balances: tuple[int, int],
-                 turn_changed: bool) -> None:
+                 turn: int) -> None:
         """The referee's snapshot after an accepted action (its observer hook):
         exact banks; the clock of an engine to act is shown running from now."""
         now = self.clock()
         running: Running | None = None
         prev = self.clocks.running
+        turn_changed = turn != self.turn
+        if turn_changed:
+            self.turn, self.drawn = turn, 0
         if to_act is not None and to_act not in self.humans:
             if prev is not None and prev.player == to_act and not turn_changed:
                 running = prev
@@ -273,6 +279,8 @@ class PlaySession:
         self.hands[seat] = _tiles(view["hand"])
         self.legal[seat] = tuple(parse_action(a) for a in legal)
         self.round = view["round"]
+        self.turn = view["turn"]
+        self.drawn = view["drawn_this_turn"]
         self.phase = view["phase"]
         self.boneyard = view["boneyard_size"]
         self.to_act = seat

@@ -1,0 +1,195 @@
+"""Whole matches through the real referee with human seats, on a fake clock.
+
+The person is scripted (:class:`BotKeys`): it looks at each screen the session
+shows and types after a wait that advances the fake clock. Nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bidref.engines import EngineSpec
+from bidref.players.human import HumanSeat
+from bidref.referee import MatchSpec, run_match
+from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action
+from bidref.tui.screen import ScreenModel
+from bidref.tui.session import PlaySession
+
+from .fakes import BotKeys, FakeClock, FirstLegalSeat, Policy, RecordingDisplay, first_legal
+
+HUMAN = EngineSpec(name="human", command=("human",))
+
+
+def _spec(seed: int, bank: float, delay: float, max_rounds: int | None) -> MatchSpec:
+    return MatchSpec(engines=(HUMAN, HUMAN), seed=seed,
+                     time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds)
+
+
+def _setup(policy: Policy, humans: list[int]) -> tuple[FakeClock, RecordingDisplay, BotKeys,
+                                                      PlaySession]:
+    clock = FakeClock()
+    display = RecordingDisplay(clock)
+    display.show(ScreenModel(names=("a", "b"), clocks=__import__(
+        "bidref.tui.screen", fromlist=["Clocks"]).Clocks((0, 0), 0)))
+    keys = BotKeys(clock, display, policy)
+    names = ("human", "human") if len(humans) == 2 else (
+        ("human", "first") if humans == [0] else ("first", "human"))
+    session = PlaySession(keys=keys, display=display, clock=clock, humans=humans, names=names)
+    return clock, display, keys, session
+
+
+def _records(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _true_hands(seed: int, max_rounds: int | None,
+                records: list[dict[str, object]]) -> dict[tuple[int, int, int], tuple[str, str]]:
+    """(round, turn, drawn) -> both hands as text, replaying the accepted actions."""
+    m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
+    out: dict[tuple[int, int, int], tuple[str, str]] = {}
+
+    def note() -> None:
+        hands = tuple(" ".join(str(t) for t in m.hands[p]) for p in (0, 1))
+        out[(m.round_number, m.turn, m.drawn_this_turn)] = hands  # type: ignore[assignment]
+
+    note()
+    for r in records:
+        if r["type"] == "reply" and r["status"] == "accepted":
+            m.apply(parse_action(str(r["action"])))
+            if not m.over:
+                note()
+    return out
+
+
+def test_hot_seat_match_clock_stands_still_during_hand_over(tmp_path: Path) -> None:
+    # Each hand-over takes 100 s; the bank is 3 s and the delay 0.5 s. If the hand-over
+    # were charged, the first one would lose the match on time.
+    policy = first_legal(wait=SECOND // 5, reveal_wait=100 * SECOND)
+    clock, display, keys, session = _setup(policy, [0, 1])
+    seats = [HumanSeat(session, 0), HumanSeat(session, 1)]
+    path = tmp_path / "t.jsonl"
+    outcome = run_match(_spec(11, 3, 0.5, 2), seats=seats, clock=clock, transcript_path=path)
+    assert outcome.reason in ("round_limit", "balance"), outcome.summary()
+    recs = _records(path)
+    assert recs[0]["type"] == "header" and recs[-1]["type"] == "result"
+    replies = [r for r in recs if r["type"] == "reply"]
+    assert replies and all(r["status"] == "accepted" for r in replies)
+    # Every answer was charged only the 0.2 s of typing, never the 100 s hand-over.
+    assert all(r["elapsed_ns"] == SECOND // 5 for r in replies)
+    reveals = [k for k in keys.done if k[0] == "reveal"]
+    assert len(reveals) >= 2
+
+    truth = _true_hands(11, 2, recs)
+    shown = 0
+    for i, m in enumerate(display.models):
+        if m.hand is None:
+            continue
+        # A hand is only ever on screen for the player to act, after their reveal ...
+        assert m.viewer == m.to_act, (i, m.viewer, m.to_act)
+        before = [x for x in display.models[:i] if x.footer.startswith("Player ")]
+        assert before and before[-1].footer.startswith(f"Player {'AB'[m.viewer]}:")
+        # ... and it is that player's true hand.
+        if m.prompt is not None:
+            assert " ".join(str(t) for t in m.hand) == truth[(m.round, m.turn, m.drawn)][m.viewer]
+            shown += 1
+    assert shown >= len(replies) // 2
+    # The hand-over screens themselves show no hand.
+    assert all(m.hand is None for m in display.models if m.footer.startswith("Player "))
+
+
+def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
+    # The person takes 60 s to press Start / Continue; the engine's bank is 2 s.
+    def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
+        if sit[0] == "pause":
+            return 60 * SECOND, "\n"
+        return SECOND // 10, "1\n"
+
+    clock, display, keys, session = _setup(policy, [1])
+    engine = FirstLegalSeat(clock)
+    seats = [engine, HumanSeat(session, 1)]
+    path = tmp_path / "t.jsonl"
+    spec = MatchSpec(engines=(EngineSpec(name="first", command=("x",)), HUMAN), seed=4,
+                     time_control=TimeControl.of_seconds(2, 0.5), max_rounds=2)
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
+    assert outcome.reason in ("round_limit", "balance"), outcome.summary()
+    starts = [t for t, chars in keys.typed if chars == "\n"]
+    assert starts, "the person was asked to press Start"
+    # No request reached the engine before the person pressed Start, and none in a
+    # round before its Continue: the 60 s waits (bank 2 s) cost the engine nothing.
+    assert len(starts) == 2  # Start of round 1, Continue after round 1
+    assert {r for r, _ in engine.requests} == {1, 2}
+    assert all(t >= starts[rnd - 1] for rnd, t in engine.requests)
+    pauses = [m for m in display.models if "Press Enter" in m.footer]
+    assert pauses and all(m.clocks.running is None for m in pauses)
+
+
+def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
+    def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
+        return (SECOND // 10, "\n") if sit[0] == "pause" else None  # never answers
+
+    clock, display, keys, session = _setup(policy, [0])
+    seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
+                     time_control=TimeControl.of_seconds(1.5, 0.5))
+    path = tmp_path / "t.jsonl"
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
+    assert (outcome.winner, outcome.reason) == (1, "time")
+    assert outcome.detail["overrun_ns"] == 0  # given up exactly at the deadline
+    recs = _records(path)
+    assert [r["type"] for r in recs][-1] == "result"
+    assert "time is out" in display.last.message or "time is out" in " ".join(
+        m.message for m in display.models)
+
+
+def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: Path) -> None:
+    typed: list[str] = []
+
+    def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
+        if sit[0] != "ask":
+            return SECOND // 10, "\n"
+        if not typed:
+            typed.append("x")
+            return SECOND, "zz\nplay 6-6 0-0:line_a\nrules 7\n\n1\n"
+        return SECOND // 10, "1\n"
+
+    clock, display, keys, session = _setup(policy, [0])
+    seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
+                     time_control=TimeControl.of_seconds(30, 5), max_rounds=1)
+    path = tmp_path / "t.jsonl"
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
+    assert outcome.reason in ("round_limit", "balance")
+    messages = [m.message for m in display.models]
+    assert any(msg.startswith("'zz' is not an action") for msg in messages)
+    assert any("is not legal now" in msg for msg in messages)
+    overlays = [m for m in display.models if m.overlay is not None and m.prompt is not None]
+    assert overlays, "the rules were shown while a decision was pending"
+    assert "The match clock" in str(getattr(overlays[0].overlay, "plain", ""))
+    assert all(m.clocks.running is not None for m in overlays)
+    # The referee never saw the bad entries: every reply was accepted.
+    recs = _records(path)
+    assert all(r["status"] == "accepted" for r in recs if r["type"] == "reply")
+
+
+def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
+    steps = iter(["\x03", "n\n", "\x03", "y\n"])
+
+    def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
+        if sit[0] == "pause":
+            return SECOND // 10, "\n"
+        return SECOND // 10, "".join(steps)
+
+    clock, display, keys, session = _setup(policy, [0])
+    seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
+                     time_control=TimeControl.of_seconds(30, 5))
+    path = tmp_path / "t.jsonl"
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
+    assert outcome.winner == 1
+    assert seats[0].resigned  # type: ignore[union-attr]
+    recs = _records(path)
+    assert recs[-1]["type"] == "result" and recs[-1]["winner"] == 1
+    exits = [r for r in recs if r["type"] == "engine_exit"]
+    assert exits[0]["how"] == "resigned"
+    assert any("Resign the match?" in m.message for m in display.models)
