@@ -13,7 +13,7 @@ from bidref.engines import EngineSpec
 from bidref.players.human import HumanSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action
-from bidref.tui.screen import ScreenModel
+from bidref.tui.screen import Clocks, ScreenModel
 from bidref.tui.session import PlaySession
 
 from .fakes import BotKeys, FakeClock, FirstLegalSeat, Policy, RecordingDisplay, first_legal
@@ -30,8 +30,7 @@ def _setup(policy: Policy, humans: list[int]) -> tuple[FakeClock, RecordingDispl
                                                       PlaySession]:
     clock = FakeClock()
     display = RecordingDisplay(clock)
-    display.show(ScreenModel(names=("a", "b"), clocks=__import__(
-        "bidref.tui.screen", fromlist=["Clocks"]).Clocks((0, 0), 0)))
+    display.show(ScreenModel(names=("a", "b"), clocks=Clocks((0, 0), 0)))
     keys = BotKeys(clock, display, policy)
     names = ("human", "human") if len(humans) == 2 else (
         ("human", "first") if humans == [0] else ("first", "human"))
@@ -128,7 +127,7 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
     def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
         return (SECOND // 10, "\n") if sit[0] == "pause" else None  # never answers
 
-    clock, display, keys, session = _setup(policy, [0])
+    clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
                      time_control=TimeControl.of_seconds(1.5, 0.5))
@@ -153,7 +152,7 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
             return SECOND, "zz\nplay 6-6 0-0:line_a\nrules 7\n\n1\n"
         return SECOND // 10, "1\n"
 
-    clock, display, keys, session = _setup(policy, [0])
+    clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
                      time_control=TimeControl.of_seconds(30, 5), max_rounds=1)
@@ -180,7 +179,7 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
             return SECOND // 10, "\n"
         return SECOND // 10, "".join(steps)
 
-    clock, display, keys, session = _setup(policy, [0])
+    clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
                      time_control=TimeControl.of_seconds(30, 5))
