@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from rich.columns import Columns
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -128,7 +130,8 @@ def _clock_table(m: ScreenModel, now: int) -> Table:
             state = Text("◀ to act", style="yellow")
         sizes = ""
         if m.hand_sizes is not None:
-            sizes = f"{m.hand_sizes[p]} tiles"
+            n = m.hand_sizes[p]
+            sizes = f"{n} tile{'s' if n != 1 else ''}"
         t.add_row(who, bal, clock, Text(sizes, style="dim"), state)
     if m.clocks.running is None:
         t.add_row(Text("clocks stopped", style="dim"), "", "", "", "")
@@ -153,8 +156,11 @@ def _legal(m: ScreenModel) -> RenderableType:
     return Columns(items, padding=(0, 3), column_first=True)
 
 
-def compose(m: ScreenModel, now: int) -> RenderableType:
-    """The whole screen for model ``m`` at clock time ``now``."""
+def _parts(m: ScreenModel, now: int, level: int = 0
+           ) -> tuple[list[RenderableType], RenderableType, list[RenderableType]]:
+    """The screen as (top, picture, bottom). ``level`` 0 is the full screen; higher
+    levels drop what a short terminal can spare (log lines, the layout's frame and
+    legend, the caption of the legal actions)."""
     head = Text(f"Spectacular Bid · round {m.round}", style="bold")
     if m.turn:
         head.append(f" · turn {m.turn}" + (f" (drew {m.drawn})" if m.drawn else ""))
@@ -164,34 +170,79 @@ def compose(m: ScreenModel, now: int) -> RenderableType:
         head.append(f" · boneyard {m.boneyard}", style="dim")
     if m.auction:
         head.append(f" · {m.auction}", style="dim")
-    parts: list[RenderableType] = [head, _clock_table(m, now), Text()]
+    top: list[RenderableType] = [head, _clock_table(m, now)]
+    picture: RenderableType
     if m.overlay is not None:
-        parts.append(m.overlay)
+        picture = m.overlay
+    elif level == 0:
+        picture = Panel(LayoutPicture(m.layout, last=m.last), title="layout",
+                        title_align="left", border_style="dim")
     else:
-        parts.append(Panel(LayoutPicture(m.layout, last=m.last), title="layout",
-                           title_align="left", border_style="dim"))
-    parts.append(_hand(m))
+        picture = LayoutPicture(m.layout, last=m.last, legend=level < 2)
+    bottom: list[RenderableType] = [_hand(m)]
     if m.legal and m.overlay is None:
-        parts.append(Text("Legal actions (type the number, the action, or a unique start; "
-                          "Tab completes):", style="dim"))
-        parts.append(_legal(m))
-    if m.log:
-        parts.append(Text("\n".join(m.log[-4:]), style="dim"))
+        if level == 0:
+            bottom.append(Text("Legal actions (type the number, the action, or a unique "
+                               "start; Tab completes):", style="dim"))
+        bottom.append(_legal(m))
+    log_lines = (4, 2, 0)[min(level, 2)]
+    if m.log and log_lines:
+        bottom.append(Text("\n".join(m.log[-log_lines:]), style="dim"))
     if m.message:
-        parts.append(Text(m.message, style=m.message_style))
+        bottom.append(Text(m.message, style=m.message_style))
     if m.prompt is not None:
-        parts.append(Text.assemble(("> ", "bold"), m.prompt, ("█", "blink")))
+        bottom.append(Text.assemble(("> ", "bold"), m.prompt, ("█", "blink")))
     if m.footer:
-        parts.append(Text(m.footer, style="dim"))
-    return Group(*parts)
+        bottom.append(Text(m.footer, style="dim"))
+    return top, picture, bottom
+
+
+def compose(m: ScreenModel, now: int, level: int = 0) -> RenderableType:
+    """The whole screen for model ``m`` at clock time ``now``."""
+    top, picture, bottom = _parts(m, now, level)
+    return Group(*top, picture, *bottom)
+
+
+class _Lines:
+    """Already rendered lines, as a renderable."""
+
+    def __init__(self, lines: list[list[Segment]]) -> None:
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in self.lines:
+            yield from line
+            yield Segment.line()
+
+
+def fit(m: ScreenModel, now: int, console: Console, options: ConsoleOptions) -> RenderableType:
+    """The screen for ``m`` made to fit the terminal's height: the prompt and the
+    hand always show; the layout (or the text shown instead of it) gives way."""
+    height = options.height or console.size.height
+    free = options.update(height=None)
+
+    def rows(*parts: RenderableType) -> list[list[Segment]]:
+        return console.render_lines(Group(*parts), free, pad=False)
+
+    for level in (0, 1, 2):
+        top, picture, bottom = _parts(m, now, level)
+        if len(rows(*top, picture, *bottom)) <= height:
+            return Group(*top, picture, *bottom)
+    room = max(1, height - len(rows(*top, *bottom)))
+    lines = rows(picture)
+    if len(lines) > room:
+        lines = [*lines[: room - 1], [Segment("… (a taller terminal shows all of this)",
+                                              Style(dim=True))]]
+    return Group(*top, _Lines(lines), *bottom)
 
 
 class LiveScreen:
-    """A renderable that composes ``model`` at the clock time of each redraw."""
+    """A renderable that composes ``model`` at the clock time of each redraw,
+    fitted to the terminal's height."""
 
     def __init__(self, model: ScreenModel, clock: Callable[[], int]) -> None:
         self.model = model
         self.clock = clock
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield compose(self.model, self.clock())
+        yield fit(self.model, self.clock(), console, options)

@@ -169,6 +169,8 @@ class PlaySession:
         self.to_act = to_act
         if to_act is not None and to_act not in self.humans and not self.over:
             self._note(f"{player_name(to_act)} ({self.names[to_act]}) is thinking…", "dim")
+        elif self.message.endswith("is thinking…"):
+            self._note("")
         self.show()
 
     def on_events(self, seat: int, events: list[dict[str, Any]]) -> None:

@@ -1,0 +1,161 @@
+"""`bidref play` end to end: the real CLI in a pseudo-terminal, real engines, real time.
+
+Few and with generous margins; the clock logic itself is tested on a fake clock
+in test_match_fake_clock.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from bidref.rules import seeded_deals
+
+from .pty_driver import ROOT, Screens, spawn
+
+pytestmark = pytest.mark.e2e
+
+C_FIRST = "sample_engines/c_first/engine"
+PY_RANDOM = "sample_engines/python_random/engine.py"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _engines() -> None:
+    subprocess.run(["make", "-s", "-C", str(ROOT / "sample_engines")], check=True)
+
+
+def _records(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _delay_shown(screen: str, who: str = "A") -> float:
+    m = re.search(rf"^{who} .*?delay ([\d.]+) s \+ bank", screen, re.M)
+    assert m, screen
+    return float(m.group(1))
+
+
+def _play_out(sc: Screens, done: set[tuple[str, str]]) -> str:
+    """Answer every question with Enter (pauses, reveals) or action 1; the final output."""
+    while True:
+        k, _ = sc.next_question(done)
+        if k == "end":
+            return sc.finish()
+        sc.send("1\r" if k == "ask" else "\r")
+
+
+def test_full_match_against_an_engine_with_an_illegal_entry_and_rules_help(
+        tmp_path: Path) -> None:
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn("human", PY_RANDOM, "--seed", "5", "--max-rounds", "2", "--bank", "60",
+                       "--delay", "10", "--transcript", str(tr)))
+    done: set[tuple[str, str]] = set()
+    k, s = sc.next_question(done)
+    assert k == "pause" and "Press Enter to start" in s
+    assert "clocks stopped" in s
+    sc.send("\r")
+    k, s = sc.next_question(done)
+    assert k == "ask" and "A's hand:" in s
+    # An entry that is no action, then an illegal one: a message, nothing changes.
+    sc.send("zz\r")
+    s = sc.wait(lambda s: "'zz' is not an action" in s)
+    turn = re.search(r"turn \d+", s)
+    sc.send("bid 300\r")
+    s = sc.wait(lambda s: "is not legal now" in s)
+    assert turn and turn.group(0) in s
+    # Rules help while the clock keeps running.
+    sc.send("rules 7\r")
+    first = sc.wait(lambda s: "7. The match clock" in s)
+    d1 = _delay_shown(first)
+    time.sleep(1.0)
+    later = sc.wait(lambda s: "7. The match clock" in s and _delay_shown(s) <= d1 - 0.5)
+    assert _delay_shown(later) < d1
+    sc.send("\r")  # close the rules text
+    sc.wait(lambda s: "Legal actions" in s)
+    sc.send("1\r")
+    out = _play_out(sc, done)
+    assert "result:" in out
+    assert sc.child.exitstatus == 0
+    recs = _records(tr)
+    assert recs[0]["type"] == "header" and recs[-1]["type"] == "result"
+    mine = [r for r in recs if r["type"] == "reply" and r["seat"] == 0]
+    assert len(mine) >= 3 and all(r["status"] == "accepted" for r in mine)
+    assert recs[-1]["reason"] in ("round_limit", "balance")
+
+
+def test_time_out_waiting_for_the_person(tmp_path: Path) -> None:
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn(C_FIRST, "human", "--seed", "3", "--bank", "1", "--delay", "0.5",
+                       "--transcript", str(tr)))
+    done: set[tuple[str, str]] = set()
+    k, _ = sc.next_question(done)
+    assert k == "pause"
+    sc.send("\r")
+    t0 = time.monotonic()
+    out = sc.finish(timeout=20)  # nobody answers
+    assert time.monotonic() - t0 >= 1.4
+    assert "wins by time" in out and "A (c_first)" in out
+    result = _records(tr)[-1]
+    assert (result["type"], result["winner"], result["reason"]) == ("result", 0, "time")
+
+
+def test_ctrl_c_asks_then_resigns(tmp_path: Path) -> None:
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn("human", C_FIRST, "--seed", "3", "--transcript", str(tr)))
+    done: set[tuple[str, str]] = set()
+    assert sc.next_question(done)[0] == "pause"
+    sc.send("\r")
+    assert sc.next_question(done)[0] == "ask"
+    sc.send("\x03")
+    sc.wait(lambda s: "Resign the match?" in s)
+    sc.send("y\r")
+    out = sc.finish()
+    assert "A (human) resigned: B (c_first) wins" in out
+    recs = _records(tr)
+    assert recs[-1]["type"] == "result" and recs[-1]["winner"] == 1
+    assert any(r["type"] == "engine_exit" and r["how"] == "resigned" for r in recs)
+
+
+HAND = re.compile(r"^([AB])'s hand: (.*)$", re.M)
+TILE = re.compile(r"\[(\d)\|(\d)\]")
+
+
+def test_hot_seat_hand_over_stops_the_clock_and_hides_the_other_hand(tmp_path: Path) -> None:
+    tr = tmp_path / "t.jsonl"
+    seed = 11
+    sc = Screens(spawn("human", "human", "--seed", str(seed), "--max-rounds", "1",
+                       "--bank", "2", "--delay", "0.5", "--transcript", str(tr)))
+    done: set[tuple[str, str]] = set()
+    k, s = sc.next_question(done)
+    assert k == "reveal" and not HAND.search(s)
+    time.sleep(3.0)  # longer than bank + delay: the clock must not run now
+    sc.send("\r")
+    out = _play_out(sc, done)
+    assert "wins by time" not in out and "result:" in out
+    recs = _records(tr)
+    assert recs[-1]["reason"] in ("round_limit", "balance")
+    first_reply = next(r for r in recs if r["type"] == "reply")
+    assert first_reply["status"] == "accepted"
+    assert int(first_reply["elapsed_ns"]) < 2_000_000_000  # the 3 s wait was not charged
+
+    # No screen shows the wrong hand: a hand shows only after its owner revealed it,
+    # and it never holds a tile dealt to the other player.
+    deal = seeded_deals(seed)(1)
+    dealt = [{(t.low, t.high) for t in deal.hands[p]} for p in (0, 1)]
+    holder: str | None = None
+    hands_seen = 0
+    for screen in sc.screens:
+        if "press Enter to reveal your hand" in screen:
+            assert not HAND.search(screen), screen
+            holder = re.search(r"Player ([AB]): press Enter", screen).group(1)  # type: ignore[union-attr]
+            continue
+        for who, tiles in HAND.findall(screen):
+            assert who == holder, screen
+            shown = {(int(a), int(b)) for a, b in TILE.findall(tiles)}
+            assert not shown & dealt[1 - "AB".index(who)], screen
+            hands_seen += 1
+    assert hands_seen > 5
