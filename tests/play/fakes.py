@@ -121,7 +121,11 @@ class ScriptKeys:
         return ""
 
     def drain(self) -> str:
-        return ""
+        """Keys typed up to now and not read yet."""
+        out = ""
+        while self.script and self.script[0][0] <= self.clock.t:
+            out += self.script.pop(0)[1]
+        return out
 
 
 @dataclass

@@ -1,0 +1,102 @@
+"""The session's state machine on a fake clock: hand-over, pauses, input deadline."""
+
+from __future__ import annotations
+
+import pytest
+
+from bidref.rules import SECOND, Match
+from bidref.rules.view import player_view
+from bidref.tui.screen import Clocks, ScreenModel
+from bidref.tui.session import PlaySession, Resigned
+
+from .fakes import FakeClock, RecordingDisplay, ScriptKeys
+
+T0 = 1_000 * SECOND
+
+
+def _session(script: list[tuple[int, str]], humans: list[int]
+             ) -> tuple[FakeClock, RecordingDisplay, PlaySession]:
+    clock = FakeClock(T0)
+    display = RecordingDisplay(clock)
+    display.show(ScreenModel(names=("a", "b"), clocks=Clocks((0, 0), 0)))
+    s = PlaySession(keys=ScriptKeys(clock, script), display=display, clock=clock,
+                    humans=humans, names=("ann", "bob"))
+    s.on_hello(0, 30_000, 5_000)
+    return clock, display, s
+
+
+def _request(s: PlaySession, m: Match) -> int:
+    v = player_view(m, m.to_act).to_dict()
+    return s.on_request(m.to_act, v, [str(a) for a in m.legal_actions()], 5_000, 30_000, 30_000)
+
+
+def test_hand_over_hides_hands_and_starts_the_time_at_the_reveal() -> None:
+    m = Match.new(seed=2)
+    script = [(T0 + 1 * SECOND, "x"),  # typed ahead by the previous player: dropped
+              (T0 + 40 * SECOND, "\x03"), (T0 + 41 * SECOND, "n\n"),  # no resignation
+              (T0 + 50 * SECOND, "\n")]
+    clock, display, s = _session(script, [0, 1])
+    clock.advance(2 * SECOND)
+    start = _request(s, m)
+    assert start == T0 + 50 * SECOND == clock.t
+    during = [mo for mo in display.models[1:] if mo.footer.startswith("Player ")]
+    assert during and all(mo.hand is None and mo.clocks.running is None for mo in during)
+    assert any("Resign the match?" in mo.message for mo in during)
+    assert s.holder == m.to_act
+    after = s.model()
+    assert after.hand == tuple(m.hands[m.to_act]) and after.viewer == m.to_act
+    assert after.clocks.running is not None and after.clocks.running.since == start
+
+
+def test_no_hand_over_when_the_same_player_holds_the_device() -> None:
+    m = Match.new(seed=2)
+    clock, display, s = _session([(T0 + SECOND, "\n")], [0, 1])
+    _request(s, m)
+    n = len(display.models)
+    t = clock.t
+    assert _request(s, m) == t  # e.g. after a draw: straight back to the same player
+    assert not any(mo.footer.startswith("Player ") for mo in display.models[n:])
+
+
+def test_ask_returns_none_exactly_at_the_deadline() -> None:
+    m = Match.new(seed=2)
+    clock, _, s = _session([], [m.to_act])
+    start = _request(s, m)
+    assert s.ask(m.to_act, start + 5 * SECOND) is None
+    assert clock.t == start + 5 * SECOND
+
+
+def test_answer_is_stamped_when_enter_is_read() -> None:
+    m = Match.new(seed=2)
+    clock, display, s = _session([(T0 + 3 * SECOND, "1"), (T0 + 4 * SECOND, "\n")],
+                                 [m.to_act])
+    _request(s, m)
+    answer = s.ask(m.to_act, T0 + 100 * SECOND)
+    assert answer is not None
+    assert (answer.action, answer.t) == (str(m.legal_actions()[0]), T0 + 4 * SECOND)
+
+
+def test_too_late_is_too_late() -> None:
+    m = Match.new(seed=2)
+    clock, _, s = _session([(T0 + 5 * SECOND, "1\n")], [m.to_act])
+    _request(s, m)
+    assert s.ask(m.to_act, T0 + 5 * SECOND) is None
+
+
+def test_confirmed_ctrl_c_resigns() -> None:
+    m = Match.new(seed=2)
+    clock, display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "yes\n")],
+                                 [m.to_act])
+    _request(s, m)
+    with pytest.raises(Resigned):
+        s.ask(m.to_act, T0 + 100 * SECOND)
+    assert s.resigned == m.to_act
+
+
+def test_start_pause_waits_for_enter_with_the_clocks_stopped() -> None:
+    clock, display, s = _session([(T0 + 30 * SECOND, "\n")], [1])
+    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
+                     "jockey": None}])
+    assert clock.t == T0 + 30 * SECOND
+    paused = [mo for mo in display.models if "to start" in mo.footer]
+    assert paused and all(mo.clocks.running is None and mo.hand is None for mo in paused)
