@@ -28,4 +28,4 @@ def main() -> None:
 # Command modules register themselves on import.
 from . import match_cmd  # noqa: E402,F401,I001
 from . import rules_cmd, validate_cmd  # noqa: E402,F401
-from . import play_cmd  # noqa: E402,F401,I001
+from . import play_cmd  # noqa: E402, F401

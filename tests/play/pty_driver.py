@@ -102,7 +102,7 @@ class Screens:
 
     def next_question(self, done: set[tuple[str, str]], timeout: float = 20) -> tuple[str, str]:
         """Wait for a screen that asks something not answered yet; (kind, screen)."""
-        s = self.wait(lambda s: (k := key(s)) is not None and k not in done or self._ended(s),
+        s = self.wait(lambda s: ((k := key(s)) is not None and k not in done) or self._ended(s),
                       timeout)
         k = key(s)
         if k is None:

@@ -68,7 +68,7 @@ def test_ask_returns_none_exactly_at_the_deadline() -> None:
 
 def test_answer_is_stamped_when_enter_is_read() -> None:
     m = Match.new(seed=2)
-    clock, display, s = _session([(T0 + 3 * SECOND, "1"), (T0 + 4 * SECOND, "\n")],
+    _clock, _display, s = _session([(T0 + 3 * SECOND, "1"), (T0 + 4 * SECOND, "\n")],
                                  [m.to_act])
     _request(s, m)
     answer = s.ask(m.to_act, T0 + 100 * SECOND)
@@ -78,14 +78,14 @@ def test_answer_is_stamped_when_enter_is_read() -> None:
 
 def test_too_late_is_too_late() -> None:
     m = Match.new(seed=2)
-    clock, _, s = _session([(T0 + 5 * SECOND, "1\n")], [m.to_act])
+    _clock, _, s = _session([(T0 + 5 * SECOND, "1\n")], [m.to_act])
     _request(s, m)
     assert s.ask(m.to_act, T0 + 5 * SECOND) is None
 
 
 def test_confirmed_ctrl_c_resigns() -> None:
     m = Match.new(seed=2)
-    clock, display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "yes\n")],
+    _clock, _display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "yes\n")],
                                  [m.to_act])
     _request(s, m)
     with pytest.raises(Resigned):
