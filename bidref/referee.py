@@ -34,7 +34,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
@@ -635,12 +635,17 @@ class _Referee:
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
+        quit_sent = [False, False]
         for i in (0, 1):
             if self.opened[i]:
-                self._send_quietly(i, quit_line)
+                with contextlib.suppress(SeatGone):
+                    self.seats[i].send(quit_line)
+                    quit_sent[i] = True
         exits: list[dict[str, object]] = []
         for i, seat in enumerate(self.seats):
             info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None
+            if info is not None and info.how == "exited" and quit_sent[i]:
+                info = replace(info, how="quit")  # it exited after our quit line
             exits.append({"seat": i, "exit_code": info.exit_code if info else None,
                           "signal": info.signal if info else None,
                           "how": info.how if info else "not_started",
