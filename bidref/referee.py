@@ -515,7 +515,7 @@ class _Referee:
                 self.decisions += 1
                 self.last_accept = t
                 if tx.enabled:
-                    tx.write("reply", t, {
+                    seq = tx.write("reply", t, {
                         "seat": p, "id": rid, "status": "accepted", "action": str(action),
                         "rule": None, "elapsed_ns": charge.elapsed,
                         "charge": {"delay_used_ns": charge.delay_used,
@@ -523,6 +523,8 @@ class _Referee:
                                    "timed_out": charge.timed_out,
                                    "overrun_ns": charge.overrun},
                         "banks_ns": list(mclock.banks)})
+                    # the raw line may carry extra fields: private until the round ends
+                    tx.private(seq, "reply_raw", {"seat": p, "raw": inc.text})
                 self._dispatch(events, t)
                 if self.observer is not None:
                     self.last = f"{'AB'[p]}: {action}"
@@ -626,8 +628,8 @@ class _Referee:
     def _send(self, p: int, text: str) -> int:
         try:
             return self.seats[p].send(text)
-        except SeatGone:
-            raise self._crash(p) from None
+        except SeatGone as e:
+            raise self._crash(p, str(e)) from None
 
     def _send_quietly(self, p: int, text: str) -> None:
         with contextlib.suppress(SeatGone):
@@ -635,12 +637,15 @@ class _Referee:
 
     # -- ends ---------------------------------------------------------------------------------
 
-    def _crash(self, p: int) -> _End:
+    def _crash(self, p: int, write_problem: str | None = None) -> _End:
         info = self.seats[p].exit_info(self.spec.grace_ns)
+        if info is not None:
+            problem = info.describe()
+        else:
+            problem = write_problem or "closed its stdout but is still running"
         detail: dict[str, Any] = {
             "seat": p, "exit_code": info.exit_code if info else None,
-            "signal": info.signal if info else None,
-            "problem": info.describe() if info else "closed its stdout",
+            "signal": info.signal if info else None, "problem": problem,
             "stderr_tail": self.seats[p].stderr_tail()[-500:]}
         return _End(1 - p, "crash", detail)
 

@@ -338,3 +338,17 @@ def test_every_end_reason_is_reachable() -> None:
     # startup, aborted — one name each, no more.
     assert set(END_REASONS) == {"balance", "round_limit", "time", "illegal", "crash",
                                 "protocol", "startup", "aborted"}
+
+
+def test_match_spec_and_outcome_are_picklable() -> None:
+    import pickle
+
+    from bidref.rules import Deal
+
+    spec = MatchSpec(engines=(EngineSpec("a", ("x",), env={"K": "v"}, options={"d": 1}),
+                              EngineSpec("b", ("y",))), seed=1, deals=(Deal.from_seed(3, 1),))
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    out, _, _ = play(first_legal())
+    again = pickle.loads(pickle.dumps(out))
+    assert again == out
+    assert json.loads(json.dumps(out.to_dict()))["reason"] == "balance"
