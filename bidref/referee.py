@@ -158,6 +158,19 @@ class MatchSpec:
     max_line: int = MAX_LINE
     eager_events: bool = False  # write events to both seats at once, not with the next request
 
+    def __post_init__(self) -> None:
+        if len(self.engines) != 2:
+            raise ValueError(f"a match needs 2 engines, got {len(self.engines)}")
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise ValueError(f"max_rounds={self.max_rounds}: give at least 1, or None")
+        if self.illegal not in ("reject", "forfeit"):
+            raise ValueError(f"illegal={self.illegal!r}: use 'reject' or 'forfeit'")
+        if self.transport not in ("pipe", "pty"):
+            raise ValueError(f"transport={self.transport!r}: use 'pipe' or 'pty'")
+        if self.startup_timeout_ns <= 0 or self.grace_ns < 0 or self.timing_tolerance_ns < 0:
+            raise ValueError("startup_timeout_ns must be positive; grace_ns and "
+                             "timing_tolerance_ns must not be negative")
+
 
 @dataclass(frozen=True)
 class MatchOutcome:
@@ -347,6 +360,14 @@ class _Referee:
             end = e
         except KeyboardInterrupt:
             end = _End(None, "aborted", {"cause": "interrupted"}, rated=False)
+        except BaseException:
+            # A bug of ours (or of an injected seat): never leave engines running.
+            for i, seat in enumerate(self.seats):
+                if self.opened[i]:
+                    with contextlib.suppress(Exception):
+                        seat.close(None, 0)
+            self.tx.close()
+            raise
         return self._finish(end)
 
     def _header(self) -> None:
@@ -404,9 +425,7 @@ class _Referee:
             inc = seat.receive(deadline)
             if inc is None:
                 secs = self.spec.startup_timeout_ns / SECOND
-                return_fail = fail(f"no hello within the start-up timeout of {secs:g} s"
-                                   f"{self._tail(i)}")
-                raise return_fail
+                raise fail(f"no hello within the start-up timeout of {secs:g} s{self._tail(i)}")
             if isinstance(inc, Eof):
                 info = seat.exit_info(self.spec.grace_ns)
                 how = info.describe() if info else "closed its stdout"

@@ -352,3 +352,26 @@ def test_match_spec_and_outcome_are_picklable() -> None:
     again = pickle.loads(pickle.dumps(out))
     assert again == out
     assert json.loads(json.dumps(out.to_dict()))["reason"] == "balance"
+
+
+@pytest.mark.parametrize(("kw", "says"), [
+    ({"max_rounds": 0}, "max_rounds=0"),
+    ({"illegal": "maybe"}, "illegal='maybe'"),
+    ({"transport": "ssh"}, "transport='ssh'"),
+])
+def test_a_bad_match_spec_is_refused_with_the_fix(kw: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        MatchSpec(engines=SPEC.engines, **kw)
+
+
+def test_a_referee_bug_still_closes_every_seat() -> None:
+    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        if msg["type"] == "request":
+            raise RuntimeError("bug in a seat")
+        return first_legal()(msg, seat)
+
+    clock = FakeClock()
+    a, b = FakeSeat("a", clock, script), FakeSeat("b", clock, script)
+    with pytest.raises(RuntimeError, match="bug in a seat"):
+        run_match(SPEC, seats=[a, b], clock=clock)
+    assert a.closed and b.closed
