@@ -411,13 +411,14 @@ class _Referee:
                            rated=False) from None
         for i, seat in enumerate(self.seats):
             deadline = sent_at[i] + self.spec.startup_timeout_ns
-            hello = self._await_hello(i, seat, deadline)
+            hello, raw, t = self._await_hello(i, seat, deadline)
             self.names[i] = hello.name
-            self.tx.write("hello", self.clock(), {
-                "seat": i, "sent": hello_lines[i], "received": encode(hello),
-                "engine": hello.model_dump(exclude={"type"})})
+            self.tx.write("hello", t, {
+                "seat": i, "sent": hello_lines[i], "received": raw,
+                "engine": hello.model_dump(exclude={"type"}), "elapsed_ns": t - sent_at[i]})
 
-    def _await_hello(self, i: int, seat: Seat, deadline: int) -> EngineHello:
+    def _await_hello(self, i: int, seat: Seat, deadline: int) -> tuple[EngineHello, str, int]:
+        """The engine's hello, its raw line and the time it was read."""
         def fail(problem: str) -> _End:
             return _End(1 - i, "startup", {"seat": i, "problem": problem}, rated=False)
 
@@ -444,7 +445,7 @@ class _Referee:
             if msg.protocol != PROTOCOL_VERSION:
                 raise fail(f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
                            f"{PROTOCOL_VERSION!r}")
-            return msg
+            return msg, inc.text, inc.t
 
     def _tail(self, i: int) -> str:
         tail = self.seats[i].stderr_tail().strip()
