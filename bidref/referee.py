@@ -60,7 +60,7 @@ from .protocol import (
     encode,
     quote,
 )
-from .protocol.fastview import RequestEncoder
+from .protocol.fastview import RequestEncoder, event_json
 from .rules import (
     MILLISECOND,
     RULES_VERSION,
@@ -264,13 +264,11 @@ def request_line(match: Match, req_id: int, mclock: MatchClock,
 def event_lines(event: Event, seat: int) -> str | None:
     """The ``event`` message line for ``seat``, in the form that seat may see."""
     if isinstance(event, RoundStarted):
-        d = event.public()
-    else:
-        pub = public_event(event, seat)
-        if pub is None:
-            return None
-        d = pub.to_dict()
-    return '{"type":"event","event":' + _dumps(d) + "}"
+        return '{"type":"event","event":' + _dumps(event.public()) + "}"
+    pub = public_event(event, seat)
+    if pub is None:
+        return None
+    return '{"type":"event","event":' + event_json(pub) + "}"
 
 
 def _event_pair(event: Event) -> tuple[str | None, str | None]:
