@@ -47,6 +47,7 @@ from .protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
     EngineHello,
+    ErrorCode,
     ErrorMsg,
     Log,
     Pong,
@@ -65,6 +66,7 @@ from .rules import (
     MILLISECOND,
     RULES_VERSION,
     SECOND,
+    Charge,
     Deal,
     Drew,
     Event,
@@ -511,8 +513,7 @@ class _Referee:
             try:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
-                self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code,  # type: ignore[arg-type]
-                                                     message=str(e))))
+                self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code, message=str(e))))
                 raise _End(1 - p, "protocol", {"seat": p, "line": quote(inc.text),
                                                "problem": e.problem}) from None
             if type(msg) is ActionMsg:
@@ -550,9 +551,11 @@ class _Referee:
                 return
             self._other_message(p, msg, inc.text, t)
 
-    def _illegal(self, p: int, rid: int, msg: ActionMsg, raw: str, t: int, charge: Any,
+    def _illegal(self, p: int, rid: int, msg: ActionMsg, raw: str, t: int, charge: Charge,
                  err: NotationError | IllegalActionError) -> tuple[int, int]:
-        code = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
+        """Record an illegal action; forfeit, or reply with an error and return the new
+        (start, deadline) of the same pending decision."""
+        code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
         message = str(err) if rule else (f"{err}; answer with one of the request's "
                                          "'legal' actions")
@@ -568,8 +571,7 @@ class _Referee:
         if self.policy.forfeits(p, err):
             raise _End(1 - p, "illegal", {"seat": p, "action": msg.action, "rule": rule,
                                           "code": code, "message": message})
-        start = self._send(p, encode(ErrorMsg(id=rid, code=code,  # type: ignore[arg-type]
-                                              message=message, rule=rule)))
+        start = self._send(p, encode(ErrorMsg(id=rid, code=code, message=message, rule=rule)))
         deadline = self.mclock.deadline(start)
         tx.write("retry", start, {"seat": p, "id": rid, "deadline_ns": deadline - self.origin,
                                   "delay_left_ns": self.mclock.delay_left,
