@@ -29,3 +29,4 @@ def main() -> None:
 from . import match_cmd  # noqa: E402,F401,I001
 from . import rules_cmd  # noqa: E402,F401
 from . import validate_cmd  # noqa: E402,F401
+from . import replay_cmd  # noqa: E402,F401

@@ -169,6 +169,8 @@ class _Fold:
         self.expected: deque[Event] = deque()
         self.pending: dict[str, int] | None = None  # seat, id, start, deadline
         self.last_t = 0
+        self.floor = 0
+        self.last_t_before_request = 0
         self.unverified_from: int | None = None
         self.public_layout = Layout()
         self.round = 0
@@ -202,10 +204,19 @@ class _Fold:
         if d.get("seq") != n - 1:
             raise Mismatch(n, f"seq is {d.get('seq')!r}, but this is line {n} (seq {n - 1})")
         t = _int(d, "t_ns", n)
-        if t < self.last_t:
-            raise Mismatch(n, f"t_ns {t} goes back in time (previous line: {self.last_t})")
-        self.last_t = t
         kind = ln.type
+        # Time never goes back, except that an engine may answer before the referee has
+        # stamped its request line: the reply and the lines it causes may then carry an
+        # earlier time (with elapsed_ns 0), but never one before the line preceding the
+        # request.
+        floor = self.last_t if kind == "request" else self.floor
+        if t < floor:
+            raise Mismatch(n, f"t_ns {t} goes back in time (an earlier line has {floor})")
+        if kind == "request":
+            self.floor = self.last_t_before_request
+        else:
+            self.last_t_before_request = max(self.last_t_before_request, t)
+        self.last_t = max(self.last_t, t)
         if self.header is None:
             if kind != "header":
                 raise Mismatch(n, f"the first line is {kind!r}; a transcript starts with its "
@@ -324,7 +335,6 @@ class _Fold:
 
     def on_reply(self, ln: Line) -> None:
         d, n = ln.data, ln.number
-        m = self.m
         p = self.pending
         if p is None:
             raise Mismatch(n, "a reply, but no request is pending")
@@ -333,9 +343,9 @@ class _Fold:
                            f"pending request is seat {p['seat']} id {p['id']}")
         t = _int(d, "t_ns", n)
         elapsed = _int(d, "elapsed_ns", n)
-        if elapsed != t - p["start"]:
+        if elapsed != max(0, t - p["start"]):
             raise Mismatch(n, f"elapsed_ns {elapsed}, but the reply at t_ns {t} answers a "
-                           f"decision that started at {p['start']}: {t - p['start']}")
+                           f"decision that started at {p['start']}: {max(0, t - p['start'])}")
         assert self.clock is not None
         self.clock, charge = self.clock.charge(elapsed)
         said = _dict(d, "charge", n)
@@ -373,6 +383,46 @@ class _Fold:
             p["start"], p["deadline"] = start, nxt
         self.step(n, "illegal", f"{_name(seat)} {status.replace('_', ' ')} rejected "
                   f"({d.get('rule') or 'no rule'}); {clock_note}", seat)
+        self.emit(ln)
+
+    def on_retry(self, ln: Line) -> None:
+        """After a rejected reply the referee sends an error; the decision goes on from
+        the time the error was written, with what is left of the delay and the bank."""
+        d, n = ln.data, ln.number
+        p = self.pending
+        last = self.last_reply
+        if p is None or last is None or last.get("status") not in ("illegal", "bad_action"):
+            raise Mismatch(n, "a retry, but no rejected reply is pending")
+        if d.get("seat") != p["seat"] or d.get("id") != p["id"]:
+            raise Mismatch(n, f"retry for seat {d.get('seat')!r} id {d.get('id')!r}, but the "
+                           f"pending request is seat {p['seat']} id {p['id']}")
+        assert self.clock is not None
+        c = self.clock
+        t = _int(d, "t_ns", n)
+        said = {k: d.get(k) for k in ("delay_left_ns", "bank_ns", "deadline_ns")}
+        derived = {"delay_left_ns": c.delay_left, "bank_ns": c.banks[p["seat"]],
+                   "deadline_ns": c.deadline(t)}
+        if said != derived:
+            raise Mismatch(n, f"retry clock disagrees: {_diff(said, derived)}")
+        p["start"], p["deadline"], p["line"] = t, c.deadline(t), n
+        self.emit(ln)
+
+    def on_timeout(self, ln: Line) -> None:
+        d, n = ln.data, ln.number
+        p = self.pending
+        seat = d.get("seat")
+        if p is None or p["seat"] != seat:
+            raise Mismatch(n, f"a timeout of seat {seat!r}, but no decision of that seat "
+                           "is pending")
+        overrun = _int(d, "overrun_ns", n)
+        t = _int(d, "t_ns", n)
+        if overrun < 0 or p["deadline"] + overrun > t:
+            raise Mismatch(n, f"overrun_ns {overrun}: seat {seat}'s deadline was "
+                           f"{p['deadline']} (line {p['line']}), and this line is at {t}")
+        self.timed_out = (p["seat"], overrun, n)
+        self.pending = None
+        self.step(n, "note", f"{_name(p['seat'])} is out of time "
+                  f"({_seconds(overrun)} past the deadline)", p["seat"])
         self.emit(ln)
 
     def check_rejected(self, ln: Line, seat: int) -> None:
@@ -498,7 +548,8 @@ class _Fold:
         m = self.m
         reason = d.get("reason")
         winner = d.get("winner")
-        detail = d.get("detail") if isinstance(d.get("detail"), dict) else {}
+        raw_detail = d.get("detail")
+        detail: dict[str, Any] = raw_detail if isinstance(raw_detail, dict) else {}
         if self.expected and not isinstance(self.expected[0], RoundStarted):
             raise Mismatch(n, f"the result, but the event {self.expected[0].kind!r} was "
                            "never written")
