@@ -15,9 +15,8 @@ from typer.testing import CliRunner
 
 from bidref.cli import app
 from bidref.transcript.replay import replay
-
-from fake_transcript import as_bytes, write_transcript  # noqa: I001
-from scripted_seats import referee_transcript
+from tests.transcript.fake_transcript import as_bytes, write_transcript
+from tests.transcript.scripted_seats import referee_transcript
 
 runner = CliRunner()
 _cache: dict[str, bytes] = {}
