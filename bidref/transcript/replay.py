@@ -17,7 +17,6 @@ The format is ``protocols/transcript.md`` (``bidref-transcript/1``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections import deque
@@ -50,17 +49,11 @@ from ..rules import (
 )
 from ..rules.deal import seeded_deals
 from .reader import Line, ReadResult, read_transcript
+from .writer import FORMAT, commitment
 
 log = logging.getLogger(__name__)
 
-FORMAT = "bidref-transcript/1"
 _SEAT_REASONS = ("time", "illegal", "crash", "protocol", "startup")
-
-
-def commitment(value: object, salt_hex: str) -> str:
-    """``sha256:`` + hex(sha256(salt_hex + ":" + canonical JSON of value))."""
-    canon = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(f"{salt_hex}:{canon}".encode()).hexdigest()
 
 
 class Mismatch(Exception):
@@ -266,7 +259,17 @@ class _Fold:
             raise Mismatch(ln.number, f"seat {ln.data.get('seat')!r} is not 0 or 1")
         self.emit(ln)
 
-    on_stale = on_hello
+    def on_stale(self, ln: Line) -> None:
+        d, n = ln.data, ln.number
+        p = self.pending
+        if d.get("seat") not in (0, 1):
+            raise Mismatch(n, f"seat {d.get('seat')!r} is not 0 or 1")
+        if p is not None and d.get("seat") == p["seat"] and (
+                d.get("id") == p["id"] or d.get("pending") != p["id"]):
+            raise Mismatch(n, f"a stale reply id {d.get('id')!r} (pending {d.get('pending')!r}),"
+                           f" but the pending request is id {p['id']}")
+        self.emit(ln)
+
     on_rules = on_hello
     on_log = on_hello
     on_engine_exit = on_hello
@@ -294,7 +297,7 @@ class _Fold:
             self.step(n, "round_start", f"Round {ev.round} — {ev.opening} opening (not "
                       "revealed: unverified)")
             return
-        if commitment(rev.deal_json, rev.salt) != d.get("deal_commitment"):
+        if commitment(rev.salt, rev.deal_json) != d.get("deal_commitment"):
             raise Mismatch(rev.line.number, f"the deal revealed for round {ev.round} does not "
                            f"open the commitment on line {n}")
         jockey = f", jockey {_name(ev.jockey)}" if ev.jockey is not None else ""
@@ -441,6 +444,13 @@ class _Fold:
         if action is not None and action in self.m.legal_actions():
             raise Mismatch(ln.number, f"the referee rejected {str(action)!r}, which is legal "
                            f"{self.m.where()}")
+        if action is not None:
+            try:
+                self.m.copy().apply(action, seat)
+            except IllegalActionError as e:
+                if ln.data.get("rule") != e.rule:
+                    raise Mismatch(ln.number, f"rule {ln.data.get('rule')!r}, but the rules "
+                                   f"forbid {str(action)!r} by {e.rule}") from None
 
     def accepted(self, ln: Line, seat: int, clock_note: str) -> None:
         d, n = ln.data, ln.number
@@ -534,7 +544,7 @@ class _Fold:
         seed, salt = d.get("seed"), d.get("salt")
         if not isinstance(seed, int) or not isinstance(salt, str):
             raise Mismatch(n, "a seed reveal needs a whole-number 'seed' and a 'salt'")
-        if commitment({"seed": seed}, salt) != self.header.get("seed_commitment"):
+        if commitment(salt, {"seed": seed}) != self.header.get("seed_commitment"):
             raise Mismatch(n, "the revealed seed does not open the header's seed_commitment")
         deals = seeded_deals(seed)
         for r, rev in sorted(self.reveals.items()):

@@ -30,13 +30,15 @@ class FakeClock:
 
 class ScriptedSeat:
     def __init__(self, name: str, clock: FakeClock, seed: int, *, illegal_rate: float = 0.0,
-                 late_at: int | None = None, max_think_ms: int = 900) -> None:
+                 late_at: int | None = None, max_think_ms: int = 900,
+                 chatty: bool = False) -> None:
         self.name = name
         self.clock = clock
         self.rng = random.Random(seed)
         self.illegal_rate = illegal_rate
         self.late_at = late_at
         self.max_think_ms = max_think_ms
+        self.chatty = chatty
         self.queue: list[tuple[int, str]] = []
         self.decisions = 0
         self.pending_legal: tuple[int, list[str]] = (0, [])
@@ -45,7 +47,10 @@ class ScriptedSeat:
         pass
 
     def _reply(self, after_ms: int, obj: dict[str, object]) -> None:
-        self.queue.append((self.clock.now + after_ms * MILLISECOND, json.dumps(obj)))
+        t = self.clock.now + after_ms * MILLISECOND
+        # Keep the queue in time order (stable for equal times).
+        at = len([q for q in self.queue if q[0] <= t])
+        self.queue.insert(at, (t, json.dumps(obj)))
 
     def send(self, text: str) -> int:
         for line in text.split("\n"):
@@ -62,6 +67,11 @@ class ScriptedSeat:
             self.decisions += 1
             legal = msg["legal"]
             rid = msg["id"]
+            if self.chatty and self.decisions % 3 == 0:
+                # A log line, a rules question and a stale reply: recorded, no effect.
+                self._reply(1, {"type": "log", "message": f"decision {self.decisions}"})
+                self._reply(2, {"type": "rules", "id": f"q{rid}", "topic": "7"})
+                self._reply(3, {"type": "action", "id": rid - 1, "action": "accept"})
             if self.late_at is not None and self.decisions == self.late_at:
                 clock = msg["clock"]
                 late = (clock["delay_left_ms"] + clock["bank_ms"]) + 50
@@ -73,7 +83,7 @@ class ScriptedSeat:
             else:
                 self._reply(self.rng.randrange(1, self.max_think_ms),
                             {"type": "action", "id": rid, "action": self.rng.choice(legal)})
-        elif kind == "error":
+        elif kind == "error" and msg.get("code") in ("illegal", "bad_action"):
             rid, legal = self.pending_legal
             self._reply(self.rng.randrange(1, 200),
                         {"type": "action", "id": rid, "action": self.rng.choice(legal)})
@@ -113,14 +123,15 @@ class ScriptedSeat:
 def referee_transcript(path: Path, *, seed: int = 7, max_rounds: int | None = 2,
                        illegal: str = "reject", illegal_rate: float = 0.0,
                        late_at: int | None = None, bank_s: float = 30,
-                       delay_s: float = 0.5) -> bytes:
+                       delay_s: float = 0.5, chatty: bool = False) -> bytes:
     """Have the real referee play two scripted seats and return the transcript's bytes."""
     from bidref.engines import EngineSpec
 
     clock = FakeClock()
     seats = [ScriptedSeat("alpha", clock, seed * 2 + 1, illegal_rate=illegal_rate,
-                          late_at=late_at),
-             ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate)]
+                          late_at=late_at, chatty=chatty),
+             ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate,
+                          chatty=chatty)]
     spec = MatchSpec(engines=(EngineSpec(name="alpha", command=("x",)),
                               EngineSpec(name="beta", command=("x",))),
                      seed=seed, time_control=TimeControl.of_seconds(bank_s, delay_s),

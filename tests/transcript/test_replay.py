@@ -32,7 +32,7 @@ def transcript(tmp_path_factory: pytest.TempPathFactory, **kw: Any) -> bytes:
 
 KINDS: dict[str, dict[str, Any]] = {
     "two-rounds": {},
-    "illegal-retries": {"illegal_rate": 0.2},
+    "illegal-retries": {"illegal_rate": 0.2, "chatty": True},
     "time-loss": {"late_at": 7},
     "forfeit": {"illegal": "forfeit", "illegal_rate": 0.3},
     "to-the-end": {"max_rounds": None, "seed": 3},
@@ -337,3 +337,22 @@ def test_bidref_match_transcripts_replay_clean(seed: int, tmp_path: Path) -> Non
     assert r.exit_code == 0, r.output
     code, out, err = _cli("replay", str(t))
     assert code == 0 and err == "" and "✓ verified" in out
+
+
+def test_a_rejected_legal_action_is_caught(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The reveal shows what a rejected reply said; if that was legal, the referee lied."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
+    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "illegal")
+    accepted = lines[_first(lines, lambda x: x["type"] == "reply"
+                            and x["status"] == "accepted", after=i)]["action"]
+    reveal = lines[_first(lines, lambda x: x["type"] == "round_reveal", after=i)]
+    item = next(p for p in reveal["private"] if p["seq"] == i and p["kind"] == "reply_raw")
+    item["raw"] = json.dumps({"type": "action", "id": lines[i]["id"], "action": accepted})
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == i + 1
+    assert "rejected" in r.problem.message and "which is legal" in r.problem.message
+    # And the rule it names must be the rule that forbids the action.
+    lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
+    lines[i]["rule"] = "§6"
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == i + 1 and "forbid" in r.problem.message
