@@ -356,3 +356,18 @@ def test_a_rejected_legal_action_is_caught(tmp_path_factory: pytest.TempPathFact
     lines[i]["rule"] = "§6"
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == i + 1 and "forbid" in r.problem.message
+
+
+def test_every_cut_replays_up_to_the_cut(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Cut after every line and inside every line: never a traceback, never 'clean', and
+    the report says where the transcript stops."""
+    data = transcript(tmp_path_factory, **KINDS["illegal-retries"])
+    lines = data.splitlines(keepends=True)
+    for k in range(len(lines)):
+        head = b"".join(lines[:k])
+        for cut, unfinished in ((head, False), (head + lines[k][: len(lines[k]) // 2], True)):
+            r = replay(cut)
+            assert r.exit_code == 3, (k, r.problem)
+            assert r.truncated is not None
+            where = f"an unfinished line {k + 1}" if unfinished else "no result line"
+            assert f"stops after line {k} ({where})" in r.truncated, (k, r.truncated)
