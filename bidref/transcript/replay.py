@@ -44,6 +44,9 @@ from ..rules import (
     TimeControl,
     Transfer,
     parse_action,
+    parse_side,
+    point,
+    points_earned,
     public_event,
     tile,
 )
@@ -164,7 +167,11 @@ class _Fold:
         self.last_t = 0
         self.floor = 0
         self.last_t_before_request = 0
-        self.unverified_from: int | None = None
+        self.public_only = False  # a round never revealed: check what is public only
+        self.public_turn = 0
+        self.public_balances = [0, 0]
+        self.public_action: tuple[int, str, str] | None = None  # seat, action, clock note
+        self.public_boneyard = 14
         self.public_layout = Layout()
         self.round = 0
         self.round_ended: set[int] = set()
@@ -216,9 +223,13 @@ class _Fold:
                                "header")
             self.on_header(ln)
             return
-        if self.unverified_from is not None:
-            self.on_unverified(ln)
-            return
+        if self.public_only:
+            if kind in ("round_start", "result", "round_reveal", "seed_reveal"):
+                raise Mismatch(n, f"round {self.round}'s deal is never revealed, but the "
+                               f"transcript goes on with a {kind!r} line")
+            if kind == "event":
+                self.public_event(ln)
+                return
         handler = getattr(self, f"on_{kind}", None)
         if handler is None or kind == "header":
             raise Mismatch(n, f"unknown or repeated line type {kind!r}")
@@ -290,12 +301,16 @@ class _Fold:
         self.public_layout = Layout()
         rev = self.reveals.get(ev.round)
         if rev is None:
-            self.unverified_from = n
-            self.report.truncated = (f"round {ev.round} (from line {n}) was never revealed: the "
-                                     "transcript stops before the round's end, so its lines "
-                                     "are shown but cannot be verified")
-            self.step(n, "round_start", f"Round {ev.round} — {ev.opening} opening (not "
-                      "revealed: unverified)")
+            self.public_only = True
+            self.public_turn = m.turn
+            self.public_balances = list(m.balances)
+            self.report.truncated = (f"round {ev.round} (from line {n}) is never revealed: "
+                                     "the transcript stops before the round's end, so only "
+                                     "its public facts (layout, counts, transfers, clock) "
+                                     "are verified")
+            self.step(n, "round_start", f"Round {ev.round} — {ev.opening} opening; "
+                      f"balances A {m.balances[0]} · B {m.balances[1]} (deal not revealed)")
+            self.emit(ln)
             return
         if commitment(rev.salt, rev.deal_json) != d.get("deal_commitment"):
             raise Mismatch(rev.line.number, f"the deal revealed for round {ev.round} does not "
@@ -307,6 +322,18 @@ class _Fold:
 
     def on_request(self, ln: Line) -> None:
         d, n = ln.data, ln.number
+        if self.public_only:
+            seat, turn = d.get("seat"), d.get("turn")
+            if seat not in (0, 1) or not isinstance(turn, int) or turn < self.public_turn:
+                raise Mismatch(n, f"a request for seat {seat!r} in turn {turn!r}: turns only "
+                               f"go forward (the last was {self.public_turn})")
+            if d.get("round") != self.round:
+                raise Mismatch(n, f"a request in round {d.get('round')!r} during round "
+                               f"{self.round}")
+            assert isinstance(seat, int)
+            self.public_turn = turn
+            self._request_clock(ln, seat, turn)
+            return
         m = self.m
         if self.expected:
             raise Mismatch(n, f"a request, but the event {self.expected[0].kind!r} of the "
@@ -319,8 +346,13 @@ class _Fold:
                    "phase": m.phase.value}
         if said != derived:
             raise Mismatch(n, f"request disagrees with the game: {_diff(said, derived)}")
-        assert self.clock is not None and isinstance(seat, int)
-        self.clock = self.clock.begin(seat, m.turn)
+        assert isinstance(seat, int)
+        self._request_clock(ln, seat, m.turn)
+
+    def _request_clock(self, ln: Line, seat: int, turn: int) -> None:
+        d, n = ln.data, ln.number
+        assert self.clock is not None
+        self.clock = self.clock.begin(seat, turn)
         c = self.clock
         clock = _dict(d, "clock", n)
         said_c = {k: clock.get(k) for k in ("delay_left_ns", "bank_ns", "opponent_bank_ns")}
@@ -372,11 +404,17 @@ class _Fold:
             self.emit(ln)
             return
         if status == "accepted":
+            if self.public_only:
+                self.public_action = (seat, str(d.get("action")), clock_note)
+                self.pending = None
+                self.emit(ln)
+                return
             self.accepted(ln, seat, clock_note)
             return
         if status not in ("illegal", "bad_action"):
             raise Mismatch(n, f"status {status!r}: expected accepted, illegal or bad_action")
-        self.check_rejected(ln, seat)
+        if not self.public_only:
+            self.check_rejected(ln, seat)
         nxt = _int(d, "next_deadline_ns", n) if "next_deadline_ns" in d else None
         if nxt is not None:
             start = nxt - self.clock.available()
@@ -628,32 +666,75 @@ class _Fold:
             raise Mismatch(n, f"seat {seat}'s deadline was {p['deadline']} (line {p['line']}); "
                            f"the result at t_ns {t} with overrun {overrun} does not fit")
 
-    # -- after an unrevealed round start: show, do not verify --------------------------------
+    # -- a round never revealed (a truncated transcript): what is public ----------------------
 
-    def on_unverified(self, ln: Line) -> None:
-        d = ln.data
-        if ln.type == "event" and isinstance(d.get("event"), dict):
-            ev = d["event"]
-            if ev.get("kind") == "placed":
-                try:
-                    t = tile(*ev["tile"])
-                    lay = self.public_layout
-                    if ev.get("at") is None:
-                        lay.open_tile(t)
-                    else:
-                        from ..rules import parse_side, point
-                        at = point(tile(*ev["at"]["tile"]), parse_side(ev["at"]["side"]))
-                        if at in lay.open_points and t.has(at.value):
-                            lay.place(t, at)
-                    self.step(ln.number, "action", f"{_name(ev.get('player'))}  "
-                              f"{ev.get('action')} · count {ev.get('count')} (unverified)",
-                              ev.get("player"), lay.copy(), t)
-                except (KeyError, TypeError, ValueError):
-                    pass
-        if ln.type == "result":
-            self.report.result = {k: d.get(k) for k in ("winner", "reason", "detail",
-                                                        "balances", "rounds", "rated")}
-            self.done = True
+    def public_event(self, ln: Line) -> None:
+        """Check an event of an unrevealed round against the public layout and balances."""
+        d, n = ln.data, ln.number
+        ev = _dict(d, "event", n)
+        kind = ev.get("kind")
+        bal = self.public_balances
+        if kind in ("auction", "placed", "drew"):
+            last = self.public_action
+            if last is None or ev.get("player") != last[0]:
+                raise Mismatch(n, f"a {kind!r} event of player {ev.get('player')!r} that no "
+                               "accepted reply of theirs caused")
+            if kind == "auction" and ev.get("action") != last[1]:
+                raise Mismatch(n, f"auction action {ev.get('action')!r}, but the reply was "
+                               f"{last[1]!r}")
+            if kind == "drew":
+                self.public_boneyard -= 1
+                if last[1] != "draw" or ev.get("boneyard_left") != self.public_boneyard:
+                    raise Mismatch(n, f"a draw leaving {ev.get('boneyard_left')!r} tiles after "
+                                   f"{last[1]!r}; the boneyard has {self.public_boneyard} left")
+            if kind == "placed":
+                self.public_placed(ln, ev, last)
+        elif kind == "transfer":
+            payer, req = ev.get("payer"), ev.get("requested")
+            if payer not in (0, 1) or ev.get("payee") != 1 - payer or not isinstance(req, int):
+                raise Mismatch(n, "a transfer needs a payer, the other player as payee, and "
+                               "a requested amount")
+            assert isinstance(payer, int)
+            paid = min(req, bal[payer])
+            bal[payer] -= paid
+            bal[1 - payer] += paid
+            derived = {**ev, "amount": paid, "balances": list(bal)}
+            if ev != derived:
+                raise Mismatch(n, f"transfer disagrees: {_diff(ev, derived)}")
+        elif kind == "match_ended" and ev.get("balances") != bal:
+            raise Mismatch(n, f"match end balances {ev.get('balances')!r}, replay {bal}")
+        self.emit(ln)
+
+    def public_placed(self, ln: Line, ev: dict[str, Any],
+                      last: tuple[int, str, str]) -> None:
+        n = ln.number
+        lay = self.public_layout
+        try:
+            t = tile(*ev["tile"])
+            at = None if ev.get("at") is None else point(tile(*ev["at"]["tile"]),
+                                                         parse_side(ev["at"]["side"]))
+        except (KeyError, TypeError, ValueError) as e:
+            raise Mismatch(n, f"a placed event without a readable tile and point: {e}") from None
+        if t in lay.placed:
+            raise Mismatch(n, f"{t} is already on the table")
+        text = f"open {t}" if at is None else f"play {t} {at}"
+        if last[1] != text or ev.get("action") != text:
+            raise Mismatch(n, f"placed {text!r}, but the reply was {last[1]!r}")
+        if at is None:
+            if lay.placed:
+                raise Mismatch(n, f"{t} opens a round that is already open")
+            count = lay.open_tile(t)
+        else:
+            if at not in lay.open_points or not t.has(at.value):
+                raise Mismatch(n, f"{t} cannot go at {at.words}: it is not an open attachment "
+                               "point of that value")
+            count = lay.place(t, at)
+        derived = {"count": count, "points": points_earned(count)}
+        said = {k: ev.get(k) for k in derived}
+        if said != derived:
+            raise Mismatch(n, f"placed event disagrees: {_diff(said, derived)}")
+        self.step(n, "action", f"{_name(last[0])}  {text} · count {count} · {last[2]}",
+                  last[0], lay.copy(), t)
 
 
 def _pre_pass(lines: Sequence[Line]) -> tuple[dict[int, _Reveal], tuple[Line, int, str] | None]:
@@ -715,7 +796,7 @@ def replay_lines(read: ReadResult) -> ReplayReport:
             report.truncated = f"{report.truncated}; {note}" if report.truncated else note
             if fold.match is not None and fold.match.layout.placed:
                 report.final_layouts.setdefault(fold.round, fold.match.layout.copy())
-            if fold.unverified_from is not None and fold.public_layout.placed:
+            if fold.public_only and fold.public_layout.placed:
                 report.final_layouts[fold.round] = fold.public_layout.copy()
     except Mismatch as e:
         report.ok = False

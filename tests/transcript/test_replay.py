@@ -218,7 +218,7 @@ def test_truncated_transcript_replays_up_to_its_last_line(
     assert r.problem is None and r.exit_code == 3
     assert r.truncated is not None
     assert "stops after line 40 (an unfinished line 41)" in r.truncated
-    assert "never revealed" in r.truncated  # round 1's deal was never revealed
+    assert "never revealed" in r.truncated  # round 1's deal is never revealed
     assert any(s.kind == "action" for s in r.steps)
 
 
@@ -306,7 +306,12 @@ def test_cli_mismatch_and_truncation_exit_codes(tmp_path: Path,
     p.write_bytes(_bytes(lines))
     code, _, err = _cli("replay", str(p))
     assert code == 1 and err.startswith(f"{p}:{index + 1}: mismatch: placed event disagrees")
+    # Cut short before round 1's reveal, the public facts are still checked: the edited
+    # count is caught without the deal.
     p.write_bytes(_bytes(lines)[:3000])
+    code, _, err = _cli("replay", str(p))
+    assert code == 1 and err.startswith(f"{p}:{index + 1}: mismatch: placed event disagrees")
+    p.write_bytes(transcript(tmp_path_factory, **KINDS["two-rounds"])[:3000])
     code, out, err = _cli("replay", str(p))
     assert code == 3 and "truncated" in err and "incomplete" in out
     code, _, err = _cli("replay", str(tmp_path / "none.jsonl"))
@@ -371,3 +376,32 @@ def test_every_cut_replays_up_to_the_cut(tmp_path_factory: pytest.TempPathFactor
             assert r.truncated is not None
             where = f"an unfinished line {k + 1}" if unfinished else "no result line"
             assert f"stops after line {k} ({where})" in r.truncated, (k, r.truncated)
+
+
+PUBLIC_TAMPERS = [tamper_count, tamper_transfer, tamper_swapped_tile_in_play, tamper_elapsed,
+                  tamper_reply_time, tamper_bank, tamper_deadline]
+
+
+@pytest.mark.parametrize("tamper", PUBLIC_TAMPERS, ids=[t.__name__ for t in PUBLIC_TAMPERS])
+def test_truncated_round_still_checks_public_facts(
+        tamper: Callable[[Lines], int], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Without the round's reveal the hands are unknown, but the layout, counts, transfers
+    and the clock are public: tampering with them is caught at the right line."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal")
+    lines = lines[:reveal]  # killed before round 1 was revealed
+    assert replay(_bytes(lines)).exit_code == 3
+    index = tamper(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == index + 1, (r.problem, index + 1)
+
+
+def test_a_missing_reveal_is_caught(tmp_path_factory: pytest.TempPathFactory) -> None:
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal")
+    del lines[reveal]
+    for i, x in enumerate(lines):
+        x["seq"] = i
+    r = replay(_bytes(lines))
+    assert r.problem is not None and "never revealed" in r.problem.message
+    assert r.problem.line == reveal + 1  # the next round's start, where the reveal was due
