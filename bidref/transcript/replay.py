@@ -172,6 +172,8 @@ class _Fold:
         self.public_balances = [0, 0]
         self.public_action: tuple[int, str, str] | None = None  # seat, action, clock note
         self.public_boneyard = 14
+        self.early_reveal: int | None = None
+        self.seed_revealed = False
         self.public_layout = Layout()
         self.round = 0
         self.round_ended: set[int] = set()
@@ -191,7 +193,11 @@ class _Fold:
         self.report.steps.append(Step(line, self.round, kind, text, player, layout, last))
 
     def emit(self, ln: Line, **extra: Any) -> None:
-        self.report.stream.append({"line": ln.number, **ln.data, **extra, "verified": True})
+        """Record a checked line for the JSON stream: ``verified`` is True, or "public"
+        for a line of a round that was never revealed (only its public facts checked)."""
+        verified: bool | str = "public" if self.public_only else True
+        self.report.stream.append({"line": ln.number, **ln.data, **extra,
+                                   "verified": verified})
         self.report.verified_lines += 1
 
     # -- the fold --------------------------------------------------------------------------
@@ -335,6 +341,9 @@ class _Fold:
             self._request_clock(ln, seat, turn)
             return
         m = self.m
+        if self.early_reveal is not None:
+            raise Mismatch(self.early_reveal, f"round {self.round} is revealed here, before "
+                           f"its end: the game goes on with a request on line {n}")
         if self.expected:
             raise Mismatch(n, f"a request, but the event {self.expected[0].kind!r} of the "
                            "last action was never written")
@@ -570,10 +579,11 @@ class _Fold:
         r = d.get("round")
         if r != self.round:
             raise Mismatch(n, f"a reveal of round {r!r} during round {self.round}")
-        if r not in self.round_ended and not self.m.over and self.timed_out is None:
-            # The match may also end inside a round for reasons outside the rules
-            # (time, forfeit, crash); then the reveal comes before the result.
-            log.debug("round %s revealed before its end", r)
+        if r not in self.round_ended and not self.m.over:
+            # The match may also end inside a round for reasons outside the rules (time,
+            # forfeit, crash); then the reveal comes before the result, and no request may
+            # follow it: a deal revealed while its round goes on would leak the hands.
+            self.early_reveal = n
         self.emit(ln)
 
     def on_seed_reveal(self, ln: Line) -> None:
@@ -589,6 +599,7 @@ class _Fold:
             if deals(r) != rev.deal:
                 raise Mismatch(rev.line.number, f"round {r}'s revealed deal is not the deal "
                                f"seed {seed} gives")
+        self.seed_revealed = True
         self.emit(ln)
 
     def on_result(self, ln: Line) -> None:
@@ -601,6 +612,9 @@ class _Fold:
         if self.expected and not isinstance(self.expected[0], RoundStarted):
             raise Mismatch(n, f"the result, but the event {self.expected[0].kind!r} was "
                            "never written")
+        assert self.header is not None
+        if self.header.get("seeded") and not self.seed_revealed:
+            raise Mismatch(n, "the match was seeded, but the seed is never revealed")
         if d.get("balances") != list(m.balances):
             raise Mismatch(n, f"balances {d.get('balances')!r}, replay {list(m.balances)}")
         if reason in ("balance", "round_limit"):

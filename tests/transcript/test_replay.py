@@ -405,3 +405,27 @@ def test_a_missing_reveal_is_caught(tmp_path_factory: pytest.TempPathFactory) ->
     r = replay(_bytes(lines))
     assert r.problem is not None and "never revealed" in r.problem.message
     assert r.problem.line == reveal + 1  # the next round's start, where the reveal was due
+
+
+def _renumber(lines: Lines) -> None:
+    for i, x in enumerate(lines):
+        x["seq"] = i
+
+
+def test_an_early_reveal_and_a_missing_seed_reveal_are_caught(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    reveal = lines.pop(_first(lines, lambda x: x["type"] == "round_reveal"))
+    at = _first(lines, lambda x: x["type"] == "request", after=10)
+    reveal["t_ns"] = lines[at - 1]["t_ns"]
+    lines.insert(at, reveal)  # revealed while the round still runs: the hands leak
+    _renumber(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == at + 1
+    assert "before its end" in r.problem.message
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    del lines[_first(lines, lambda x: x["type"] == "seed_reveal")]
+    _renumber(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == len(lines)
+    assert "seed is never revealed" in r.problem.message
