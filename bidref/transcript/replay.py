@@ -634,6 +634,9 @@ class _Fold:
             if seat not in (0, 1) or winner != 1 - seat:
                 raise Mismatch(n, f"a {reason!r} loss of seat {seat!r} must name the other "
                                f"seat as winner, not {winner!r}")
+            if d.get("rounds") != self.round:
+                raise Mismatch(n, f"rounds {d.get('rounds')!r}, but {self.round} round(s) "
+                               "started")
             if reason == "time":
                 self.check_time(n, seat, detail)
             if reason == "illegal":
@@ -647,8 +650,10 @@ class _Fold:
                 raise Mismatch(n, "an aborted match has no winner and is not rated")
         else:
             raise Mismatch(n, f"unknown end reason {reason!r}")
-        if reason != "aborted" and d.get("rated") is not True:
-            raise Mismatch(n, f"a match ended by {reason!r} is rated")
+        unrated = ("aborted", "startup")  # no game was played, or no result proven
+        if d.get("rated") is not (reason not in unrated):
+            raise Mismatch(n, f"rated is {d.get('rated')!r}, but a match ended by {reason!r} "
+                           + ("is not rated" if reason in unrated else "is rated"))
         if self.timed_out is not None and reason != "time":
             raise Mismatch(n, f"line {self.timed_out[2]} shows a reply after the deadline, "
                            f"but the result is {reason!r}, not 'time'")
