@@ -144,7 +144,7 @@ def _diff(said: Any, derived: Any) -> str:
 
 
 def _seconds(ns: int) -> str:
-    return f"{ns / 1e9:.2f} s"
+    return f"{ns / 1e9:.2f}s"
 
 
 def _name(p: int | None) -> str:
@@ -403,7 +403,7 @@ class _Fold:
                            f"{list(self.clock.banks)}")
         status = d.get("status")
         seat = p["seat"]
-        clock_note = (f"{_seconds(elapsed)}, bank {_seconds(self.clock.banks[seat])}")
+        clock_note = f"{_seconds(elapsed)}, bank {_seconds(self.clock.banks[seat])}"
         self.last_reply = d
         if charge.timed_out:
             self.timed_out = (seat, charge.overrun, n)
@@ -526,7 +526,8 @@ class _Fold:
                 parts.append(f"count {ev.count}")
                 lay, last = layout_before.copy(), ev.tile
             elif isinstance(ev, Transfer):
-                parts.append(f"{_name(ev.payee)} +{ev.amount} ({ev.reason}) → "
+                why = "" if ev.reason == "count" else f" ({ev.reason})"
+                parts.append(f"{_name(ev.payee)} +{ev.amount}{why} → "
                              f"{ev.balances[0]}–{ev.balances[1]}")
             elif isinstance(ev, Drew):
                 parts.append(f"drew {ev.tile}, boneyard {ev.boneyard_left}")
