@@ -154,11 +154,9 @@ def _name(p: int | None) -> str:
 class _Fold:
     """The replay's state while folding over the lines."""
 
-    def __init__(self, report: ReplayReport, reveals: dict[int, _Reveal],
-                 seed: tuple[Line, int, str] | None) -> None:
+    def __init__(self, report: ReplayReport, reveals: dict[int, _Reveal]) -> None:
         self.report = report
         self.reveals = reveals
-        self.seed = seed
         self.header: dict[str, Any] | None = None
         self.match: Match | None = None
         self.clock: MatchClock | None = None
@@ -757,10 +755,9 @@ class _Fold:
                   last[0], lay.copy(), t)
 
 
-def _pre_pass(lines: Sequence[Line]) -> tuple[dict[int, _Reveal], tuple[Line, int, str] | None]:
-    """Collect the round reveals and the seed reveal (the format appends them late)."""
+def _pre_pass(lines: Sequence[Line]) -> dict[int, _Reveal]:
+    """Collect the round reveals (the format appends them at each round's end)."""
     reveals: dict[int, _Reveal] = {}
-    seed: tuple[Line, int, str] | None = None
     for ln in lines:
         d = ln.data
         if ln.type == "round_reveal":
@@ -786,17 +783,14 @@ def _pre_pass(lines: Sequence[Line]) -> tuple[dict[int, _Reveal], tuple[Line, in
                 if isinstance(item, dict) and isinstance(item.get("seq"), int):
                     private.setdefault(item["seq"], []).append(item)
             reveals[r] = _Reveal(ln, deal, deal_json, salt, private)
-        elif ln.type == "seed_reveal" and isinstance(d.get("seed"), int):
-            seed = (ln, d["seed"], str(d.get("salt")))
-    return reveals, seed
+    return reveals
 
 
 def replay_lines(read: ReadResult) -> ReplayReport:
     """Fold over the lines read from a transcript; never raises on bad input."""
     report = ReplayReport(lines=len(read.lines))
     try:
-        reveals, seed = _pre_pass(read.lines)
-        fold = _Fold(report, reveals, seed)
+        fold = _Fold(report, _pre_pass(read.lines))
         for ln in read.lines:
             try:
                 fold.feed(ln)
@@ -819,6 +813,7 @@ def replay_lines(read: ReadResult) -> ReplayReport:
             if fold.public_only and fold.public_layout.placed:
                 report.final_layouts[fold.round] = fold.public_layout.copy()
     except Mismatch as e:
+        log.debug("replay stopped at line %d: %s", e.line, e.message)
         report.ok = False
         report.problem = e
     return report
