@@ -447,6 +447,9 @@ class _Fold:
         assert self.clock is not None
         c = self.clock
         t = _int(d, "t_ns", n)
+        if t < _int(last, "t_ns", n):
+            raise Mismatch(n, f"the error was written at {t}, before the rejected reply was "
+                           f"read at {last['t_ns']}")
         said = {k: d.get(k) for k in ("delay_left_ns", "bank_ns", "deadline_ns")}
         derived = {"delay_left_ns": c.delay_left, "bank_ns": c.banks[p["seat"]],
                    "deadline_ns": c.deadline(t)}
