@@ -46,12 +46,10 @@ def _wait(console: Console) -> bool:
 
 def _show(console: Console, report: ReplayReport, *, round_only: int | None, step: bool,
           final: bool, width: int, interactive: bool) -> None:
-    current = 0
     for s in report.steps:
         if round_only is not None and s.round != round_only and s.kind != "result":
             continue
         if s.kind == "round_start":
-            current = s.round
             console.print(Rule(s.text, align="left"))
             continue
         if final:
@@ -71,7 +69,6 @@ def _show(console: Console, report: ReplayReport, *, round_only: int | None, ste
                 return
         if not detailed and s.kind == "round_end" and s.layout is not None:
             console.print(LayoutPicture(s.layout, width=width))
-    del current
     if final or round_only is None:
         lay = report.final_layouts.get(max(report.final_layouts, default=0))
         ended = {s.round for s in report.steps if s.kind == "round_end"}
@@ -112,7 +109,8 @@ def replay_command(
     Example: bidref replay t.jsonl --round 2
 
     Exit codes: 0 verified clean; 1 a disagreement (or an unreadable line);
-    2 the file cannot be read; 3 verified as far as it goes, but truncated.
+    2 the file cannot be read (or no such round); 3 verified as far as it goes,
+    but truncated.
     """
     name = str(transcript)
     try:
@@ -121,6 +119,12 @@ def replay_command(
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None
     report = replay(data)
+    rounds = sorted({s.round for s in report.steps if s.kind == "round_start"})
+    if round_ is not None and round_ not in rounds:
+        shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
+        typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})",
+                   err=True)
+        raise typer.Exit(code=2)
     if svg is not None:
         frames = _frames(report)
         try:

@@ -284,6 +284,8 @@ def test_cli_round_json_and_svg(tmp_path: Path,
     p.write_bytes(data)
     code, out, _ = _cli("replay", "--round", "2", str(p))
     assert code == 0 and "Round 2" in out and "Round 1 —" not in out and "Count:" in out
+    code, _, err = _cli("replay", "--round", "3", str(p))
+    assert code == 2 and "no round 3 in this transcript (rounds 1–2)" in err
     code, out, _ = _cli("replay", "--json", str(p))
     items = [json.loads(x) for x in out.splitlines()]
     assert code == 0 and items[-1]["type"] == "verdict" and items[-1]["ok"] is True
