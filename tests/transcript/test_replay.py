@@ -431,3 +431,21 @@ def test_an_early_reveal_and_a_missing_seed_reveal_are_caught(
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == len(lines)
     assert "seed is never revealed" in r.problem.message
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_cli_never_raises(data: st.DataObject, tmp_path: Path,
+                          tmp_path_factory: pytest.TempPathFactory) -> None:
+    full = transcript(tmp_path_factory, **KINDS["illegal-retries"])
+    raw = data.draw(st.one_of(
+        st.binary(max_size=300),
+        st.integers(min_value=0, max_value=len(full)).map(lambda k: full[:k])))
+    p = tmp_path / "fuzz.jsonl"
+    p.write_bytes(raw)
+    for args in (["replay", str(p)], ["replay", "--json", str(p)], ["replay", "--final",
+                                                                     str(p)]):
+        r = runner.invoke(app, args)
+        assert isinstance(r.exception, SystemExit | None), r.exception
+        assert r.exit_code in (0, 1, 3)

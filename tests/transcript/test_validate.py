@@ -176,3 +176,16 @@ def test_no_traceback_on_truncated_or_mangled_examples(cut: int, data: st.DataOb
         mangled = mangled[:i] + data.draw(st.binary(min_size=1, max_size=3)) + mangled[i + 1:]
     v = validate_bytes(mangled)
     assert v.ok or v.problem is not None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(st.binary(max_size=200),
+                      st.lists(_lines, max_size=12).map(lambda ls: "\n".join(ls).encode())))
+def test_cli_never_raises(data: bytes, tmp_path: Path) -> None:
+    p = tmp_path / "fuzz.txt"
+    p.write_bytes(data)
+    for args in (["validate", str(p)], ["validate", "--json", str(p)]):
+        r = runner.invoke(app, args)
+        assert isinstance(r.exception, SystemExit | None), r.exception
+        assert r.exit_code in (0, 1, 2)
