@@ -422,13 +422,6 @@ class _Fold:
             raise Mismatch(n, f"status {status!r}: expected accepted, illegal or bad_action")
         if not self.public_only:
             self.check_rejected(ln, seat)
-        nxt = _int(d, "next_deadline_ns", n) if "next_deadline_ns" in d else None
-        if nxt is not None:
-            start = nxt - self.clock.available()
-            if start < t:
-                raise Mismatch(n, f"next_deadline_ns {nxt} implies the error was written at "
-                               f"{start}, before the reply was read at {t}")
-            p["start"], p["deadline"] = start, nxt
         self.step(n, "illegal", f"{_name(seat)} {status.replace('_', ' ')} rejected "
                   f"({d.get('rule') or 'no rule'}); {clock_note}", seat)
         self.emit(ln)

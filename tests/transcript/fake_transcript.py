@@ -115,16 +115,18 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
         if illegal_rate and rng.random() < illegal_rate and m.phase.value == "play":
             t = start + 300 * MS
             clock, ch = clock.charge(t - start)
-            nxt = t + 50_000 + clock.available()
             seq = put("reply", seat=seat, id=req_id, status="illegal", action=None, rule="§3",
                       elapsed_ns=t - start,
                       charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
                               "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
-                      banks_ns=list(clock.banks), next_deadline_ns=nxt)
+                      banks_ns=list(clock.banks))
             private.append({"seq": seq, "kind": "reply_raw", "seat": seat,
                             "raw": json.dumps({"type": "action", "id": req_id,
                                                "action": "play 6-6 0-0:branch_a"})})
-            start = t + 50_000
+            t += 50_000  # the error line is written
+            start = t
+            put("retry", seat=seat, id=req_id, deadline_ns=clock.deadline(start),
+                delay_left_ns=clock.delay_left, bank_ns=clock.banks[seat])
         if time_out_at is not None and decisions == time_out_at:
             t = deadline + 5 * MS
             reveal()
