@@ -141,3 +141,14 @@ def test_svg_and_html() -> None:
     assert svg.startswith("<svg") and "state" in svg and "┏" in svg
     page = to_html(frames, "worked layouts")
     assert page.count("<svg") == 3 and "state 2" in page
+
+
+def test_picture_measures_itself_inside_a_table() -> None:
+    from rich.table import Table
+
+    table = Table("layout", "note")
+    table.add_row(LayoutPicture(four_arms()), "four arms")
+    buf = io.StringIO()
+    Console(file=buf, width=120, color_system=None).print(table)
+    out = buf.getvalue()
+    assert "[5|3]┃ ┃[3|1]" in out and "four arms" in out
