@@ -189,3 +189,12 @@ def test_cli_never_raises(data: bytes, tmp_path: Path) -> None:
         r = runner.invoke(app, args)
         assert isinstance(r.exception, SystemExit | None), r.exception
         assert r.exit_code in (0, 1, 2)
+
+
+def test_svg_pictures_of_every_placement(tmp_path: Path) -> None:
+    code, _, _ = run("validate", "--svg", str(tmp_path / "svg"), "--no-picture",
+                     str(EXAMPLES / "seeded.txt"))
+    svgs = sorted((tmp_path / "svg").glob("*.svg"))
+    assert code == 0 and len(svgs) == 5  # five placements
+    page = (tmp_path / "svg" / "index.html").read_text()
+    assert page.count("<svg") == 5 and "play 3-6 5-6:high" in page
