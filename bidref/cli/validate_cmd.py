@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group
+from rich.text import Text
 
 from ..render.layout import LayoutPicture
 from ..render.results import player_name, result_text, rounds_table
+from ..render.svg import Frame, frame_filename, to_html, to_svg
 from ..transcript.validate import Verdict, validate_bytes
 from . import app
 
@@ -43,6 +45,10 @@ def validate(
     = False,
     picture: Annotated[bool, typer.Option("--picture/--no-picture",
                                           help="Draw the last layout.")] = True,
+    svg: Annotated[Path | None, typer.Option("--svg", metavar="DIR",
+                                             help="Write one SVG per layout state and an "
+                                                  "index.html stepping through them.")]
+    = None,
 ) -> None:
     """Check a game typed by hand, one action per line, against the rules.
 
@@ -67,6 +73,20 @@ def validate(
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None
     verdict = validate_bytes(data)
+    if svg is not None:
+        frames = [Frame(f"{name}:{line} · round {rnd} · {text}",
+                        Group(Text(f"line {line} · round {rnd} · {text}", style="bold"),
+                              LayoutPicture(lay, last=last)))
+                  for line, rnd, text, lay, last in verdict.pictures]
+        try:
+            svg.mkdir(parents=True, exist_ok=True)
+            for i, f in enumerate(frames):
+                (svg / frame_filename(i, f)).write_text(to_svg(f), encoding="utf-8")
+            (svg / "index.html").write_text(to_html(frames, f"bidref validate {name}"),
+                                            encoding="utf-8")
+        except OSError as e:
+            typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
+            raise typer.Exit(code=2) from None
     if as_json:
         typer.echo(json.dumps({"file": name, **verdict.to_dict()}, indent=2))
         raise typer.Exit(code=verdict.exit_code)

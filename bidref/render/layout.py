@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
@@ -198,6 +199,11 @@ class LayoutPicture:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width if self.width is None else min(self.width, options.max_width)
         yield from self.lines(width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = options.max_width if self.width is None else min(self.width, options.max_width)
+        widest = max((line.cell_len for line in self.lines(width)), default=0)
+        return Measurement(min(MIN_WIDTH, widest), widest)
 
     def lines(self, width: int = DEFAULT_WIDTH) -> list[Text]:
         width = max(width, MIN_WIDTH)

@@ -24,9 +24,11 @@ from ..rules import (
     MatchConfig,
     MatchEnded,
     Passed,
+    Placed,
     RoundEnded,
     RoundStarted,
     RulesError,
+    Tile,
     listed_deals,
 )
 from .movefile import DealSpec, Entry, MoveFile, MoveFileError, parse_move_file
@@ -89,6 +91,8 @@ class Verdict:
     result: MatchEnded | None = None
     layout: Layout | None = None  # the last layout with tiles on it
     events: list[Event] = field(default_factory=list)
+    # After every placement: (line, round, action text, layout snapshot, tile placed).
+    pictures: list[tuple[int, int, str, Layout, Tile]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -228,6 +232,7 @@ class _Run:
                 m.boneyard.remove(e.drawn)
                 m.boneyard.append(e.drawn)
         layout_before = m.layout
+        round_before = m.round_number
         try:
             events = m.apply(e.action, e.player)
         except IllegalActionError as err:
@@ -238,6 +243,11 @@ class _Run:
         self.verdict.actions += 1
         if m.layout is not layout_before and layout_before.placed:
             self.last_layout = layout_before
+        placed = next((ev for ev in events if isinstance(ev, Placed)), None)
+        if placed is not None:
+            text = f"{'AB'[placed.player]}: {placed.action_text()} (count {placed.count})"
+            self.verdict.pictures.append((e.line, round_before, text, layout_before.copy(),
+                                          placed.tile))
         self.take(events)
         if e.drawn is not None:
             drew = next((ev for ev in events if isinstance(ev, Drew)), None)

@@ -15,9 +15,8 @@ from bidref.render.layout import MIN_WIDTH, LayoutPicture, layout_text
 from bidref.render.svg import Frame, to_html, to_svg
 from bidref.rules import Layout, Match, Side, parse_side, point, tile
 
-EXAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "rules" / "layout-examples.json"
-if not EXAMPLES.exists():  # worktrees sit beside shared/; the main checkout too
-    EXAMPLES = Path("/work/shared/rules/layout-examples.json")
+# A copy of the rules' worked layouts (shared/rules/layout-examples.json) as test vectors.
+EXAMPLES = Path(__file__).with_name("layout-examples.json")
 
 
 def _states() -> list[tuple[str, Layout, object]]:
@@ -141,3 +140,14 @@ def test_svg_and_html() -> None:
     assert svg.startswith("<svg") and "state" in svg and "┏" in svg
     page = to_html(frames, "worked layouts")
     assert page.count("<svg") == 3 and "state 2" in page
+
+
+def test_picture_measures_itself_inside_a_table() -> None:
+    from rich.table import Table
+
+    table = Table("layout", "note")
+    table.add_row(LayoutPicture(four_arms()), "four arms")
+    buf = io.StringIO()
+    Console(file=buf, width=120, color_system=None).print(table)
+    out = buf.getvalue()
+    assert "[5|3]┃ ┃[3|1]" in out and "four arms" in out

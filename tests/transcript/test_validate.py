@@ -176,3 +176,25 @@ def test_no_traceback_on_truncated_or_mangled_examples(cut: int, data: st.DataOb
         mangled = mangled[:i] + data.draw(st.binary(min_size=1, max_size=3)) + mangled[i + 1:]
     v = validate_bytes(mangled)
     assert v.ok or v.problem is not None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(st.binary(max_size=200),
+                      st.lists(_lines, max_size=12).map(lambda ls: "\n".join(ls).encode())))
+def test_cli_never_raises(data: bytes, tmp_path: Path) -> None:
+    p = tmp_path / "fuzz.txt"
+    p.write_bytes(data)
+    for args in (["validate", str(p)], ["validate", "--json", str(p)]):
+        r = runner.invoke(app, args)
+        assert isinstance(r.exception, SystemExit | None), r.exception
+        assert r.exit_code in (0, 1, 2)
+
+
+def test_svg_pictures_of_every_placement(tmp_path: Path) -> None:
+    code, _, _ = run("validate", "--svg", str(tmp_path / "svg"), "--no-picture",
+                     str(EXAMPLES / "seeded.txt"))
+    svgs = sorted((tmp_path / "svg").glob("*.svg"))
+    assert code == 0 and len(svgs) == 5  # five placements
+    page = (tmp_path / "svg" / "index.html").read_text()
+    assert page.count("<svg") == 5 and "play 3-6 5-6:high" in page
