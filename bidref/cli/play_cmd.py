@@ -114,7 +114,10 @@ def play(
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(engines=(specs[0], specs[1]), seed=seed,
                      time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds,
-                     illegal="reject", transport=tr, startup_timeout_ns=round(startup * SECOND))
+                     illegal="reject", transport=tr, startup_timeout_ns=round(startup * SECOND),
+                     # Events reach the screen (and Start/Continue pauses the match) as
+                     # they happen, not with the next request.
+                     eager_events=True)
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns
     console = Console()

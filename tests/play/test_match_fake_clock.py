@@ -23,7 +23,8 @@ HUMAN = EngineSpec(name="human", command=("human",))
 
 def _spec(seed: int, bank: float, delay: float, max_rounds: int | None) -> MatchSpec:
     return MatchSpec(engines=(HUMAN, HUMAN), seed=seed,
-                     time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds)
+                     time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds,
+                     eager_events=True)
 
 
 def _setup(policy: Policy, humans: list[int]) -> tuple[FakeClock, RecordingDisplay, BotKeys,
@@ -109,7 +110,8 @@ def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
     seats = [engine, HumanSeat(session, 1)]
     path = tmp_path / "t.jsonl"
     spec = MatchSpec(engines=(EngineSpec(name="first", command=("x",)), HUMAN), seed=4,
-                     time_control=TimeControl.of_seconds(2, 0.5), max_rounds=2)
+                     time_control=TimeControl.of_seconds(2, 0.5), max_rounds=2,
+                     eager_events=True)
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance"), outcome.summary()
     starts = [t for t, chars in keys.typed if chars == "\n"]
@@ -130,7 +132,7 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
     clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(1.5, 0.5))
+                     time_control=TimeControl.of_seconds(1.5, 0.5), eager_events=True)
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert (outcome.winner, outcome.reason) == (1, "time")
@@ -155,7 +157,7 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
     clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(30, 5), max_rounds=1)
+                     time_control=TimeControl.of_seconds(30, 5), max_rounds=1, eager_events=True)
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance")
@@ -182,7 +184,7 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
     clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(30, 5))
+                     time_control=TimeControl.of_seconds(30, 5), eager_events=True)
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.winner == 1
