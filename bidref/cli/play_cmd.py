@@ -48,6 +48,13 @@ def _summary(outcome: MatchOutcome, seats: list[Seat]) -> str:
     return outcome.summary()
 
 
+def _on_a_terminal() -> bool:
+    try:
+        return os.isatty(sys.stdin.fileno()) and sys.stdout.isatty()
+    except (OSError, ValueError):  # no file descriptor at all (e.g. captured streams)
+        return False
+
+
 @app.command("play")
 def play(
     seat_a: Annotated[str, typer.Argument(
@@ -99,7 +106,7 @@ def play(
     if bank < 0 or delay < 0 or startup <= 0:
         raise bad(f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
                   "give bank and delay >= 0 and a positive start-up timeout")
-    if not (os.isatty(sys.stdin.fileno()) and sys.stdout.isatty()):
+    if not _on_a_terminal():
         raise bad("`bidref play` needs a terminal for the person at the keyboard "
                   "(stdin and stdout must be a terminal)")
     specs: list[EngineSpec] = []

@@ -74,13 +74,13 @@ class HumanSeat:
     def open(self) -> None:
         """Nothing to start: the session owns the terminal."""
 
-    def send(self, line: str) -> int:
+    def send(self, text: str) -> int:
         if self._resigned:
             raise SeatGone(f"player {'AB'[self.seat]} resigned")
         events: list[dict[str, Any]] = []
         started: int | None = None
         try:
-            for raw in line.split("\n"):
+            for raw in text.split("\n"):
                 if not raw.strip():
                     continue
                 try:
