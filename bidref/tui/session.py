@@ -34,7 +34,7 @@ from typing import Any, Final, Protocol
 from rich.text import Text
 
 from ..players.entry import Chosen, Command, Problem, complete, resolve
-from ..rules import Action, Layout, Open, Play, Tile, parse_action, tile
+from ..rules import Action, Draw, Layout, Open, Play, Tile, parse_action, tile
 from ..rules.clock import MILLISECOND
 from ..rules_text import rules_section, rules_text
 from .keys import EditEvent, Interrupt, Keys, LineEditor, Submit
@@ -432,8 +432,10 @@ class PlaySession:
     def _chosen(self, seat: int, action: Action, t: int) -> Answer:
         self.clocks = self.clocks.stopped(t)
         self._note(f"{player_name(seat)}: {action}", "bold green")
-        if self.hot_seat:
-            self.holder = None  # hide the hand at once
+        if self.hot_seat and not isinstance(action, Draw):
+            # The turn is over: hide the hand at once. (A draw keeps the turn: the
+            # same player decides again, on the same clock, with the device.)
+            self.holder = None
             self._drain()
         self.show()
         return Answer(str(action), t)

@@ -79,6 +79,10 @@ def test_hot_seat_match_clock_stands_still_during_hand_over(tmp_path: Path) -> N
     assert all(r["elapsed_ns"] == SECOND // 5 for r in replies)
     reveals = [k for k in keys.done if k[0] == "reveal"]
     assert len(reveals) >= 2
+    # A draw keeps the turn and the device: no hand-over in the middle of a turn.
+    assert any(r["type"] == "event" and r["event"]["kind"] == "drew"  # type: ignore[index]
+               for r in recs)
+    assert all(k[4] == 0 for k in reveals)
 
     truth = _true_hands(11, 2, recs)
     shown = 0
