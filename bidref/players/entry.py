@@ -124,7 +124,10 @@ def resolve(text: str, legal: Sequence[Action], hand: Sequence[Tile] = ()) -> Re
     cmds = [c for c in COMMANDS if c.startswith(word)] if not rest else []
     if len(cmds) == 1 and len(word) >= 2:
         return Command(cmds[0], rest)
-    return Problem(f"{parse_error}. Legal now: {_names(legal)} (or type its number)")
+    if word in ("play", "open", "bid", "raise", "decline", "accept", "draw"):
+        return Problem(f"{parse_error}. Legal now: {_names(legal)} (or type its number)")
+    return Problem(f"{text.strip()!r} is not an action. Legal now: {_names(legal)} "
+                   "(or type its number; 'help' explains what you can type)")
 
 
 def _why_not(action: Action, legal: Sequence[Action], hand: Sequence[Tile]) -> str:
