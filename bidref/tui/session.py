@@ -37,7 +37,7 @@ from ..players.entry import Chosen, Command, Problem, complete, resolve
 from ..rules import Action, Draw, Layout, Open, Play, Tile, parse_action, tile
 from ..rules.clock import MILLISECOND
 from ..rules_text import rules_section, rules_text
-from .keys import EditEvent, Interrupt, Keys, LineEditor, Submit
+from .keys import CTRL_C, EditEvent, Interrupt, Keys, LineEditor, Submit
 from .screen import Clocks, Running, ScreenModel, player_name
 
 log = logging.getLogger(__name__)
@@ -361,9 +361,10 @@ class PlaySession:
         return []
 
     def _drain(self) -> None:
-        """Forget everything typed ahead (before a hand-over or a pause)."""
-        self._typed = ""
-        self.keys.drain()
+        """Forget everything typed ahead (before a hand-over or a pause), except a
+        Ctrl-C: that is kept and asks for confirmation at the next question."""
+        ahead = self._typed + self.keys.drain()
+        self._typed = CTRL_C if CTRL_C in ahead else ""
 
     def _resign(self) -> None:
         self.resigned = self.holder if self.holder is not None else self.humans[0]

@@ -100,3 +100,14 @@ def test_start_pause_waits_for_enter_with_the_clocks_stopped() -> None:
     assert clock.t == T0 + 30 * SECOND
     paused = [mo for mo in display.models if "to start" in mo.footer]
     assert paused and all(mo.clocks.running is None and mo.hand is None for mo in paused)
+
+
+def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
+    # Ctrl-C pressed while the engine was thinking, with other keys: the keys are
+    # dropped, the Ctrl-C asks for confirmation at the pause.
+    clock, display, s = _session([(T0, "x\x03\n"), (T0 + 2 * SECOND, "y\n")], [1])
+    clock.advance(SECOND)
+    with pytest.raises(Resigned):
+        s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
+                         "jockey": None}])
+    assert any("Resign the match?" in mo.message for mo in display.models)
