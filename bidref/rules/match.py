@@ -233,6 +233,19 @@ class Match:
 
     # -- queries ------------------------------------------------------------------
 
+    def arrange_next_draw(self, t: Tile) -> None:
+        """Make ``t`` the next tile drawn from the boneyard.
+
+        For score sheets that record which tile each draw gave but not the
+        boneyard's order: the order of an unknown boneyard is the order of its
+        draws. Raises :class:`RulesError` if ``t`` is not in the boneyard.
+        """
+        try:
+            self.boneyard.remove(t)
+        except ValueError:
+            raise RulesError(f"{t} is not in the boneyard, so it cannot be drawn") from None
+        self.boneyard.append(t)
+
     def boneyard_order(self) -> list[Tile]:
         """The boneyard in draw order (first is drawn next)."""
         return self.boneyard[::-1]
