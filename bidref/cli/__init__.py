@@ -28,3 +28,5 @@ def main() -> None:
 # Command modules register themselves on import.
 from . import match_cmd  # noqa: E402,F401,I001
 from . import rules_cmd  # noqa: E402,F401
+from . import validate_cmd  # noqa: E402,F401
+from . import replay_cmd  # noqa: E402,F401

@@ -1,0 +1,141 @@
+"""Scripted seats on a fake clock, to have the real referee write transcripts in tests.
+
+A :class:`ScriptedSeat` answers every request with a seeded random legal action
+after a seeded think time; it can send an illegal action first now and then,
+or think past its deadline at a chosen decision. Nothing sleeps: the fake
+clock jumps to each reply's time.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from bidref.engines import ExitInfo
+from bidref.engines.transport import Eof, Incoming, Line
+from bidref.referee import MatchSpec, run_match
+from bidref.rules import MILLISECOND, TimeControl
+from bidref.transcript import counter_salt
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_000_000_000
+
+    def __call__(self) -> int:
+        return self.now
+
+
+class ScriptedSeat:
+    def __init__(self, name: str, clock: FakeClock, seed: int, *, illegal_rate: float = 0.0,
+                 late_at: int | None = None, max_think_ms: int = 900,
+                 chatty: bool = False) -> None:
+        self.name = name
+        self.clock = clock
+        self.rng = random.Random(seed)
+        self.illegal_rate = illegal_rate
+        self.late_at = late_at
+        self.max_think_ms = max_think_ms
+        self.chatty = chatty
+        self.queue: list[tuple[int, str]] = []
+        self.decisions = 0
+        self.pending_legal: tuple[int, list[str]] = (0, [])
+
+    def open(self) -> None:
+        pass
+
+    def _reply(self, after_ms: int, obj: dict[str, object]) -> None:
+        t = self.clock.now + after_ms * MILLISECOND
+        # Keep the queue in time order (stable for equal times).
+        at = len([q for q in self.queue if q[0] <= t])
+        self.queue.insert(at, (t, json.dumps(obj)))
+
+    def send(self, text: str) -> int:
+        for line in text.split("\n"):
+            if line.strip():
+                self._on(json.loads(line))
+        return self.clock.now
+
+    def _on(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "hello":
+            self._reply(1, {"type": "hello", "name": self.name, "author": "tests",
+                            "version": "1", "protocol": "bidref/1"})
+        elif kind == "request":
+            self.decisions += 1
+            legal = msg["legal"]
+            rid = msg["id"]
+            if self.chatty and self.decisions % 3 == 0:
+                # A log line, a rules question and a stale reply: recorded, no effect.
+                self._reply(1, {"type": "log", "message": f"decision {self.decisions}"})
+                self._reply(2, {"type": "rules", "id": f"q{rid}", "topic": "7"})
+                self._reply(3, {"type": "action", "id": rid - 1, "action": "accept"})
+            if self.late_at is not None and self.decisions == self.late_at:
+                clock = msg["clock"]
+                late = (clock["delay_left_ms"] + clock["bank_ms"]) + 50
+                self._reply(late, {"type": "action", "id": rid, "action": legal[0]})
+            elif self.illegal_rate and self.rng.random() < self.illegal_rate:
+                self._reply(self.rng.randrange(1, 200),
+                            {"type": "action", "id": rid, "action": "play 6-6 0-0:branch_a"})
+                self.pending_legal = (rid, legal)
+            else:
+                self._reply(self.rng.randrange(1, self.max_think_ms),
+                            {"type": "action", "id": rid, "action": self.rng.choice(legal)})
+        elif kind == "error" and msg.get("code") in ("illegal", "bad_action"):
+            rid, legal = self.pending_legal
+            self._reply(self.rng.randrange(1, 200),
+                        {"type": "action", "id": rid, "action": self.rng.choice(legal)})
+        elif kind == "ping":
+            self._reply(1, {"type": "pong", "id": msg["id"]})
+
+    def receive(self, deadline: int | None) -> Incoming | None:
+        if not self.queue:
+            if deadline is None:
+                return Eof(self.clock.now)
+            self.clock.now = max(self.clock.now, deadline)
+            return None
+        t, text = self.queue[0]
+        if deadline is not None and t >= deadline:
+            self.clock.now = max(self.clock.now, deadline)
+            return None
+        self.queue.pop(0)
+        self.clock.now = max(self.clock.now, t)
+        return Line(text, t)
+
+    def exit_info(self, wait_ns: int) -> ExitInfo | None:
+        return ExitInfo(0, None, "quit")
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        return ExitInfo(0, None, "quit")
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def stderr_bytes(self) -> int:
+        return 0
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "command": ["scripted"], "cwd": None}
+
+
+def referee_transcript(path: Path, *, seed: int = 7, max_rounds: int | None = 2,
+                       illegal: str = "reject", illegal_rate: float = 0.0,
+                       late_at: int | None = None, bank_s: float = 30,
+                       delay_s: float = 0.5, chatty: bool = False) -> bytes:
+    """Have the real referee play two scripted seats and return the transcript's bytes."""
+    from bidref.engines import EngineSpec
+
+    clock = FakeClock()
+    seats = [ScriptedSeat("alpha", clock, seed * 2 + 1, illegal_rate=illegal_rate,
+                          late_at=late_at, chatty=chatty),
+             ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate,
+                          chatty=chatty)]
+    spec = MatchSpec(engines=(EngineSpec(name="alpha", command=("x",)),
+                              EngineSpec(name="beta", command=("x",))),
+                     seed=seed, time_control=TimeControl.of_seconds(bank_s, delay_s),
+                     max_rounds=max_rounds, illegal=illegal)  # type: ignore[arg-type]
+    run_match(spec, transcript_path=path, clock=clock, seats=seats,  # type: ignore[arg-type]
+              salt=counter_salt(), started_at="2026-12-02T13:00:00Z")
+    return path.read_bytes()

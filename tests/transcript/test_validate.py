@@ -1,0 +1,200 @@
+"""`bidref validate`: move files, verdicts, exit codes, and no traceback on any input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from syrupy.assertion import SnapshotAssertion
+from typer.testing import CliRunner
+
+from bidref.cli import app
+from bidref.transcript.movefile import MoveFileError, parse_move_file
+from bidref.transcript.validate import validate_bytes, validate_text
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    r = runner.invoke(app, list(args))
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    return r.exit_code, r.stdout, r.stderr
+
+
+def test_score_sheet_is_valid(snapshot: SnapshotAssertion) -> None:
+    code, out, err = run("validate", str(EXAMPLES / "score-sheet.txt"))
+    assert code == 0 and err == ""
+    assert out.replace(str(EXAMPLES), "examples") == snapshot
+
+
+def test_score_sheet_json_verdict() -> None:
+    code, out, _ = run("validate", "--json", str(EXAMPLES / "score-sheet.txt"))
+    v = json.loads(out)
+    assert code == 0 and v["ok"] is True and v["actions"] == 41
+    assert v["rounds"][0]["reason"] == "domino" and v["rounds"][0]["winner"] == 1
+    assert v["result"] == {"kind": "match_ended", "winner": 0, "reason": "round_limit",
+                           "balances": [195, 105], "rounds": 1}
+    assert sum(v["balances"]) == 300
+
+
+def test_text_and_json_files_agree() -> None:
+    a = validate_text((EXAMPLES / "seeded.txt").read_text())
+    b = validate_text((EXAMPLES / "seeded.json").read_text())
+    assert a.ok and b.ok and a.balances == b.balances == (165, 135) and a.actions == 5
+
+
+def test_illegal_action_names_line_action_state_and_rule() -> None:
+    code, _, err = run("validate", str(EXAMPLES / "illegal.txt"))
+    assert code == 1
+    assert err.startswith(f"{EXAMPLES / 'illegal.txt'}:9: illegal: 'play 1-3 6-6:branch_a' "
+                          "in round 1, play phase, player B to act: ")
+    assert "(RULES.md §3)" in err
+
+
+@pytest.mark.parametrize(("text", "line", "col", "fragment"), [
+    ("seed: 7\nopen 6-6x\n", 2, 6, "'6-6x' is not a tile"),
+    ("seed: 7\nopen 5-5\nplay 2-5 5-5:line_z\n", 3, 14, "'line_z' is not a side"),
+    ("seed: seven\n", 1, 7, "not a whole number"),
+    ("balances: 200 200\nseed: 1\n", 1, 11, "add up to 300"),
+    ("open 5-5\n", 1, 1, "gives no deal"),
+    ("hand A: 0-0 1-1\nhand B: 2-2\n", 1, 1, "hand A has 2 tiles"),
+    ('{"seed": 7, "actions": ["open 5-5",\n  "fly away"]}', 2, 4, "not an action"),
+    ('{"seed": 7, "actions": [', 1, 25, "not valid JSON"),
+    ("seed: 7\nopen 5-5\nseed: 8\n", 3, 1, "header line after the first action"),
+])
+def test_malformed_input_gets_line_and_column(text: str, line: int, col: int,
+                                              fragment: str) -> None:
+    v = validate_text(text)
+    assert v.problem is not None and v.problem.kind == "malformed", v.problem
+    assert (v.problem.line, v.problem.col) == (line, col), v.problem
+    assert fragment in v.problem.message
+    assert v.exit_code == 2
+    assert v.problem.format("f.txt").startswith(f"f.txt:{line}:{col}: ")
+
+
+def test_cli_malformed_exit_2_and_unreadable_file(tmp_path: Path) -> None:
+    p = tmp_path / "m.txt"
+    p.write_bytes(b"seed: 7\nopen \xff\n")
+    code, _, err = run("validate", str(p))
+    assert code == 2 and err.startswith(f"{p}:2:6: not UTF-8")
+    code, _, err = run("validate", str(tmp_path / "missing.txt"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_draws_name_tiles_when_the_boneyard_is_unknown() -> None:
+    sheet = (EXAMPLES / "score-sheet.txt").read_text()
+    # A draw that does not say what was drawn cannot be checked.
+    v = validate_text(sheet.replace("A: draw 2-3", "A: draw", 1))
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert "must name its tile" in v.problem.message
+    # A tile that is not in the boneyard cannot be drawn.
+    v = validate_text(sheet.replace("A: draw 2-3", "A: draw 5-6", 1))
+    assert v.problem is not None and v.problem.kind == "illegal"
+    assert "5-6 is not in the boneyard, it is on the table" in v.problem.message
+
+
+def test_seeded_draw_that_disagrees_with_the_deal_is_a_mismatch() -> None:
+    lines = ["seed: 7", "open 5-5", "play 2-5 5-5:line_b", "play 0-5 5-5:line_a",
+             "play 5-6 5-5:branch_a", "play 3-6 5-6:high", "play 0-6 0-5:low", "draw 4-4"]
+    v = validate_text("\n".join(lines))
+    assert v.problem is not None and v.problem.kind == "mismatch" and v.problem.line == 8
+    assert "the deal's boneyard gives 2-3 here" in v.problem.message
+    lines[-1] = "draw 2-3"
+    assert validate_text("\n".join(lines)).ok
+
+
+def test_player_prefix_passes_and_round_markers_are_checked() -> None:
+    v = validate_text("seed: 7\nB: open 5-5\n")
+    assert v.problem is not None and "player A's turn" in v.problem.message
+    v = validate_text("seed: 7\nround 2\n")
+    assert v.problem is not None and v.problem.kind == "mismatch"
+    v = validate_text("seed: 7\nA: open 5-5\npass\n")
+    assert v.problem is not None and v.problem.kind == "illegal" and v.problem.rule == "§5"
+    sheet = (EXAMPLES / "score-sheet.txt").read_text()
+    assert "A: pass" in sheet and validate_text(sheet).ok
+    v = validate_text(sheet.replace("A: pass", "B: pass"))
+    assert v.problem is not None and "player A's, not B's" in v.problem.message
+
+
+def test_deal_blocks_for_later_rounds() -> None:
+    sheet = (EXAMPLES / "score-sheet.txt").read_text().replace("max rounds: 1", "")
+    # Round 2 needs a deal: none given and no seed.
+    v = validate_text(sheet)
+    assert v.problem is not None and "no deal given for round 2" in v.problem.message
+    more = sheet + ("\nhand A: 0-5 0-6 1-2 1-3 2-6 3-3 6-6\n"
+                    "hand B: 0-0 2-3 2-5 3-4 3-5 3-6 4-5\nA: decline\nA: open 1-2\n")
+    v = validate_text(more)
+    # B dominoed round 1 and is the jockey: A declines, so B opens, not A.
+    assert v.problem is not None and v.problem.kind == "illegal"
+    assert v.problem.line == len(more.splitlines())
+    assert "player B's turn" in v.problem.message
+    v = validate_text(more.replace("A: decline\n", "A: bid 20\nB: accept\n"))
+    assert v.ok and v.round == 2 and v.balances == (175, 125), v.problem
+
+
+def test_parse_errors_are_only_movefile_errors() -> None:
+    with pytest.raises(MoveFileError):
+        parse_move_file("hand A: 0-0 0-0 0-1 0-2 0-3 0-4 0-5\nhand B: 1-1")
+
+
+_lines = st.sampled_from([
+    "seed: 7", "seed: -3", "balances: 150 150", "max rounds: 2", "round 1", "pass", "draw",
+    "draw 2-3", "A: open 5-5", "open 6-6", "B: play 2-5 5-5:line_b", "play 0-5 5-5:line_a",
+    "bid 20", "accept", "decline", "hand A: 0-1 0-4 0-5 1-1 1-4 3-6 5-5",
+    "hand B: 0-3 0-6 2-5 2-6 3-5 4-6 5-6", "boneyard: 1-2", "# comment", "", "{", "}",
+    "play 9-9 1-1:bb", "raise ²", "round ³", "max rounds: ¹", '{"seed": 1, "actions": [1]}',
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300))
+def test_no_traceback_on_random_bytes(data: bytes) -> None:
+    v = validate_bytes(data)
+    assert v.ok or v.problem is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_lines, st.text(max_size=30)), max_size=25))
+def test_no_traceback_on_random_line_soup(lines: list[str]) -> None:
+    v = validate_text("\n".join(lines))
+    assert v.ok or v.problem is not None
+    json.dumps(v.to_dict())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=3000), st.data())
+def test_no_traceback_on_truncated_or_mangled_examples(cut: int, data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(["score-sheet.txt", "seeded.json", "illegal.txt"]))
+    raw = (EXAMPLES / name).read_bytes()
+    mangled = raw[:cut]
+    if data.draw(st.booleans()) and mangled:
+        i = data.draw(st.integers(min_value=0, max_value=len(mangled) - 1))
+        mangled = mangled[:i] + data.draw(st.binary(min_size=1, max_size=3)) + mangled[i + 1:]
+    v = validate_bytes(mangled)
+    assert v.ok or v.problem is not None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(st.binary(max_size=200),
+                      st.lists(_lines, max_size=12).map(lambda ls: "\n".join(ls).encode())))
+def test_cli_never_raises(data: bytes, tmp_path: Path) -> None:
+    p = tmp_path / "fuzz.txt"
+    p.write_bytes(data)
+    for args in (["validate", str(p)], ["validate", "--json", str(p)]):
+        r = runner.invoke(app, args)
+        assert isinstance(r.exception, SystemExit | None), r.exception
+        assert r.exit_code in (0, 1, 2)
+
+
+def test_svg_pictures_of_every_placement(tmp_path: Path) -> None:
+    code, _, _ = run("validate", "--svg", str(tmp_path / "svg"), "--no-picture",
+                     str(EXAMPLES / "seeded.txt"))
+    svgs = sorted((tmp_path / "svg").glob("*.svg"))
+    assert code == 0 and len(svgs) == 5  # five placements
+    page = (tmp_path / "svg" / "index.html").read_text()
+    assert page.count("<svg") == 5 and "play 3-6 5-6:high" in page
