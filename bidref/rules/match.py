@@ -142,6 +142,7 @@ class Match:
         "passes",
         "phase",
         "result",
+        "round_actions",
         "round_number",
         "start_events",
         "to_act",
@@ -168,6 +169,7 @@ class Match:
     passes: int
     drawn_this_turn: int
     result: MatchEnded | None
+    round_actions: int  # actions applied in this round so far
     start_events: list[Event]
     _legal: list[Action] | None
 
@@ -323,6 +325,7 @@ class Match:
         if (player is not None and player != self.to_act) or action not in legal:
             raise self._explain(action, player)
         self._legal = None
+        self.round_actions += 1
         if isinstance(action, Play):
             return self._play(action.tile, action.at)
         if isinstance(action, Draw):
@@ -485,6 +488,7 @@ class Match:
         self.boneyard = list(reversed(deal.boneyard))
         self.layout = Layout()
         self.passes = 0
+        self.round_actions = 0
         self.bid = None
         self.bidder = None
         self.jockey = self.next_jockey
