@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Final
 
+from ..rules import POINTS as _POINTS
 from ..rules import (
     Action,
     AuctionMove,
@@ -24,7 +25,6 @@ from ..rules import (
     Placed,
     Transfer,
 )
-from ..rules.layout import _POINTS
 from ..rules.tiles import TILES
 
 _TILE: Final = [f"[{t.low},{t.high}]" for t in TILES]

@@ -40,7 +40,7 @@ from .events import (
     Transfer,
     public_event,
 )
-from .layout import Layout, Point, Side, parse_point, parse_side, point, points_earned
+from .layout import POINTS, Layout, Point, Side, parse_point, parse_side, point, points_earned
 from .match import Match, MatchConfig, Phase, round_to_five
 from .text import describe_layout
 from .tiles import DOUBLES, TILES, Tile, parse_tile, pip_total, tile
@@ -49,7 +49,8 @@ from .view import LayoutView, PlayerView, layout_view, player_view
 RULES_VERSION = "spectacular-bid/1"
 
 __all__ = [
-    "ACCEPT", "DECLINE", "DOUBLES", "DRAW", "MILLISECOND", "RULES_VERSION", "SECOND", "TILES",
+    "ACCEPT", "DECLINE", "DOUBLES", "DRAW", "MILLISECOND", "POINTS", "RULES_VERSION", "SECOND",
+    "TILES",
     "Accept", "Action", "AuctionMove", "Bid", "Charge", "Deal", "DealError", "DealSource",
     "Decline", "Draw", "Drew", "Event", "IllegalActionError", "Layout", "LayoutView", "Match",
     "MatchClock", "MatchConfig", "MatchEnded", "NotationError", "Open", "Passed", "Phase",

@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 SECOND: Final = 1_000_000_000
@@ -81,7 +81,7 @@ class MatchClock:
         """
         if player == self.player and turn == self.turn:
             return self
-        return replace(self, player=player, turn=turn, delay_left=self.control.delay)
+        return MatchClock(self.control, self.banks, player, turn, self.control.delay)
 
     def available(self) -> int:
         """How long the player to move may still think in this turn."""
@@ -111,7 +111,7 @@ class MatchClock:
 
     def _with(self, p: int, delay_left: int, bank: int) -> MatchClock:
         banks = (bank, self.banks[1]) if p == 0 else (self.banks[0], bank)
-        return replace(self, banks=banks, delay_left=delay_left)
+        return MatchClock(self.control, banks, self.player, self.turn, delay_left)
 
     def to_dict(self) -> dict[str, object]:
         return {"banks_ms": [b // MILLISECOND for b in self.banks],

@@ -120,6 +120,10 @@ class Point:
 _POINTS: Final[tuple[Point, ...]] = tuple(Point(t, s) for t in TILES for s in Side)
 
 
+POINTS: Final = _POINTS
+"""Every (tile, side) pair, valid or not, indexed by ``Point.index``."""
+
+
 def point(t: Tile, side: Side) -> Point:
     """The interned attachment point ``side`` of tile ``t``."""
     p = _POINTS[t.index * 6 + side]

@@ -142,6 +142,7 @@ class Match:
         "passes",
         "phase",
         "result",
+        "round_actions",
         "round_number",
         "start_events",
         "to_act",
@@ -168,6 +169,7 @@ class Match:
     passes: int
     drawn_this_turn: int
     result: MatchEnded | None
+    round_actions: int  # actions applied in this round so far
     start_events: list[Event]
     _legal: list[Action] | None
 
@@ -232,6 +234,19 @@ class Match:
         return new
 
     # -- queries ------------------------------------------------------------------
+
+    def arrange_next_draw(self, t: Tile) -> None:
+        """Make ``t`` the next tile drawn from the boneyard.
+
+        For score sheets that record which tile each draw gave but not the
+        boneyard's order: the order of an unknown boneyard is the order of its
+        draws. Raises :class:`RulesError` if ``t`` is not in the boneyard.
+        """
+        try:
+            self.boneyard.remove(t)
+        except ValueError:
+            raise RulesError(f"{t} is not in the boneyard, so it cannot be drawn") from None
+        self.boneyard.append(t)
 
     def boneyard_order(self) -> list[Tile]:
         """The boneyard in draw order (first is drawn next)."""
@@ -310,6 +325,7 @@ class Match:
         if (player is not None and player != self.to_act) or action not in legal:
             raise self._explain(action, player)
         self._legal = None
+        self.round_actions += 1
         if isinstance(action, Play):
             return self._play(action.tile, action.at)
         if isinstance(action, Draw):
@@ -472,6 +488,7 @@ class Match:
         self.boneyard = list(reversed(deal.boneyard))
         self.layout = Layout()
         self.passes = 0
+        self.round_actions = 0
         self.bid = None
         self.bidder = None
         self.jockey = self.next_jockey

@@ -5,7 +5,7 @@ point with its value, the scoring ends with their values, and the count.
 
 from __future__ import annotations
 
-from .layout import Layout, points_earned
+from .layout import Layout, Side, points_earned
 
 
 def describe_layout(layout: Layout) -> str:
@@ -36,8 +36,11 @@ def describe_layout(layout: Layout) -> str:
     lines.append("Attachment points: "
                  + ", ".join(f"{p.words} ({p.value})" for p in layout.open_points))
     scoring = layout.scoring()
-    lines.append("Scoring ends: "
-                 + (" + ".join(f"[{t.low}|{t.high}] {v}" for t, v in scoring) or "none"))
+    ends = " + ".join(f"[{t.low}|{t.high}] {v}" for t, v in scoring) or "none"
+    unopened = [p for p in layout.open_points if p.side >= Side.BRANCH_A]
+    if unopened:
+        ends += "; unopened " + " and ".join(p.side.words for p in unopened) + " count 0"
+    lines.append("Scoring ends: " + ends)
     count = layout.count()
     earned = points_earned(count)
     lines.append(f"Count: {count} ({f'earns {earned}' if earned else 'earns nothing'})")

@@ -196,7 +196,7 @@ class _Run:
             if m.over:
                 return self.fail("malformed", e, f"a deal for round {e.number}, but the match "
                                  "is over: remove it")
-            if m.round_number != e.number or m.history:
+            if m.round_number != e.number or m.round_actions:
                 return self.fail("malformed", e, f"the deal for round {e.number} is given here, "
                                  f"but round {m.round_number} is in play: put each deal just "
                                  "before its round's first action")
@@ -229,8 +229,7 @@ class _Run:
                                  f"the boneyard, it is {holder}", rule="§2", where=m.where())
             if e.drawn in m.boneyard:
                 # The order of an unknown boneyard is the order of the draws.
-                m.boneyard.remove(e.drawn)
-                m.boneyard.append(e.drawn)
+                m.arrange_next_draw(e.drawn)
         layout_before = m.layout
         round_before = m.round_number
         try:

@@ -109,3 +109,18 @@ def test_forced_passes_and_block_happen_inside_apply() -> None:
                     seen += 1
     assert seen > 0
     assert m.phase is Phase.OVER
+
+
+def test_arrange_next_draw_for_score_sheets() -> None:
+    m = Match.new(7026)
+    for text in ["open 4-4", "play 3-4 4-4:line_b", "play 3-5 3-4:low", "play 4-5 3-5:high",
+                 "play 1-4 4-5:low", "play 2-4 4-4:line_a", "play 1-6 1-4:low",
+                 "play 4-6 1-6:high"]:
+        m.apply(parse_action(text))
+    wanted = m.boneyard_order()[-1]
+    m.arrange_next_draw(wanted)
+    assert m.boneyard_order()[0] == wanted
+    (ev,) = m.apply(DRAW)
+    assert isinstance(ev, Drew) and ev.tile == wanted
+    with pytest.raises(RulesError, match="not in the boneyard"):
+        m.arrange_next_draw(m.hands[0][0])

@@ -20,7 +20,7 @@ from bidref.rules import (
     point,
     tile,
 )
-from bidref.rules.layout import _POINTS
+from bidref.rules import POINTS as _POINTS
 
 
 @pytest.mark.parametrize("text,canonical", [

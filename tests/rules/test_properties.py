@@ -22,7 +22,7 @@ from bidref.rules import (
     play,
     player_view,
 )
-from bidref.rules.layout import _POINTS
+from bidref.rules import POINTS as _POINTS
 
 MAX_ACTIONS = 20_000
 

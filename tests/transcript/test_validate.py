@@ -98,21 +98,21 @@ def test_draws_name_tiles_when_the_boneyard_is_unknown() -> None:
 
 
 def test_seeded_draw_that_disagrees_with_the_deal_is_a_mismatch() -> None:
-    lines = ["seed: 7", "open 5-5", "play 2-5 5-5:line_b", "play 0-5 5-5:line_a",
-             "play 5-6 5-5:branch_a", "play 3-6 5-6:high", "play 0-6 0-5:low", "draw 4-4"]
+    lines = ["seed: 168137", "open 5-5", "play 2-5 5-5:line_b", "play 0-5 5-5:line_a",
+             "play 5-6 5-5:branch_a", "play 3-6 5-6:high", "play 0-6 0-5:low", "draw 2-3"]
     v = validate_text("\n".join(lines))
     assert v.problem is not None and v.problem.kind == "mismatch" and v.problem.line == 8
-    assert "the deal's boneyard gives 2-3 here" in v.problem.message
-    lines[-1] = "draw 2-3"
+    assert "the deal's boneyard gives 6-6 here" in v.problem.message
+    lines[-1] = "draw 6-6"
     assert validate_text("\n".join(lines)).ok
 
 
 def test_player_prefix_passes_and_round_markers_are_checked() -> None:
-    v = validate_text("seed: 7\nB: open 5-5\n")
+    v = validate_text("seed: 168137\nB: open 5-5\n")
     assert v.problem is not None and "player A's turn" in v.problem.message
     v = validate_text("seed: 7\nround 2\n")
     assert v.problem is not None and v.problem.kind == "mismatch"
-    v = validate_text("seed: 7\nA: open 5-5\npass\n")
+    v = validate_text("seed: 168137\nA: open 5-5\npass\n")
     assert v.problem is not None and v.problem.kind == "illegal" and v.problem.rule == "§5"
     sheet = (EXAMPLES / "score-sheet.txt").read_text()
     assert "A: pass" in sheet and validate_text(sheet).ok
