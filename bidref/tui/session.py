@@ -115,6 +115,7 @@ class PlaySession:
         self.resigned: int | None = None
         self.over = False
         self.result_lines: list[str] = []
+        self.last_round_end: Text | None = None  # the count of the last round that ended
         self._continued_round = 0  # the round whose start the person already confirmed
         self.message = ""
         self.message_style = "bold red"
@@ -216,6 +217,7 @@ class PlaySession:
         who = player_name(ev["player"]) if "player" in ev else ""
         if kind == "round_started":
             self.round = ev["round"]
+            self.last_round_end = None
             self.layout = Layout()
             self.last = None
             self.clocks = self.clocks.stopped(self.clock())
@@ -252,6 +254,7 @@ class PlaySession:
                             f"{self.balances[1]}")
         elif kind == "round_ended":
             self.log.append(f"— round {ev['round']} ends ({ev['reason']})")
+            self.last_round_end = self._round_end_text(ev, final=True)
         elif kind == "match_ended":
             self.over = True
             self.balances = (ev["balances"][0], ev["balances"][1])
@@ -261,7 +264,7 @@ class PlaySession:
                 f"{player_name(w)} ({self.names[w]}) wins by {ev['reason']}")
         del self.log[:-30]
 
-    def _round_end_text(self, ev: dict[str, Any]) -> Text:
+    def _round_end_text(self, ev: dict[str, Any], final: bool = False) -> Text:
         t = Text(f"Round {ev['round']} is over ({ev['reason']}", style="bold")
         if ev.get("winner") is not None:
             t.append(f", {player_name(ev['winner'])} wins it")
@@ -271,8 +274,9 @@ class PlaySession:
         for p in (0, 1):
             hand = " ".join(f"[{a}|{b}]" for a, b in ev["hands"][p]) or "(empty)"
             t.append(f"{player_name(p)} ({self.names[p]}) held: {hand}  — {ev['pips'][p]} pips\n")
-        t.append(f"Balances: {self.balances[0]}–{self.balances[1]}. "
-                 "The clocks stand still until you continue.")
+        t.append(f"Balances: {self.balances[0]}–{self.balances[1]}.")
+        if not final:
+            t.append(" The clocks stand still until you continue.")
         return t
 
     def on_request(self, seat: int, view: dict[str, Any], legal: Sequence[str],
