@@ -339,6 +339,7 @@ class PlaySession:
             for ev in self._read(editor, self.clock() + TICK):
                 if isinstance(ev, Interrupt):
                     confirming = True
+                    editor.clear()  # the answer to the question is what comes next
                     self._note("Resign the match? Type y and Enter to resign, "
                                "anything else to go on.", "bold yellow")
                 elif isinstance(ev, Submit):
@@ -401,6 +402,7 @@ class PlaySession:
             for ev in events:
                 if isinstance(ev, Interrupt):
                     confirming = True
+                    editor.clear()  # the answer to the question is what comes next
                     self._note("Resign the match? Type y and Enter to resign, anything else "
                                "to go on. (Your clock is running.)", "bold yellow")
                     continue

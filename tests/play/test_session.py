@@ -111,3 +111,12 @@ def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
         s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
                          "jockey": None}])
     assert any("Resign the match?" in mo.message for mo in display.models)
+
+
+def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
+    m = Match.new(seed=2)
+    _clock, _display, s = _session([(T0 + SECOND, "pla\x03"), (T0 + 2 * SECOND, "y\n")],
+                                 [m.to_act])
+    _request(s, m)
+    with pytest.raises(Resigned):
+        s.ask(m.to_act, T0 + 100 * SECOND)
