@@ -226,8 +226,9 @@ def fit(m: ScreenModel, now: int, console: Console, options: ConsoleOptions) -> 
 
     for level in (0, 1, 2):
         top, picture, bottom = _parts(m, now, level)
-        if len(rows(*top, picture, *bottom)) <= height:
-            return Group(*top, picture, *bottom)
+        lines = rows(*top, picture, *bottom)
+        if len(lines) <= height:
+            return _Lines(lines)  # rendered once: measured and shown
     room = max(1, height - len(rows(*top, *bottom)))
     lines = rows(picture)
     if len(lines) > room:
