@@ -114,7 +114,6 @@ class PlaySession:
         self.holder: int | None = None if self.hot_seat else self.humans[0]
         self.resigned: int | None = None
         self.over = False
-        self.result_lines: list[str] = []
         self.last_round_end: Text | None = None  # the count of the last round that ended
         self._continued_round = 0  # the round whose start the person already confirmed
         self.message = ""
@@ -189,15 +188,16 @@ class PlaySession:
             return
         if "round_ended" in kinds:
             ended = next(ev for ev in events if ev.get("kind") == "round_ended")
-            self._pause(self._round_end_text(ended), "Press Enter to continue")
-            self._continued_round = self.round  # the next deal's start is confirmed too
             if self.hot_seat:
-                self.holder = None
+                self.holder = None  # the next hand shows only after a reveal
+            self._pause(seat, self._round_end_text(ended), "Press Enter to continue")
+            self._continued_round = self.round  # the next deal's start is confirmed too
         elif "round_started" in kinds and self._continued_round < self.round:
             self._continued_round = self.round
             if not self.hot_seat:  # hot-seat: revealing the hand is the start
-                self._pause(Text(f"Round {self.round} is dealt. The clocks stand still "
-                                 "until you start.", style="bold"), "Press Enter to start")
+                self._pause(seat, Text(f"Round {self.round} is dealt. The clocks stand "
+                                       "still until you start.", style="bold"),
+                            "Press Enter to start")
 
     def _private_effect(self, seat: int, ev: dict[str, Any]) -> None:
         kind = ev.get("kind")
@@ -258,10 +258,6 @@ class PlaySession:
         elif kind == "match_ended":
             self.over = True
             self.balances = (ev["balances"][0], ev["balances"][1])
-            w = ev.get("winner")
-            self.result_lines.append(
-                "the match is drawn" if w is None else
-                f"{player_name(w)} ({self.names[w]}) wins by {ev['reason']}")
         del self.log[:-30]
 
     def _round_end_text(self, ev: dict[str, Any], final: bool = False) -> Text:
@@ -322,16 +318,18 @@ class PlaySession:
         text.append(f"Player {name}: when the other player cannot see the screen, "
                     "press Enter to reveal your hand.\nThe clocks stand still until then.")
         self._note("")
-        self._wait_enter(text, f"Player {player_name(seat)}: press Enter to reveal your hand")
+        self._wait_enter(seat, text,
+                         f"Player {player_name(seat)}: press Enter to reveal your hand")
         self.holder = seat
 
-    def _pause(self, overlay: Text, footer: str) -> None:
+    def _pause(self, seat: int, overlay: Text, footer: str) -> None:
         self.clocks = self.clocks.stopped(self.clock())
         self._drain()
-        self._wait_enter(overlay, footer)
+        self._wait_enter(seat, overlay, footer)
 
-    def _wait_enter(self, overlay: Text, footer: str) -> None:
-        """Wait (with no deadline: the clocks stand still) for Enter; Ctrl-C may resign."""
+    def _wait_enter(self, seat: int, overlay: Text, footer: str) -> None:
+        """Wait (with no deadline: the clocks stand still) for Enter; Ctrl-C may resign
+        for ``seat`` (the player this wait is for)."""
         editor = LineEditor()
         confirming = False
         self.show(overlay=overlay, footer=footer, prompt="" if confirming else None)
@@ -340,12 +338,11 @@ class PlaySession:
                 if isinstance(ev, Interrupt):
                     confirming = True
                     editor.clear()  # the answer to the question is what comes next
-                    self._note("Resign the match? Type y and Enter to resign, "
-                               "anything else to go on.", "bold yellow")
+                    self._note(self._confirm_text(seat), "bold yellow")
                 elif isinstance(ev, Submit):
                     if confirming:
                         if ev.text.strip().lower() in ("y", "yes"):
-                            self._resign()
+                            self._resign(seat)
                         confirming = False
                         self._note("")
                     else:
@@ -371,8 +368,13 @@ class PlaySession:
         ahead = self._typed + self.keys.drain()
         self._typed = CTRL_C if CTRL_C in ahead else ""
 
-    def _resign(self) -> None:
-        self.resigned = self.holder if self.holder is not None else self.humans[0]
+    def _confirm_text(self, seat: int, running: bool = False) -> str:
+        who = f"Player {player_name(seat)}: r" if self.hot_seat else "R"
+        return (f"{who}esign the match? Type y and Enter to resign, anything else to go on."
+                + (" (Your clock is running.)" if running else ""))
+
+    def _resign(self, seat: int) -> None:
+        self.resigned = seat
         self._note(f"{player_name(self.resigned)} resigns.", "bold red")
         self.show()
         raise Resigned()
@@ -403,8 +405,7 @@ class PlaySession:
                 if isinstance(ev, Interrupt):
                     confirming = True
                     editor.clear()  # the answer to the question is what comes next
-                    self._note("Resign the match? Type y and Enter to resign, anything else "
-                               "to go on. (Your clock is running.)", "bold yellow")
+                    self._note(self._confirm_text(seat, running=True), "bold yellow")
                     continue
                 text = ev.text
                 if confirming:
@@ -412,7 +413,7 @@ class PlaySession:
                     self._note("")
                     if text.strip().lower() in ("y", "yes"):
                         self.clocks = self.clocks.stopped(t)
-                        self._resign()
+                        self._resign(seat)
                     continue
                 if not text.strip() and overlay is not None:
                     overlay = None
@@ -426,8 +427,7 @@ class PlaySession:
                 if isinstance(r, Command):
                     if r.name == "resign":
                         confirming = True
-                        self._note("Resign the match? Type y and Enter to resign, anything "
-                                   "else to go on.", "bold yellow")
+                        self._note(self._confirm_text(seat, running=True), "bold yellow")
                     else:
                         overlay = self._help_text(r.name, r.arg)
                         self._note("The clock keeps running. Enter on an empty line closes "

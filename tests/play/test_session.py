@@ -41,7 +41,8 @@ def test_hand_over_hides_hands_and_starts_the_time_at_the_reveal() -> None:
     assert start == T0 + 50 * SECOND == clock.t
     during = [mo for mo in display.models[1:] if mo.footer.startswith("Player ")]
     assert during and all(mo.hand is None and mo.clocks.running is None for mo in during)
-    assert any("Resign the match?" in mo.message for mo in during)
+    who = "AB"[m.to_act]
+    assert any(f"Player {who}: resign the match?" in mo.message for mo in during)
     assert s.holder == m.to_act
     after = s.model()
     assert after.hand == tuple(m.hands[m.to_act]) and after.viewer == m.to_act
@@ -120,3 +121,11 @@ def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
     _request(s, m)
     with pytest.raises(Resigned):
         s.ask(m.to_act, T0 + 100 * SECOND)
+
+
+def test_ctrl_c_at_a_hand_over_resigns_the_player_taking_the_device() -> None:
+    m = Match.new(seed=2)
+    _, _, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "y\n")], [0, 1])
+    with pytest.raises(Resigned):
+        _request(s, m)
+    assert s.resigned == m.to_act
