@@ -141,7 +141,8 @@ def play(
 
         outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
                             observer=observe)
-    console.print(LayoutPicture(session.layout), highlight=False)
+    if session.layout.placed:
+        console.print(LayoutPicture(session.layout), highlight=False)
     if session.last_round_end is not None and session.over:
         console.print(session.last_round_end, highlight=False)
     style = "green" if outcome.reason not in ("startup", "aborted") else "red"
