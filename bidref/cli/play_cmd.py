@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -46,6 +48,17 @@ def _summary(outcome: MatchOutcome, seats: list[Seat]) -> str:
                     f"({outcome.engines[other]}) wins; balances "
                     f"{outcome.balances[0]}-{outcome.balances[1]} after {outcome.rounds} rounds")
     return outcome.summary()
+
+
+class _Held(logging.Handler):
+    """Keeps log records while the play screen owns the terminal; shown afterwards."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.levelname.lower()}: {record.getMessage()}")
 
 
 def _on_a_terminal() -> bool:
@@ -128,19 +141,18 @@ def play(
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns
     console = Console()
-    with TerminalKeys(sys.stdin.fileno(), clock) as keys, \
-            LiveDisplay(console, clock, names) as display:
-        session = PlaySession(keys=keys, display=display, clock=clock, humans=humans,
-                              names=names)
-        seats: list[Seat] = [
-            HumanSeat(session, i, HUMAN) if i in humans
-            else EngineSeat(specs[i], transport=tr, clock=clock)
-            for i in (0, 1)]
-        def observe(state: LiveState) -> None:
-            session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
-
-        outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
-                            observer=observe)
+    held = _Held()
+    lib_log = logging.getLogger("bidref")
+    lib_log.addHandler(held)
+    propagate, lib_log.propagate = lib_log.propagate, False
+    try:
+        outcome, session, seats = _play(spec, specs, humans, names, tr, transcript, clock,
+                                        console)
+    finally:
+        lib_log.removeHandler(held)
+        lib_log.propagate = propagate
+    for line in held.lines:
+        console.print(line, style="yellow", highlight=False)
     if session.layout.placed:
         console.print(LayoutPicture(session.layout), highlight=False)
     if session.last_round_end is not None and session.over:
@@ -150,3 +162,24 @@ def play(
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
     raise typer.Exit(code=_exit_code(outcome))
+
+
+def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tuple[str, str],
+          tr: Literal["pipe", "pty"], transcript: Path | None, clock: Callable[[], int],
+          console: Console) -> tuple[MatchOutcome, PlaySession, list[Seat]]:
+    """The match on the terminal: character mode, the live screen, the seats."""
+    with TerminalKeys(sys.stdin.fileno(), clock) as keys, \
+            LiveDisplay(console, clock, names) as display:
+        session = PlaySession(keys=keys, display=display, clock=clock, humans=humans,
+                              names=names)
+        seats: list[Seat] = [
+            HumanSeat(session, i, HUMAN) if i in humans
+            else EngineSeat(specs[i], transport=tr, clock=clock)
+            for i in (0, 1)]
+
+        def observe(state: LiveState) -> None:
+            session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
+
+        outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
+                            observer=observe)
+    return outcome, session, seats
