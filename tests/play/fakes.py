@@ -47,7 +47,8 @@ def situation(m: ScreenModel) -> tuple[object, ...] | None:
     if "continue" in m.footer or "to start" in m.footer:
         return ("pause", m.footer, m.round)
     if m.prompt is not None and m.legal:
-        return ("ask", m.viewer, m.round, m.turn, m.drawn)
+        # A new message (a problem with an entry, the rules shown) is a new situation.
+        return ("ask", m.viewer, m.round, m.turn, m.drawn, m.message)
     return None
 
 

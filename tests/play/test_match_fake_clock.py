@@ -148,20 +148,27 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
 
 
 def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: Path) -> None:
-    typed: list[str] = []
+    answered: list[bool] = []
 
     def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
         if sit[0] != "ask":
             return SECOND // 10, "\n"
-        if not typed:
-            typed.append("x")
-            return SECOND, "zz\nplay 6-6 0-0:line_a\nrules 7\n\n1\n"
-        return SECOND // 10, "1\n"
+        if answered:
+            return SECOND // 10, "1\n"
+        if m.message.startswith("'zz'"):
+            return SECOND, "play 6-6 0-0:line_a\n"
+        if "is not legal now" in m.message:
+            return SECOND, "rules 7\n"
+        if m.overlay is not None:
+            answered.append(True)
+            return 2 * SECOND, "\n1\n"  # close the rules text, then answer
+        return SECOND, "zz\n"
 
     clock, display, _, session = _setup(policy, [0])
     seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(30, 5), max_rounds=1, eager_events=True)
+                     time_control=TimeControl.of_seconds(30, 2), max_rounds=1,
+                     eager_events=True)
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance")
@@ -172,9 +179,15 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
     assert overlays, "the rules were shown while a decision was pending"
     assert "The match clock" in str(getattr(overlays[0].overlay, "plain", ""))
     assert all(m.clocks.running is not None for m in overlays)
-    # The referee never saw the bad entries: every reply was accepted.
+    # The referee never saw the bad entries: every reply was accepted, and the first
+    # one was charged all five seconds of that turn (2 s delay, then 3 s of bank).
     recs = _records(path)
-    assert all(r["status"] == "accepted" for r in recs if r["type"] == "reply")
+    replies = [r for r in recs if r["type"] == "reply"]
+    assert all(r["status"] == "accepted" for r in replies)
+    first = next(r for r in replies if r["seat"] == 0)
+    assert first["elapsed_ns"] == 5 * SECOND
+    assert first["charge"] == {"delay_used_ns": 2 * SECOND, "bank_used_ns": 3 * SECOND,  # type: ignore[comparison-overlap]
+                               "timed_out": False, "overrun_ns": 0}
 
 
 def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
