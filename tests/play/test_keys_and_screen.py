@@ -89,10 +89,11 @@ def _model() -> ScreenModel:
 
 
 def _render(renderable: object, width: int = 90, height: int | None = None) -> str:
-    console = Console(width=width, height=height or 100, file=io.StringIO(),
-                      color_system=None, legacy_windows=False)
+    out = io.StringIO()
+    console = Console(width=width, height=height or 100, file=out, color_system=None,
+                      legacy_windows=False)
     console.print(renderable)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    return out.getvalue()
 
 
 def test_play_screen_snapshot(snapshot: SnapshotAssertion) -> None:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from bidref.engines import EngineSpec
+from bidref.players import Seat
 from bidref.players.human import HumanSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action
@@ -67,7 +68,7 @@ def test_hot_seat_match_clock_stands_still_during_hand_over(tmp_path: Path) -> N
     # were charged, the first one would lose the match on time.
     policy = first_legal(wait=SECOND // 5, reveal_wait=100 * SECOND)
     clock, display, keys, session = _setup(policy, [0, 1])
-    seats = [HumanSeat(session, 0), HumanSeat(session, 1)]
+    seats: list[Seat] = [HumanSeat(session, 0), HumanSeat(session, 1)]
     path = tmp_path / "t.jsonl"
     outcome = run_match(_spec(11, 3, 0.5, 2), seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance"), outcome.summary()
@@ -90,7 +91,7 @@ def test_hot_seat_match_clock_stands_still_during_hand_over(tmp_path: Path) -> N
         if m.hand is None:
             continue
         # A hand is only ever on screen for the player to act, after their reveal ...
-        assert m.viewer == m.to_act, (i, m.viewer, m.to_act)
+        assert m.viewer is not None and m.viewer == m.to_act, (i, m.viewer, m.to_act)
         before = [x for x in display.models[:i] if x.footer.startswith("Player ")]
         assert before and before[-1].footer.startswith(f"Player {'AB'[m.viewer]}:")
         # ... and it is that player's true hand.
@@ -111,7 +112,7 @@ def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
 
     clock, display, keys, session = _setup(policy, [1])
     engine = FirstLegalSeat(clock)
-    seats = [engine, HumanSeat(session, 1)]
+    seats: list[Seat] = [engine, HumanSeat(session, 1)]
     path = tmp_path / "t.jsonl"
     spec = MatchSpec(engines=(EngineSpec(name="first", command=("x",)), HUMAN), seed=4,
                      time_control=TimeControl.of_seconds(2, 0.5), max_rounds=2,
@@ -134,7 +135,7 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
         return (SECOND // 10, "\n") if sit[0] == "pause" else None  # never answers
 
     clock, display, _, session = _setup(policy, [0])
-    seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    seats: list[Seat] = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
                      time_control=TimeControl.of_seconds(1.5, 0.5), eager_events=True)
     path = tmp_path / "t.jsonl"
@@ -165,7 +166,7 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
         return SECOND, "zz\n"
 
     clock, display, _, session = _setup(policy, [0])
-    seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    seats: list[Seat] = [HumanSeat(session, 0), FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
                      time_control=TimeControl.of_seconds(30, 2), max_rounds=1,
                      eager_events=True)
@@ -186,7 +187,7 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
     assert all(r["status"] == "accepted" for r in replies)
     first = next(r for r in replies if r["seat"] == 0)
     assert first["elapsed_ns"] == 5 * SECOND
-    assert first["charge"] == {"delay_used_ns": 2 * SECOND, "bank_used_ns": 3 * SECOND,  # type: ignore[comparison-overlap]
+    assert first["charge"] == {"delay_used_ns": 2 * SECOND, "bank_used_ns": 3 * SECOND,
                                "timed_out": False, "overrun_ns": 0}
 
 
@@ -199,13 +200,14 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
         return SECOND // 10, "".join(steps)
 
     clock, display, _, session = _setup(policy, [0])
-    seats = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    human = HumanSeat(session, 0)
+    seats: list[Seat] = [human, FirstLegalSeat(clock)]
     spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
                      time_control=TimeControl.of_seconds(30, 5), eager_events=True)
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.winner == 1
-    assert seats[0].resigned  # type: ignore[union-attr]
+    assert human.resigned
     recs = _records(path)
     assert recs[-1]["type"] == "result" and recs[-1]["winner"] == 1
     exits = [r for r in recs if r["type"] == "engine_exit"]
