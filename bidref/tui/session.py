@@ -386,6 +386,9 @@ class PlaySession:
         Returns None when the time is out; raises :class:`Resigned`."""
         legal = self.legal[seat]
         hand = self.hands.get(seat) or ()
+        # Keys typed before this question was on screen (e.g. while the engine was
+        # thinking) were typed for another list of actions: drop them (not Ctrl-C).
+        self._drain()
         editor = LineEditor(lambda text: complete(text, legal))
         overlay: Text | None = None
         confirming = False

@@ -129,3 +129,13 @@ def test_ctrl_c_at_a_hand_over_resigns_the_player_taking_the_device() -> None:
     with pytest.raises(Resigned):
         _request(s, m)
     assert s.resigned == m.to_act
+
+
+def test_keys_typed_before_the_question_are_dropped() -> None:
+    m = Match.new(seed=2)
+    m.apply(m.legal_actions()[0])  # a position with more than one legal action
+    assert len(m.legal_actions()) > 1
+    _, _, s = _session([(T0, "1\n"), (T0 + 2 * SECOND, "2\n")], [m.to_act])
+    _request(s, m)
+    answer = s.ask(m.to_act, T0 + 100 * SECOND)
+    assert answer is not None and answer.action == str(m.legal_actions()[1])
