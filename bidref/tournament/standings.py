@@ -1,0 +1,203 @@
+"""Standings: per engine and per pairing statistics from the results records.
+
+Only rated records count. Wins, losses and draws count every rated match; Elo,
+its 95 % interval, the likelihood of superiority and the SPRT use *complete
+pairs* (both seats of a deal seed rated), whose outcomes are the pentanomial
+counts. Aborted (unrated) matches are only counted as such.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .model import MatchRecord
+from .ratings import Estimate, Pentanomial, Sprt, SprtStatus, Trinomial
+from .schedule import MatchKey, Pairing
+
+log = logging.getLogger(__name__)
+
+# Losses by the loser's fault, by end reason -> column name.
+FAULT_COLUMNS = {
+    "time": "time_losses",
+    "crash": "crashes",
+    "startup": "crashes",
+    "illegal": "illegal_forfeits",
+    "protocol": "protocol_errors",
+}
+FAULTS = ("time_losses", "crashes", "illegal_forfeits", "protocol_errors")
+
+
+@dataclass
+class SideStats:
+    """Results of one side (an engine overall, or ``first`` of a pairing)."""
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    adjudications: int = 0  # rated matches ended at the round limit
+    aborted: int = 0  # unrated records (played again)
+    pair_points: list[float] = field(default_factory=list)
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
+    opponent_faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
+
+    @property
+    def matches(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def points(self) -> float:
+        return self.wins + 0.5 * self.draws
+
+    @property
+    def trinomial(self) -> Trinomial:
+        return Trinomial(self.wins, self.losses, self.draws)
+
+    @property
+    def pentanomial(self) -> Pentanomial:
+        return Pentanomial.from_pairs(self.pair_points)
+
+    @property
+    def estimate(self) -> Estimate:
+        return self.pentanomial.estimate
+
+    def to_dict(self) -> dict[str, object]:
+        est = self.estimate
+        low, high = est.interval
+        return {
+            "matches": self.matches, "wins": self.wins, "losses": self.losses,
+            "draws": self.draws, "points": self.points, "adjudications": self.adjudications,
+            "aborted": self.aborted, "pairs": est.samples,
+            "pentanomial": list(self.pentanomial.counts),
+            "score": _num(self.trinomial.score), "elo": _num(est.elo),
+            "elo_low": _num(low), "elo_high": _num(high), "los": _num(self.pentanomial.los),
+            **self.faults,
+        }  # fmt: skip
+
+
+def _num(x: float) -> float | str | None:
+    """JSON form of a statistic: finite numbers rounded, ±inf as strings, nan as null."""
+    if math.isnan(x):
+        return None
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return round(x, 4)
+
+
+@dataclass
+class PairStats:
+    pairing: Pairing
+    side: SideStats  # from the view of pairing.first
+
+    def to_dict(self, sprt: Sprt | None = None) -> dict[str, object]:
+        out: dict[str, object] = {"first": self.pairing.first, "second": self.pairing.second}
+        out.update(self.side.to_dict())
+        out["second_faults"] = dict(self.side.opponent_faults)
+        if sprt is not None:
+            out["sprt"] = sprt_dict(sprt, self.side.pentanomial)
+        return out
+
+
+def sprt_dict(sprt: Sprt, penta: Pentanomial) -> dict[str, object]:
+    lower, upper = sprt.bounds
+    return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
+            "llr": round(sprt.llr(penta), 4), "lower": round(lower, 4),
+            "upper": round(upper, 4), "status": sprt.status(penta)}  # fmt: skip
+
+
+@dataclass
+class Standings:
+    engines: dict[str, SideStats]
+    pairs: dict[Pairing, PairStats]
+
+    def ranked(self) -> list[tuple[str, SideStats]]:
+        """Engines best first: by pair score, then match score, then name."""
+
+        def key(item: tuple[str, SideStats]) -> tuple[float, float, str]:
+            name, s = item
+            ps = s.pentanomial.score
+            ts = s.trinomial.score
+            return (-(ps if not math.isnan(ps) else -1.0),
+                    -(ts if not math.isnan(ts) else -1.0), name)  # fmt: skip
+
+        return sorted(self.engines.items(), key=key)
+
+    def sprt_status(self, sprt: Sprt) -> tuple[Pairing, float, SprtStatus] | None:
+        """SPRT of the only pairing (SPRT needs a two-engine tournament)."""
+        if len(self.pairs) != 1:
+            return None
+        (pairing, stats), = self.pairs.items()
+        penta = stats.side.pentanomial
+        return pairing, sprt.llr(penta), sprt.status(penta)
+
+    def to_dict(self, sprt: Sprt | None = None) -> dict[str, object]:
+        return {
+            "engines": [{"name": n, "rank": i + 1, **s.to_dict()}
+                        for i, (n, s) in enumerate(self.ranked())],
+            "pairs": [p.to_dict(sprt) for p in self.pairs.values()],
+        }  # fmt: skip
+
+
+def rated_by_key(records: Iterable[MatchRecord]) -> dict[MatchKey, MatchRecord]:
+    """The rated record of each match key (the first, should a key be doubled)."""
+    out: dict[MatchKey, MatchRecord] = {}
+    for r in records:
+        if not r.rated:
+            continue
+        if r.key in out:
+            log.warning("match %s is recorded as rated twice; counting the first", r.key.id)
+            continue
+        out[r.key] = r
+    return out
+
+
+def compute(names: Sequence[str], pairings: Sequence[Pairing],
+            records: Sequence[MatchRecord]) -> Standings:  # fmt: skip
+    engines = {n: SideStats() for n in names}
+    pairs = {p: PairStats(p, SideStats()) for p in pairings}
+    rated = rated_by_key(records)
+    for r in records:
+        if not r.rated:
+            for name in (r.engine_a, r.engine_b):
+                if name in engines:
+                    engines[name].aborted += 1
+            if r.key.pairing in pairs:
+                pairs[r.key.pairing].side.aborted += 1
+    by_deal: dict[tuple[Pairing, int], list[MatchRecord]] = defaultdict(list)
+    for key, r in rated.items():
+        if key.pairing not in pairs or r.engine_a not in engines or r.engine_b not in engines:
+            log.warning("record %s is not part of this tournament; ignored", key.id)
+            continue
+        by_deal[(key.pairing, key.seed)].append(r)
+        first = pairs[key.pairing].side
+        _count(first, r, key.pairing.first)
+        for name in (r.engine_a, r.engine_b):
+            _count(engines[name], r, name)
+    for (pairing, _seed), both in by_deal.items():
+        if len(both) != 2:
+            continue
+        points_first = sum(r.points_for(pairing.first) for r in both)
+        pairs[pairing].side.pair_points.append(points_first)
+        engines[pairing.first].pair_points.append(points_first)
+        engines[pairing.second].pair_points.append(2.0 - points_first)
+    return Standings(engines, pairs)
+
+
+def _count(side: SideStats, r: MatchRecord, name: str) -> None:
+    if r.winner is None:
+        side.draws += 1
+    elif r.winner == name:
+        side.wins += 1
+    else:
+        side.losses += 1
+    if r.reason == "round_limit":
+        side.adjudications += 1
+    column = FAULT_COLUMNS.get(r.reason)
+    if column is not None and r.winner is not None:
+        if r.winner == name:
+            side.opponent_faults[column] += 1
+        else:
+            side.faults[column] += 1

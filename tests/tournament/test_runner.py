@@ -1,0 +1,251 @@
+"""The tournament loop with a deterministic fake play function (no engines)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bidref.tournament import MatchJob, MatchRecord, MatchReport, Plan, ResultsStore, Sprt, run
+from bidref.tournament.local import LocalBackend
+from bidref.tournament.runner import RESULTS_FILE, missing
+
+from .conftest import MakePlan
+from .tournament_fakes import fake_play
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def rated(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
+    """The comparable content of the rated records, by match key."""
+    out: dict[str, tuple[object, ...]] = {}
+    for r in records:
+        if r.rated:
+            assert r.key.id not in out, f"{r.key.id} rated twice"
+            out[r.key.id] = (r.engine_a, r.engine_b, r.winner, r.reason, r.balances, r.rounds,
+                             r.transcript)
+    return out
+
+
+def play_all(plan: Plan, concurrency: int = 2, mode: str = "thread") -> ResultsStore:
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with LocalBackend(fake_play, concurrency, mode=mode) as backend:  # type: ignore[arg-type]
+        run(plan, store, backend, tick_s=0.05)
+    store.close()
+    return store
+
+
+class CountingPlay:
+    """A play function that remembers which matches it played (thread backend only)."""
+
+    def __init__(self) -> None:
+        self.played: list[str] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, job: MatchJob) -> MatchReport:
+        with self.lock:
+            self.played.append(job.key.id)
+        return fake_play(job)
+
+
+def test_a_run_plays_every_scheduled_match_once(make_plan: MakePlan) -> None:
+    plan = make_plan(
+        [("a", "fake strength=3"), ("b", "fake"), ("c", "fake strength=0.5")], deals=4
+    )
+    store = play_all(plan)
+    results = rated(store.records)
+    assert set(results) == {k.id for k in plan.keys}
+    assert len(store.records) == len(plan.keys) == 3 * 4 * 2
+    for r in store.records:
+        assert (plan.out_dir / r.transcript).exists()  # type: ignore[operator]
+    assert missing(plan, ResultsStore.open(plan.out_dir / RESULTS_FILE)) == []
+
+
+def test_progress_counts_up_to_the_total(make_plan: MakePlan) -> None:
+    plan = make_plan(deals=3)
+    seen: list[tuple[int, int]] = []
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with LocalBackend(fake_play, 2, mode="thread") as backend:
+        summary = run(plan, store, backend, on_progress=lambda p: seen.append((p.done, p.total)))
+    assert seen[0] == (0, 6) and seen[-1] == (6, 6)
+    assert summary.done == summary.total == 6 and summary.played == 6
+
+
+def test_aborted_matches_are_recorded_excluded_and_played_again(make_plan: MakePlan) -> None:
+    clean = play_all(make_plan([("a", "fake strength=2"), ("b", "fake")], deals=20,
+                               out=make_plan().out_dir.parent / "clean"))
+    faulty = play_all(make_plan([("a", "fake strength=2"), ("b", "fake abort=0.3")], deals=20,
+                                out=make_plan().out_dir.parent / "faulty"))
+    aborted = [r for r in faulty.records if not r.rated]
+    assert aborted, "the fake should abort some first attempts"
+    assert all(r.reason == "aborted" and r.winner is None and r.attempt == 1 for r in aborted)
+    # every aborted match was played again and rated on its second attempt
+    retried = {r.key.id: r for r in faulty.records if r.rated and r.attempt == 2}
+    assert set(retried) == {r.key.id for r in aborted}
+    assert all(r.transcript.endswith("-try2.jsonl") for r in retried.values())  # type: ignore[union-attr]
+    # rated results (bar the transcript name of replays) equal a run without aborts
+    strip = {k: v[:-1] for k, v in rated(faulty.records).items()}
+    assert strip == {k: v[:-1] for k, v in rated(clean.records).items()}
+
+    from bidref.tournament import compute
+
+    plan = make_plan([("a", "fake strength=2"), ("b", "fake")], deals=20)
+    with_aborts = compute(plan.names, plan.pairings, faulty.records).to_dict()
+    without = compute(plan.names, plan.pairings, clean.records).to_dict()
+    for row in with_aborts["engines"]:  # type: ignore[attr-defined]
+        assert row.pop("aborted") == len(aborted)
+    for row in without["engines"]:  # type: ignore[attr-defined]
+        assert row.pop("aborted") == 0
+    for row in [*with_aborts["pairs"], *without["pairs"]]:  # type: ignore[misc]
+        row.pop("aborted")
+    assert with_aborts == without
+
+
+def test_a_match_that_keeps_aborting_is_given_up_after_max_attempts(
+    make_plan: MakePlan,
+) -> None:
+    plan = make_plan([("a", "fake"), ("b", "fake abort=1.0")], deals=1)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+
+    def always_abort(job: MatchJob) -> MatchReport:
+        return MatchReport(winner=None, reason="aborted", rated=False, detail="timing fault")
+
+    with LocalBackend(always_abort, 1, mode="thread") as backend:
+        summary = run(plan, store, backend, max_attempts=3)
+    assert summary.unresolved == plan.keys
+    assert summary.aborted == 6 and summary.done == 0
+    assert sorted(r.attempt for r in store.records) == [1, 1, 2, 2, 3, 3]
+
+
+def test_a_play_function_that_raises_is_an_aborted_match(make_plan: MakePlan) -> None:
+    plan = make_plan(deals=1)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    calls = CountingPlay()
+
+    def flaky(job: MatchJob) -> MatchReport:
+        calls(job)
+        if job.attempt == 1:
+            raise RuntimeError("boom")
+        return fake_play(job)
+
+    with LocalBackend(flaky, 1, mode="thread") as backend:
+        summary = run(plan, store, backend)
+    assert summary.done == 2 and summary.aborted == 2
+    assert all("runner error: RuntimeError('boom')" in r.detail
+               for r in store.records if not r.rated)
+
+
+def test_resume_plays_exactly_the_missing_matches(make_plan: MakePlan, tmp_path: Path) -> None:
+    full = play_all(make_plan(deals=6, out=tmp_path / "full"))
+    plan = make_plan(deals=6, out=tmp_path / "partial")
+    path = plan.out_dir / RESULTS_FILE
+    with ResultsStore.create(path, plan.header) as store:
+        for r in full.records[:5]:
+            store.append(r)
+    counting = CountingPlay()
+    store = ResultsStore.open(path)
+    with LocalBackend(counting, 2, mode="thread") as backend:
+        run(plan, store, backend)
+    assert sorted(counting.played) == sorted(k.id for k in plan.keys[5:])
+    assert rated(ResultsStore.open(path).records) == rated(full.records)
+
+
+def test_sprt_stops_the_run_when_decided(make_plan: MakePlan) -> None:
+    sprt = Sprt(0, 100, 0.05, 0.05)
+    plan = make_plan([("strong", "fake strength=6 draw=0"), ("weak", "fake draw=0")],
+                     deals=300, sprt=sprt)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with LocalBackend(fake_play, 2, mode="thread") as backend:
+        summary = run(plan, store, backend)
+    assert summary.sprt_stopped
+    assert summary.standings is not None
+    status = summary.standings.sprt_status(sprt)
+    assert status is not None and status[2] == "H1"
+    assert 0 < summary.played < len(plan.keys)
+    # resuming a decided tournament plays nothing more
+    counting = CountingPlay()
+    with LocalBackend(counting, 2, mode="thread") as backend:
+        again = run(plan, ResultsStore.open(plan.out_dir / RESULTS_FILE), backend)
+    assert again.sprt_stopped and counting.played == []
+
+
+def test_process_workers_give_the_same_results_as_threads(
+    make_plan: MakePlan, tmp_path: Path
+) -> None:
+    threads = play_all(make_plan(deals=4, out=tmp_path / "t"), mode="thread")
+    procs = play_all(make_plan(deals=4, out=tmp_path / "p"), mode="process")
+    assert rated(procs.records) == rated(threads.records)
+
+
+def test_a_dask_cluster_gives_the_same_results_as_the_local_runner(
+    make_plan: MakePlan, tmp_path: Path
+) -> None:
+    distributed = pytest.importorskip("distributed")  # a declared test dependency
+    from bidref.tournament.cluster import ClusterBackend
+
+    specs = [("a", "fake strength=2 abort=0.2"), ("b", "fake"), ("c", "fake strength=0.7")]
+    local = play_all(make_plan(specs, deals=4, out=tmp_path / "local"))
+    plan = make_plan(specs, deals=4, out=tmp_path / "dask")
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        backend = ClusterBackend(fake_play, cluster.scheduler_address)
+        assert backend.slots == 2
+        try:
+            summary = run(plan, store, backend, tick_s=0.05)
+        finally:
+            backend.close()
+    assert summary.done == len(plan.keys)
+    assert rated(store.records) == rated(local.records)
+
+
+KILLABLE_RUN = """
+import sys
+from pathlib import Path
+from bidref.tournament import EngineEntry, MatchSettings, Plan, ResultsStore, new_header, run
+from bidref.tournament import seeds_from_master
+from bidref.tournament.local import LocalBackend
+from tests.tournament.tournament_fakes import fake_play
+
+out = Path(sys.argv[1])
+engines = [EngineEntry("a", "fake strength=2 sleep=0.03"), EngineEntry("b", "fake abort=0.2")]
+header = new_header("round-robin", engines, seeds_from_master(7, 30), MatchSettings(),
+                    master_seed=7, deal_book=None, created="2026-01-01T00:00:00+00:00")
+plan = Plan(header, out)
+path = out / "results.jsonl"
+store = ResultsStore.open(path) if path.exists() else ResultsStore.create(path, header)
+with LocalBackend(fake_play, 2, mode=sys.argv[2]) as backend:
+    run(plan, store, backend, tick_s=0.02)
+"""
+
+
+@pytest.mark.parametrize("mode", ["thread", "process"])
+def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> None:
+    whole = tmp_path / "whole"
+    subprocess.run([sys.executable, "-c", KILLABLE_RUN, str(whole), mode], cwd=REPO,
+                   check=True, timeout=60)  # fmt: skip
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-c", KILLABLE_RUN, str(killed), mode], cwd=REPO)
+    results = killed / RESULTS_FILE
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_text(encoding="utf-8").count("\n") > 12:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    partial = ResultsStore.open(results)
+    lines_before = len(partial.records)
+    partial.close()
+    assert 0 < lines_before < 60, "the run should have been killed mid-way"
+    subprocess.run([sys.executable, "-c", KILLABLE_RUN, str(killed), mode], cwd=REPO,
+                   check=True, timeout=60)  # fmt: skip
+    resumed = ResultsStore.open(results)
+    assert resumed.records[:lines_before] == partial.records  # nothing rewritten
+    assert rated(resumed.records) == rated(ResultsStore.open(whole / RESULTS_FILE).records)
