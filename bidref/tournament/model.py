@@ -27,11 +27,17 @@ class EngineEntry:
     """A tournament engine: a unique display name and how to start it.
 
     ``spec`` is what the user gave: a command line (``"./engine --fast"``) or the
-    path of an engine file; the referee turns it into a process.
+    path of an engine file. ``command``, ``cwd``, ``env`` and ``options`` are that
+    spec resolved once, with absolute paths, when the tournament is created, so a
+    resumed run (or a cluster worker) starts exactly the same engines.
     """
 
     name: str
     spec: str
+    command: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+    options: dict[str, object] = field(default_factory=dict, hash=False, compare=True)
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,19 @@ class RecordModel(BaseModel):
 class EngineModel(RecordModel):
     name: str
     spec: str
+    command: list[str] = []
+    cwd: str | None = None
+    env: dict[str, str] = {}
+    options: dict[str, object] = {}
+
+    @classmethod
+    def of(cls, e: EngineEntry) -> EngineModel:
+        return cls(name=e.name, spec=e.spec, command=list(e.command), cwd=e.cwd,
+                   env=dict(e.env), options=dict(e.options))  # fmt: skip
+
+    def entry(self) -> EngineEntry:
+        return EngineEntry(self.name, self.spec, tuple(self.command), self.cwd, dict(self.env),
+                           dict(self.options))  # fmt: skip
 
 
 class SettingsModel(RecordModel):

@@ -56,7 +56,7 @@ def new_header(fmt: Format, engines: Sequence[EngineEntry], seeds: Sequence[int]
                sprt: Sprt | None = None, created: str | None = None) -> Header:  # fmt: skip
     return Header(
         bidref_version=__version__, format=fmt,
-        engines=[EngineModel(name=e.name, spec=e.spec) for e in engines],
+        engines=[EngineModel.of(e) for e in engines],
         master_seed=master_seed, deal_book=deal_book, seeds=list(seeds),
         settings=SettingsModel.of(settings),
         sprt=None if sprt is None else SprtModel(elo0=sprt.elo0, elo1=sprt.elo1,
@@ -78,7 +78,7 @@ class Plan:
 
     @property
     def engines(self) -> list[EngineEntry]:
-        return [EngineEntry(e.name, e.spec) for e in self.header.engines]
+        return [e.entry() for e in self.header.engines]
 
     @property
     def names(self) -> list[str]:
