@@ -1,10 +1,12 @@
 """Running matches on this machine: a pool of worker processes (or threads).
 
-Each worker plays one match at a time with the play function. Worker processes
-turn the first SIGINT into ``KeyboardInterrupt`` (so the referee inside ends its
-engines: quit, grace, SIGTERM, SIGKILL, reap) and ignore further ones, so a
-second Ctrl-C cannot break that clean-up. On Linux they also get SIGINT when the
-runner dies (even by SIGKILL), so no match keeps running without its runner.
+Each worker plays one match at a time with the play function. In a worker
+process, SIGINT (Ctrl-C, or the runner's interrupt) turns into
+``KeyboardInterrupt`` only while a match runs and only once, so the referee
+inside ends its engines (quit, grace, SIGTERM, SIGKILL, reap) and a second
+Ctrl-C cannot break that clean-up; an idle worker ignores it and is shut down
+normally. On Linux a worker also learns when the runner dies (even by
+SIGKILL): a running match is ended the same clean way, then the worker exits.
 """
 
 from __future__ import annotations
@@ -27,20 +29,49 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["process", "thread"]
 _PR_SET_PDEATHSIG = 1
+_PARENT_DIED = signal.SIGUSR1
 
 
-def _first_interrupt_only(signum: int, frame: FrameType | None) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
+class _WorkerState:
+    busy = False
+    interrupted = False
+    parent = 0
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    if _WorkerState.busy and not _WorkerState.interrupted:
+        _WorkerState.interrupted = True
+        raise KeyboardInterrupt
+
+
+def _on_parent_death(signum: int, frame: FrameType | None) -> None:
+    if not _WorkerState.busy:
+        os._exit(1)
+    _on_interrupt(signum, frame)
 
 
 def worker_init() -> None:
-    """Set up a worker process: one clean interrupt, and die with the runner."""
-    signal.signal(signal.SIGINT, _first_interrupt_only)
+    """Set up a worker process: clean interrupts, and end with the runner."""
+    _WorkerState.parent = os.getppid()
+    signal.signal(signal.SIGINT, _on_interrupt)
+    signal.signal(_PARENT_DIED, _on_parent_death)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGINT, 0, 0, 0)
+            libc.prctl(_PR_SET_PDEATHSIG, _PARENT_DIED, 0, 0, 0)
+    if os.getppid() != _WorkerState.parent:  # the runner died before prctl
+        os._exit(1)
+
+
+def play_in_worker(play: PlayFn, job: MatchJob) -> MatchReport:
+    """``run_job`` in a worker process; exits the worker if the runner is gone."""
+    _WorkerState.busy = True
+    try:
+        return run_job(play, job)
+    finally:
+        _WorkerState.busy = False
+        if os.getppid() != _WorkerState.parent:
+            os._exit(1)
 
 
 def available_cores() -> int:
@@ -76,6 +107,8 @@ class LocalBackend:
         self._interrupted = False
 
     def submit(self, job: MatchJob) -> Handle:
+        if self.mode == "process":
+            return self._executor.submit(play_in_worker, self._play, job)
         return self._executor.submit(run_job, self._play, job)
 
     def result(self, handle: Handle) -> MatchReport:

@@ -206,6 +206,37 @@ def test_a_dask_cluster_gives_the_same_results_as_the_local_runner(
     assert rated(store.records) == rated(local.records)
 
 
+def children_of(pid: int) -> set[int]:
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.add(int(entry.name))
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids: set[int], timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not any(alive(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 KILLABLE_RUN = """
 import sys
 from pathlib import Path
@@ -239,8 +270,10 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> 
         if results.exists() and results.read_text(encoding="utf-8").count("\n") > 12:
             break
         time.sleep(0.01)
+    workers = children_of(proc.pid)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
+    assert wait_gone(workers), "worker processes outlived the killed runner"
     partial = ResultsStore.open(results)
     lines_before = len(partial.records)
     partial.close()
