@@ -25,7 +25,7 @@ def fmt_elo(side: SideStats) -> str:
     est = side.estimate
     if not est.samples:
         return "-"
-    elo, margin = est.elo, est.margin
+    elo, margin = est.elo + 0.0, est.margin  # + 0.0: no "-0.0"
     if math.isinf(elo):
         return "+inf" if elo > 0 else "-inf"
     if math.isnan(margin):
@@ -51,11 +51,13 @@ def standings_table(standings: Standings, title: str = "Standings",
     if limit is not None and len(ranked) > limit:
         ranked = ranked[:limit]
         title = f"{title} (top {limit} of {len(standings.engines)})"
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", caption_justify="left",
+                  caption="Elo, its 95 % interval and LOS from pairs; T/C/I/P: losses by "
+                          "time, crash, illegal forfeit, protocol error")  # fmt: skip
     for name, justify in (("#", "right"), ("Engine", "left"), ("Matches", "right"),
                           ("W-L-D", "right"), ("Score", "right"), ("Pairs", "right"),
                           ("Elo (95%)", "right"), ("LOS", "right"),
-                          ("Time/Crash/Illegal/Proto", "right"), ("Aborted", "right")):
+                          ("T/C/I/P", "right"), ("Aborted", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for rank, (name, s) in enumerate(ranked, start=1):
         table.add_row(str(rank), name, str(s.matches), f"{s.wins}-{s.losses}-{s.draws}",
