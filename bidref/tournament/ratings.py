@@ -11,9 +11,12 @@ Conventions are those of cutechess and fastchess (logistic Elo):
   The pair score is normalised to [0, 1] (divide by 2), its variance is taken over
   pairs, so the correlation inside a pair is accounted for.
   LOS = Φ((s-½)/(σ/√pairs)).
-* SPRT: the GSPRT normal approximation used by fastchess and fishtest,
-  ``LLR = (s1-s0)(2s-s0-s1) / (2σ²/n)`` with ``s0``, ``s1`` the scores of the
-  logistic Elo bounds; stop at ``ln(β/(1-α))`` (H0) or ``ln((1-β)/α)`` (H1).
+* SPRT: the generalised SPRT of fishtest on the pentanomial counts: each
+  hypothesis is the maximum-likelihood distribution with the score ``s0`` or
+  ``s1`` of the logistic Elo bounds; ``LLR = N·Σ f_i ln(q1_i/q0_i)``. On large
+  samples this equals the normal approximation of fastchess,
+  ``(s1-s0)(2s-s0-s1) / (2σ²/n)`` (also offered). Stop at ``ln(β/(1-α))`` (H0)
+  or ``ln((1-β)/α)`` (H1).
 
 >>> round(score_to_elo(0.75), 2)
 190.85
@@ -182,6 +185,29 @@ class Pentanomial:
 SprtStatus = Literal["H0", "H1", "continue"]
 
 
+def _mle_with_mean(freqs: Sequence[float], mean: float) -> list[float]:
+    """The distribution over the pair scores closest (max likelihood) to ``freqs``
+    whose expected score is ``mean``: ``q_i = f_i / (1 + x (a_i - mean))`` with
+    ``x`` the root of ``sum f_i (a_i - mean) / (1 + x (a_i - mean)) = 0``.
+    """
+    d = [a - mean for a in PAIR_SCORES]
+    lo, hi = -1.0 / max(d), -1.0 / min(d)  # keeps every 1 + x d_i > 0
+
+    def slope(x: float) -> float:
+        return sum(f * di / (1.0 + x * di) for f, di in zip(freqs, d, strict=True))
+
+    for _ in range(200):  # slope decreases in x: bisection
+        mid = (lo + hi) / 2.0
+        if slope(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    x = (lo + hi) / 2.0
+    q = [f / (1.0 + x * di) for f, di in zip(freqs, d, strict=True)]
+    total = sum(q)
+    return [v / total for v in q]
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A sequential probability ratio test of "elo >= elo1" against "elo <= elo0"."""
@@ -209,16 +235,31 @@ class Sprt:
         )
 
     def llr(self, penta: Pentanomial) -> float:
-        """Log-likelihood ratio on pair statistics (0 until the spread can be estimated)."""
-        n = penta.pairs
-        if n == 0:
+        """Log-likelihood ratio on pair statistics: the GSPRT of fishtest.
+
+        Each hypothesis is the maximum-likelihood pentanomial distribution whose
+        expected score is that hypothesis's score; empty cells get a tiny count
+        (1e-3) so that one-sided samples (every pair won) still move the test,
+        by at most one observation's worth of evidence per pair.
+        """
+        if penta.pairs == 0:
             return 0.0
-        variance = penta.variance
-        if variance <= 0.0:
+        counts = [c if c > 0 else 1e-3 for c in penta.counts]
+        total = sum(counts)
+        freqs = [c / total for c in counts]
+        q0 = _mle_with_mean(freqs, elo_to_score(self.elo0))
+        q1 = _mle_with_mean(freqs, elo_to_score(self.elo1))
+        return total * sum(f * math.log(b / a) for f, a, b in zip(freqs, q0, q1, strict=True))
+
+    def llr_normal(self, penta: Pentanomial) -> float:
+        """The normal approximation of the LLR (fastchess): close to :meth:`llr` on
+        large samples; 0 while the spread is zero (every pair alike)."""
+        n = penta.pairs
+        if n == 0 or penta.variance <= 0.0:
             return 0.0
         s0 = elo_to_score(self.elo0)
         s1 = elo_to_score(self.elo1)
-        return (s1 - s0) * (2.0 * penta.score - s0 - s1) / (2.0 * variance / n)
+        return (s1 - s0) * (2.0 * penta.score - s0 - s1) / (2.0 * penta.variance / n)
 
     def status(self, penta: Pentanomial) -> SprtStatus:
         llr = self.llr(penta)

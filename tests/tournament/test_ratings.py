@@ -82,17 +82,32 @@ def test_sprt_bounds() -> None:
     assert (lower, upper) == pytest.approx((math.log(0.10 / 0.95), math.log(0.90 / 0.05)))
 
 
-def test_sprt_llr_by_hand_and_by_the_equivalent_form() -> None:
+def test_sprt_normal_approximation_by_hand_and_by_the_equivalent_form() -> None:
     p = Pentanomial((5, 10, 30, 35, 20))
     sprt = Sprt(0, 10, 0.05, 0.05)
     s0, s1 = 0.5, 1 / (1 + 10 ** (-10 / 400))
     by_hand = (s1 - s0) * (2 * 0.6375 - s0 - s1) / (2 * 0.07171875 / 100)
-    assert sprt.llr(p) == pytest.approx(by_hand)
+    assert sprt.llr_normal(p) == pytest.approx(by_hand)
     # the same LLR written as half the difference of squared z-scores
     se2 = 0.07171875 / 100
-    assert sprt.llr(p) == pytest.approx(((0.6375 - s0) ** 2 - (0.6375 - s1) ** 2) / (2 * se2))
-    assert sprt.llr(p) == pytest.approx(2.614, abs=1e-3)
-    assert sprt.status(p) == "continue"
+    assert sprt.llr_normal(p) == pytest.approx(
+        ((0.6375 - s0) ** 2 - (0.6375 - s1) ** 2) / (2 * se2))
+    assert sprt.llr_normal(p) == pytest.approx(2.614, abs=1e-3)
+
+
+def test_sprt_exact_llr_is_the_likelihood_ratio_of_the_constrained_fits() -> None:
+    from bidref.tournament.ratings import PAIR_SCORES, _mle_with_mean
+
+    counts = (5, 10, 30, 35, 20)
+    freqs = [c / 100 for c in counts]
+    sprt = Sprt(0, 10, 0.05, 0.05)
+    q0, q1 = _mle_with_mean(freqs, 0.5), _mle_with_mean(freqs, elo_to_score(10))
+    for q, mean in ((q0, 0.5), (q1, elo_to_score(10))):
+        assert sum(q) == pytest.approx(1.0)
+        assert sum(a * v for a, v in zip(PAIR_SCORES, q, strict=True)) == pytest.approx(mean)
+    by_hand = sum(c * math.log(b / a) for c, a, b in zip(counts, q0, q1, strict=True))
+    assert sprt.llr(Pentanomial(counts)) == pytest.approx(by_hand)
+    assert sprt.status(Pentanomial(counts)) == "continue"
 
 
 @pytest.mark.parametrize(
@@ -107,18 +122,37 @@ def test_sprt_matches_fastchess_figures(
 ) -> None:
     sprt = Sprt(elo0, elo1, 0.05, 0.05)
     assert sprt.llr(Pentanomial(counts)) == pytest.approx(llr, abs=0.01)
+    assert sprt.llr_normal(Pentanomial(counts)) == pytest.approx(llr, abs=0.01)
     assert sprt.status(Pentanomial(counts)) == "H0"
+
+
+@pytest.mark.parametrize(
+    ("counts", "llr"),
+    [  # published fishtest-style GSPRT figures for [-1.75, 0.25], alpha = beta = 0.05
+        ((0, 0, 0, 0, 0), 0.0),
+        ((10, 5, 2, 5, 10), 0.0),
+        ((0, 0, 0, 0, 3), 0.02),
+    ],
+)
+def test_sprt_matches_gsprt_figures_on_small_samples(
+    counts: tuple[int, int, int, int, int], llr: float
+) -> None:
+    assert Sprt(-1.75, 0.25, 0.05, 0.05).llr(Pentanomial(counts)) == pytest.approx(llr, abs=0.005)
 
 
 def test_sprt_decides_h1_for_a_clearly_stronger_side() -> None:
     assert Sprt(0, 10, 0.05, 0.05).status(Pentanomial((5, 10, 60, 80, 45))) == "H1"
 
 
-def test_sprt_waits_while_the_spread_is_unknown() -> None:
-    sprt = Sprt(0, 10, 0.05, 0.05)
-    assert sprt.llr(Pentanomial((0, 0, 0, 0, 0))) == 0.0
-    assert sprt.llr(Pentanomial((0, 0, 0, 0, 3))) == 0.0  # one kind of pair: no variance
-    assert sprt.status(Pentanomial((0, 0, 0, 0, 3))) == "continue"
+def test_sprt_on_one_sided_samples_moves_one_pair_at_a_time() -> None:
+    sprt = Sprt(0, 50, 0.05, 0.05)
+    one = sprt.llr(Pentanomial((1, 0, 0, 0, 0)))  # one pair lost twice: weak evidence
+    assert -0.5 < one < 0 and sprt.status(Pentanomial((1, 0, 0, 0, 0))) == "continue"
+    # every pair lost: the evidence adds up, pair by pair, and H0 is accepted
+    assert sprt.llr(Pentanomial((100, 0, 0, 0, 0))) == pytest.approx(100 * one, rel=0.01)
+    assert sprt.status(Pentanomial((100, 0, 0, 0, 0))) == "H0"
+    assert sprt.status(Pentanomial((0, 0, 0, 0, 100))) == "H1"
+    assert sprt.llr_normal(Pentanomial((0, 0, 0, 0, 100))) == 0.0  # no spread: no estimate
 
 
 @pytest.mark.parametrize(
