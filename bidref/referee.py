@@ -34,7 +34,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
@@ -58,9 +58,9 @@ from .protocol import (
     Settings,
     decode_engine_line,
     encode,
-    encode_request,
     quote,
 )
+from .protocol.fastview import RequestEncoder
 from .rules import (
     MILLISECOND,
     RULES_VERSION,
@@ -79,7 +79,6 @@ from .rules import (
     TimeControl,
     listed_deals,
     parse_action,
-    player_view,
     public_event,
     seeded_deals,
 )
@@ -157,6 +156,7 @@ class MatchSpec:
     timing_tolerance_ns: int = 200 * MILLISECOND
     stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
     max_line: int = MAX_LINE
+    eager_events: bool = False  # write events to both seats at once, not with the next request
 
 
 @dataclass(frozen=True)
@@ -233,17 +233,19 @@ class _End(Exception):
         super().__init__(reason)
 
 
-def request_line(match: Match, req_id: int, mclock: MatchClock) -> str:
-    """The request line for the player to act (the view never holds a hidden tile)."""
+def request_line(match: Match, req_id: int, mclock: MatchClock,
+                 encoder: RequestEncoder | None = None) -> str:
+    """The request line for the player to act (the view never holds a hidden tile).
+
+    Same text as ``encode(Request(...))`` of ``player_view(match, p).to_dict()``.
+    """
     p = match.to_act
-    view = player_view(match, p).to_dict()
     delay_left = mclock.delay_left // MILLISECOND
     bank = mclock.banks[p] // MILLISECOND
     clock = {"delay_left_ms": delay_left, "bank_ms": bank,
              "opponent_bank_ms": mclock.banks[1 - p] // MILLISECOND,
              "deadline_ms": delay_left + bank}
-    legal: Any = view["legal_actions"]
-    return encode_request(req_id, view, clock, legal)
+    return (encoder or RequestEncoder()).encode(match, req_id, clock)
 
 
 def event_lines(event: Event, seat: int) -> str | None:
@@ -256,6 +258,14 @@ def event_lines(event: Event, seat: int) -> str | None:
             return None
         d = pub.to_dict()
     return '{"type":"event","event":' + _dumps(d) + "}"
+
+
+def _event_pair(event: Event) -> tuple[str | None, str | None]:
+    """The event lines for seats 0 and 1 (one encoding when both see the same)."""
+    if isinstance(event, Drew):
+        return event_lines(event, 0), event_lines(event, 1)
+    line = event_lines(event, 0)
+    return line, line
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -314,6 +324,8 @@ class _Referee:
         self.last_accept = 0
         self.logs = [0, 0]
         self.last: str | None = None
+        self.encoder = RequestEncoder()
+        self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.opened = [False, False]
         self.over = False  # the match result is known: stop talking to engines
 
@@ -437,8 +449,14 @@ class _Referee:
         mclock = self.mclock = self.mclock.begin(p, match.turn)
         self.req_id += 1
         rid = self.req_id
-        line = request_line(match, rid, mclock)
-        start = self._send(p, line)
+        line = request_line(match, rid, mclock, self.encoder)
+        pending = self.outbox[p]
+        if pending:
+            # events not yet sent to the player to move go in the same write
+            self.outbox[p] = []
+            start = self._send(p, "\n".join([*pending, line]))
+        else:
+            start = self._send(p, line)
         if self.first_request is None:
             self.first_request = start
         deadline = mclock.deadline(start)
@@ -488,7 +506,8 @@ class _Referee:
                 mclock, charge = mclock.charge(max(0, t - start))
                 self.mclock = mclock
                 try:
-                    action = parse_action(msg.action)
+                    action = (self.encoder.actions_by_text.get(msg.action)
+                              or parse_action(msg.action))
                     events = match.apply(action, p)
                 except (NotationError, IllegalActionError) as err:
                     start, deadline = self._illegal(p, rid, msg, inc.text, t, charge, err)
@@ -567,8 +586,11 @@ class _Referee:
     # -- events ------------------------------------------------------------------------------
 
     def _dispatch(self, events: list[Event], t: int) -> None:
+        """Record ``events`` and queue each seat's form of them. A seat's event
+        lines are written together with its next request (one write per
+        decision), or at once with ``MatchSpec.eager_events``, and at the end."""
         tx = self.tx
-        out: list[list[str]] = [[], []]
+        out = self.outbox
         for ev in events:
             if isinstance(ev, RoundStarted):
                 tx.start_round(t, ev.round, ev.deal.to_dict(), {
@@ -583,18 +605,23 @@ class _Referee:
                                              if ev.tile else None})
                 if isinstance(ev, RoundEnded):
                     tx.reveal_round(t)
-            for s in (0, 1):
-                line = event_lines(ev, s)
-                if line is not None:
-                    out[s].append(line)
+            a, b = _event_pair(ev)
+            if a is not None:
+                out[0].append(a)
+            if b is not None:
+                out[1].append(b)
             if isinstance(ev, MatchEnded):
                 self.over = True
+        if not self.over and self.match is not None and not self.spec.eager_events:
+            return  # each seat gets its lines with its next request
         for s in (0, 1):
             if out[s]:
+                text = "\n".join(out[s])
+                out[s] = []
                 if self.over:
-                    self._send_quietly(s, "\n".join(out[s]))
+                    self._send_quietly(s, text)
                 else:
-                    self._send(s, "\n".join(out[s]))
+                    self._send(s, text)
 
     def _send(self, p: int, text: str) -> int:
         try:
@@ -635,12 +662,17 @@ class _Referee:
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
+        quit_sent = [False, False]
         for i in (0, 1):
             if self.opened[i]:
-                self._send_quietly(i, quit_line)
+                with contextlib.suppress(SeatGone):
+                    self.seats[i].send(quit_line)
+                    quit_sent[i] = True
         exits: list[dict[str, object]] = []
         for i, seat in enumerate(self.seats):
             info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None
+            if info is not None and info.how == "exited" and quit_sent[i]:
+                info = replace(info, how="quit")  # it exited after our quit line
             exits.append({"seat": i, "exit_code": info.exit_code if info else None,
                           "signal": info.signal if info else None,
                           "how": info.how if info else "not_started",
