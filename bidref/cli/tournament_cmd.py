@@ -343,6 +343,7 @@ def tournament(
             "played": summary.played, "aborted": summary.aborted,
             "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
             "unresolved": [k.id for k in summary.unresolved],
+            "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
             "master_seed": plan.header.master_seed, **standings.to_dict(plan.sprt),
         }  # fmt: skip
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
@@ -363,6 +364,11 @@ def tournament(
         err.print(f"interrupted: {summary.total - summary.done} matches left; continue with "
                   f"bidref tournament --resume --out {out}", highlight=False)  # fmt: skip
         raise typer.Exit(code=EXIT_INTERRUPTED)
+    if summary.stopped is not None:
+        err.print(f"[red]error:[/red] {summary.stopped}. Check the engine with bidref "
+                  f"check-engine, then continue with --resume --out {out}",
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)
     if summary.unresolved:

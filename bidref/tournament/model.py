@@ -18,7 +18,8 @@ from .schedule import MatchKey, Pairing
 
 # End reasons that are the losing engine's fault, counted per engine.
 FAULT_REASONS = ("time", "crash", "illegal", "protocol", "startup")
-# The end reason of matches that are never rated (referee timing fault, interruption).
+# The end reason of matches that are never rated (referee timing fault, interruption):
+# played again. Other unrated ends (an engine that fails to start) are not retried.
 ABORTED = "aborted"
 
 
@@ -80,6 +81,7 @@ class MatchReport:
     transcript: str | None = None
     elapsed_s: float = 0.0
     interrupted: bool = False  # stopped by Ctrl-C: not a result, not recorded
+    fault_seat: int | None = None  # whose fault the end was (time, crash, start-up, ...)
     extra: dict[str, object] = field(default_factory=dict)
 
 
@@ -167,6 +169,7 @@ class MatchRecord(RecordModel):
     rounds: int
     transcript: str | None
     elapsed_s: float
+    at_fault: str | None = None  # the engine whose fault ended the match, if any
 
     @property
     def key(self) -> MatchKey:
@@ -183,6 +186,7 @@ class MatchRecord(RecordModel):
             balances=report.balances, rounds=report.rounds,
             transcript=report.transcript if report.transcript is not None else job.transcript,
             elapsed_s=round(report.elapsed_s, 3),
+            at_fault=None if report.fault_seat not in (0, 1) else names[report.fault_seat],
         )  # fmt: skip
 
     @property

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .model import ABORTED, EngineEntry, MatchJob, MatchReport
+from .model import ABORTED, FAULT_REASONS, EngineEntry, MatchJob, MatchReport
 
 MAX_DETAIL = 500
 
@@ -41,6 +41,8 @@ def play_match(job: MatchJob) -> MatchReport:
     outcome = run_match(spec, transcript_path=transcript)
     detail = dict(outcome.detail)
     interrupted = outcome.reason == ABORTED and detail.get("cause") == "interrupted"
+    seat = detail.get("seat")
+    fault_seat = seat if outcome.reason in FAULT_REASONS and seat in (0, 1) else None
     return MatchReport(
         winner=outcome.winner,
         reason=outcome.reason,
@@ -50,4 +52,5 @@ def play_match(job: MatchJob) -> MatchReport:
         rounds=outcome.rounds,
         transcript=str(transcript),
         interrupted=interrupted,
+        fault_seat=fault_seat,
     )

@@ -179,6 +179,8 @@ class RunSummary:
     interrupted: bool = False
     sprt_stopped: bool = False
     unresolved: list[MatchKey] = field(default_factory=list)
+    failed: list[MatchKey] = field(default_factory=list)  # unrated, not retried (start-up)
+    stopped: str | None = None  # why the run stopped before the end, if it did
     standings: Standings | None = None
 
 
@@ -241,6 +243,15 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
         summary.played += 1
         if record.rated:
             summary.done += 1
+        elif record.reason != ABORTED:
+            summary.failed.append(job.key)
+            culprit = record.at_fault
+            if culprit is not None and not any(r.rated and culprit in (r.engine_a, r.engine_b)
+                                               for r in store.records):  # fmt: skip
+                summary.stopped = (f"engine {culprit!r} failed ({record.reason}) in its first "
+                                   f"matches: {record.detail}")  # fmt: skip
+                log.info("stopping: %s", summary.stopped)
+                pending.clear()
         else:
             summary.aborted += 1
             tries[job.key] = tries.get(job.key, 0) + 1
@@ -248,7 +259,7 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
                 log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
                 pending.appendleft(plan.job(job.key, job.attempt + 1))
             else:
-                log.warning("match %s aborted %d times; giving up on it in this run",
+                log.info("match %s aborted %d times; giving up on it in this run",
                             job.key.id, tries[job.key])  # fmt: skip
                 summary.unresolved.append(job.key)
         report_progress(record)
@@ -268,7 +279,8 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
 
     try:
         while pending or inflight:
-            while pending and len(inflight) < backend.slots and not summary.sprt_stopped:
+            while (pending and len(inflight) < backend.slots and not summary.sprt_stopped
+                   and summary.stopped is None):  # fmt: skip
                 job = pending.popleft()
                 token += 1
                 handle = backend.submit(job)

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .model import MatchRecord
+from .model import ABORTED, MatchRecord
 from .ratings import Estimate, Pentanomial, Sprt, SprtStatus, Trinomial
 from .schedule import MatchKey, Pairing
 
@@ -160,12 +160,14 @@ def compute(names: Sequence[str], pairings: Sequence[Pairing],
     pairs = {p: PairStats(p, SideStats()) for p in pairings}
     rated = rated_by_key(records)
     for r in records:
-        if not r.rated:
+        if not r.rated and r.reason == ABORTED:
             for name in (r.engine_a, r.engine_b):
                 if name in engines:
                     engines[name].aborted += 1
             if r.key.pairing in pairs:
                 pairs[r.key.pairing].side.aborted += 1
+        elif not r.rated:  # e.g. an engine that did not start: its fault, not rated
+            _fault(engines, pairs, r)
     by_deal: dict[tuple[Pairing, int], list[MatchRecord]] = defaultdict(list)
     for key, r in rated.items():
         if key.pairing not in pairs or r.engine_a not in engines or r.engine_b not in engines:
@@ -176,6 +178,7 @@ def compute(names: Sequence[str], pairings: Sequence[Pairing],
         _count(first, r, key.pairing.first)
         for name in (r.engine_a, r.engine_b):
             _count(engines[name], r, name)
+        _fault(engines, pairs, r)
     for (pairing, _seed), both in by_deal.items():
         if len(both) != 2:
             continue
@@ -195,9 +198,17 @@ def _count(side: SideStats, r: MatchRecord, name: str) -> None:
         side.losses += 1
     if r.reason == "round_limit":
         side.adjudications += 1
+
+
+def _fault(engines: dict[str, SideStats], pairs: dict[Pairing, PairStats],
+           r: MatchRecord) -> None:  # fmt: skip
+    """Count a match ended by an engine's fault (time, crash, start-up, ...) against it."""
     column = FAULT_COLUMNS.get(r.reason)
-    if column is not None and r.winner is not None:
-        if r.winner == name:
-            side.opponent_faults[column] += 1
-        else:
-            side.faults[column] += 1
+    culprit = r.at_fault or (r.loser if r.rated else None)
+    if column is None or culprit is None:
+        return
+    if culprit in engines:
+        engines[culprit].faults[column] += 1
+    if r.key.pairing in pairs:
+        side = pairs[r.key.pairing].side
+        (side.faults if culprit == r.key.pairing.first else side.opponent_faults)[column] += 1

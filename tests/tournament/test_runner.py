@@ -141,6 +141,36 @@ def test_a_play_function_that_raises_is_an_aborted_match(make_plan: MakePlan) ->
                for r in store.records if not r.rated)
 
 
+def test_an_engine_that_never_starts_stops_the_run(make_plan: MakePlan) -> None:
+    plan = make_plan([("good", "fake"), ("broken", "fake nostart=1")], deals=10)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with LocalBackend(fake_play, 2, mode="thread") as backend:
+        summary = run(plan, store, backend)
+    assert summary.stopped is not None and "'broken' failed (startup)" in summary.stopped
+    assert summary.done == 0 and 1 <= len(summary.failed) <= 2  # no more started after
+    assert all(r.reason == "startup" and not r.rated and r.at_fault == "broken"
+               for r in store.records)
+    assert summary.standings is not None
+    assert summary.standings.engines["broken"].faults["crashes"] == len(store.records)
+    assert summary.standings.engines["good"].faults["crashes"] == 0
+
+
+def test_a_rare_start_up_failure_is_recorded_not_retried_and_resume_replays_it(
+    make_plan: MakePlan,
+) -> None:
+    plan = make_plan([("good", "fake"), ("flaky", "fake nostart=0.2")], deals=20)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with LocalBackend(fake_play, 1, mode="thread") as backend:
+        summary = run(plan, store, backend)
+    failed = {r.key for r in store.records if not r.rated}
+    # (with master seed 7 the first failure comes after flaky's first rated matches)
+    assert summary.stopped is None
+    assert failed and set(summary.failed) == failed
+    assert len(store.records) == len(plan.keys)  # none retried in the run
+    assert summary.done == len(plan.keys) - len(failed)
+    assert missing(plan, store) == [k for k in plan.keys if k in failed]
+
+
 def test_resume_plays_exactly_the_missing_matches(make_plan: MakePlan, tmp_path: Path) -> None:
     full = play_all(make_plan(deals=6, out=tmp_path / "full"))
     plan = make_plan(deals=6, out=tmp_path / "partial")

@@ -3,8 +3,9 @@
 An engine spec ``"fake strength=3 sleep=0.01 abort=0.3"`` sets a strength (the
 chance of beating an opponent is strength / (sum of strengths)), a pause per
 match (to let tests interrupt a run) and the chance that a first attempt is
-aborted as a referee timing fault. The outcome depends only on the deal seed,
-the seats and the engines, never on the attempt or the order of play, so any
+aborted as a referee timing fault, and ``nostart`` the chance that the engine
+fails to start (a start-up failure: unrated, not retried). The outcome depends
+only on the deal seed, the seats and the engines, never on the attempt or the order of play, so any
 two runs of the same tournament give the same rated results.
 """
 
@@ -18,7 +19,7 @@ from bidref.tournament import MatchJob, MatchReport
 
 
 def _params(spec: str) -> dict[str, float]:
-    out = {"strength": 1.0, "sleep": 0.0, "abort": 0.0, "draw": 0.05}
+    out = {"strength": 1.0, "sleep": 0.0, "abort": 0.0, "draw": 0.05, "nostart": 0.0}
     for token in spec.split()[1:]:
         name, _, value = token.partition("=")
         out[name] = float(value)
@@ -34,6 +35,10 @@ def fake_play(job: MatchJob) -> MatchReport:
     a, b = _params(job.engine_a.spec), _params(job.engine_b.spec)
     time.sleep(max(a["sleep"], b["sleep"]))
     Path(job.transcript).write_text(f'{{"fake": "{job.key.id}"}}\n', encoding="utf-8")
+    for seat, params in enumerate((a, b)):
+        if params["nostart"] and _unit("nostart", job.key.id) < params["nostart"]:
+            return MatchReport(winner=None, reason="startup", rated=False, fault_seat=seat,
+                               detail="the engine ended before its hello (fake)")
     abort = max(a["abort"], b["abort"])
     if job.attempt == 1 and _unit("abort", job.key.id) < abort:
         return MatchReport(winner=None, reason="aborted", rated=False,
