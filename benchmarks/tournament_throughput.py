@@ -11,6 +11,7 @@ prints matches per second and the speed-up. Target: speed-up at 2 >= 1.6x.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -54,18 +55,26 @@ def measure(concurrency: int, deals: int, root: Path) -> tuple[int, float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=40, help="deal seeds (x2 matches)")
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="timed runs per concurrency, interleaved; the best counts "
+                             "(other load on a shared machine only ever slows a run)")
     args = parser.parse_args()
     if not ENGINE.exists():
         subprocess.run(["make", "-C", str(REPO / "sample_engines")], check=True)
     print(f"tournament throughput: c_first vs c_first, {2 * args.deals} matches per run, "
-          f"{available_cores()} cores, python {sys.version.split()[0]}")
-    figures: dict[int, float] = {}
+          f"{available_cores()} cores, python {sys.version.split()[0]}, load average "
+          f"{os.getloadavg()[0]:.2f}")
+    figures: dict[int, float] = {1: 0.0, 2: 0.0}
     with tempfile.TemporaryDirectory(prefix="bidref-bench-") as tmp:
-        for concurrency in (1, 2):
-            done, seconds, aborted = measure(concurrency, args.deals, Path(tmp))
-            figures[concurrency] = done / seconds
-            print(f"  concurrency {concurrency}: {done} matches in {seconds:.2f} s = "
-                  f"{figures[concurrency]:.2f} matches/s ({aborted} aborted)")
+        for attempt in range(args.repeat):
+            for concurrency in (1, 2):
+                root = Path(tmp) / f"run{attempt}"
+                done, seconds, aborted = measure(concurrency, args.deals, root)
+                rate = done / seconds
+                figures[concurrency] = max(figures[concurrency], rate)
+                print(f"  concurrency {concurrency}: {done} matches in {seconds:.2f} s = "
+                      f"{rate:.2f} matches/s ({aborted} aborted)")
+    print(f"  best: {figures[1]:.2f} matches/s at 1, {figures[2]:.2f} matches/s at 2")
     speedup = figures[2] / figures[1]
     verdict = "OK" if speedup >= TARGET else "BELOW TARGET"
     print(f"  speed-up at concurrency 2: {speedup:.2f}x (target >= {TARGET}x) {verdict}")
