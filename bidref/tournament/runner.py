@@ -14,7 +14,7 @@ import math
 import queue
 import re
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -38,7 +38,7 @@ from .model import (
 )
 from .ratings import Sprt
 from .schedule import Format, MatchKey, Pairing, pairings, schedule
-from .standings import Standings, compute
+from .standings import Standings, Tally
 from .store import ResultsStore
 
 log = logging.getLogger(__name__)
@@ -206,8 +206,12 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
     summary = RunSummary(total=len(keys), done=len(keys) - len(todo))
     clock_start = time.monotonic()
 
+    tally = Tally(names, pairs)
+    for r in store.records:
+        tally.add(r)
+
     def standings() -> Standings:
-        return compute(names, pairs, store.records)
+        return tally.standings
 
     def decided() -> bool:
         if sprt is None:
@@ -225,9 +229,8 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
         summary.standings = standings()
         return summary
 
-    pending: deque[MatchJob] = deque(
-        plan.job(k, store.attempts(k) + 1) for k in todo
-    )
+    attempts = Counter(r.key for r in store.records)
+    pending: deque[MatchJob] = deque(plan.job(k, attempts[k] + 1) for k in todo)
     tries: dict[MatchKey, int] = {}
     inflight: dict[int, tuple[Handle, MatchJob]] = {}
     finished: queue.Queue[int] = queue.Queue()
@@ -240,6 +243,7 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
         rel = plan.transcript(job.key, job.attempt)
         record = MatchRecord.of(job, replace(report, transcript=rel))
         store.append(record)
+        tally.add(record)
         summary.played += 1
         if record.rated:
             summary.done += 1

@@ -40,7 +40,7 @@ class SideStats:
     draws: int = 0
     adjudications: int = 0  # rated matches ended at the round limit
     aborted: int = 0  # unrated records (played again)
-    pair_points: list[float] = field(default_factory=list)
+    pair_counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
     opponent_faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
 
@@ -58,7 +58,12 @@ class SideStats:
 
     @property
     def pentanomial(self) -> Pentanomial:
-        return Pentanomial.from_pairs(self.pair_points)
+        c = self.pair_counts
+        return Pentanomial((c[0], c[1], c[2], c[3], c[4]))
+
+    def add_pair(self, points: float) -> None:
+        """A complete pair scoring ``points`` of 2 (0, 0.5, 1, 1.5 or 2) for this side."""
+        self.pair_counts[round(points * 2)] += 1
 
     @property
     def estimate(self) -> Estimate:
@@ -141,52 +146,56 @@ class Standings:
         }  # fmt: skip
 
 
-def rated_by_key(records: Iterable[MatchRecord]) -> dict[MatchKey, MatchRecord]:
-    """The rated record of each match key (the first, should a key be doubled)."""
-    out: dict[MatchKey, MatchRecord] = {}
-    for r in records:
-        if not r.rated:
-            continue
-        if r.key in out:
-            log.warning("match %s is recorded as rated twice; counting the first", r.key.id)
-            continue
-        out[r.key] = r
-    return out
+class Tally:
+    """Standings kept up to date one record at a time (O(1) per record).
 
+    Only the first rated record of a match key counts; a pair is complete when
+    both seats of a deal seed are rated.
+    """
 
-def compute(names: Sequence[str], pairings: Sequence[Pairing],
-            records: Sequence[MatchRecord]) -> Standings:  # fmt: skip
-    engines = {n: SideStats() for n in names}
-    pairs = {p: PairStats(p, SideStats()) for p in pairings}
-    rated = rated_by_key(records)
-    for r in records:
-        if not r.rated and r.reason == ABORTED:
-            for name in (r.engine_a, r.engine_b):
-                if name in engines:
-                    engines[name].aborted += 1
-            if r.key.pairing in pairs:
-                pairs[r.key.pairing].side.aborted += 1
-        elif not r.rated:  # e.g. an engine that did not start: its fault, not rated
-            _fault(engines, pairs, r)
-    by_deal: dict[tuple[Pairing, int], list[MatchRecord]] = defaultdict(list)
-    for key, r in rated.items():
+    def __init__(self, names: Sequence[str], pairings: Sequence[Pairing]) -> None:
+        self.standings = Standings({n: SideStats() for n in names},
+                                   {p: PairStats(p, SideStats()) for p in pairings})  # fmt: skip
+        self._rated: set[MatchKey] = set()
+        self._deals: dict[tuple[Pairing, int], list[MatchRecord]] = defaultdict(list)
+
+    def add(self, r: MatchRecord) -> None:
+        engines, pairs = self.standings.engines, self.standings.pairs
+        key = r.key
         if key.pairing not in pairs or r.engine_a not in engines or r.engine_b not in engines:
             log.warning("record %s is not part of this tournament; ignored", key.id)
-            continue
-        by_deal[(key.pairing, key.seed)].append(r)
-        first = pairs[key.pairing].side
-        _count(first, r, key.pairing.first)
+            return
+        if not r.rated:
+            if r.reason == ABORTED:
+                engines[r.engine_a].aborted += 1
+                engines[r.engine_b].aborted += 1
+                pairs[key.pairing].side.aborted += 1
+            else:  # e.g. an engine that did not start: its fault, not rated
+                _fault(engines, pairs, r)
+            return
+        if key in self._rated:
+            log.warning("match %s is recorded as rated twice; counting the first", key.id)
+            return
+        self._rated.add(key)
+        _count(pairs[key.pairing].side, r, key.pairing.first)
         for name in (r.engine_a, r.engine_b):
             _count(engines[name], r, name)
         _fault(engines, pairs, r)
-    for (pairing, _seed), both in by_deal.items():
-        if len(both) != 2:
-            continue
-        points_first = sum(r.points_for(pairing.first) for r in both)
-        pairs[pairing].side.pair_points.append(points_first)
-        engines[pairing.first].pair_points.append(points_first)
-        engines[pairing.second].pair_points.append(2.0 - points_first)
-    return Standings(engines, pairs)
+        both = self._deals[(key.pairing, key.seed)]
+        both.append(r)
+        if len(both) == 2:
+            points_first = sum(x.points_for(key.pairing.first) for x in both)
+            pairs[key.pairing].side.add_pair(points_first)
+            engines[key.pairing.first].add_pair(points_first)
+            engines[key.pairing.second].add_pair(2.0 - points_first)
+
+
+def compute(names: Sequence[str], pairings: Sequence[Pairing],
+            records: Iterable[MatchRecord]) -> Standings:  # fmt: skip
+    tally = Tally(names, pairings)
+    for r in records:
+        tally.add(r)
+    return tally.standings
 
 
 def _count(side: SideStats, r: MatchRecord, name: str) -> None:
