@@ -308,22 +308,30 @@ def tournament(
                       "losses", highlight=False)  # fmt: skip
         backend = LocalBackend(play, max(1, min(jobs, todo or 1)))
 
-    show_live = not as_json and console.is_terminal
+    live_console = err if as_json else console  # --json keeps stdout for the JSON
+    show_live = live_console.is_terminal
     if not as_json:
         err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
                   f"{backend.slots} at a time", highlight=False)  # fmt: skip
+    step = max(1, len(plan.keys) // 20)  # without a terminal: a line every 5 %
     live: Live | None = None
     summary: RunSummary
     try:
         with _term_as_interrupt():
             if show_live:
-                live = Live(console=console, refresh_per_second=4, transient=True)
+                live = Live(console=live_console, refresh_per_second=4, transient=True)
                 live.start()
             current = live
+            printed = [-1]
 
             def on_progress(p: Progress) -> None:
                 if current is not None:
                     current.update(_live_view(p, plan.sprt))
+                elif not as_json and p.done != printed[0] and (
+                        p.done % step == 0 or p.done == p.total):  # fmt: skip
+                    printed[0] = p.done
+                    err.print(f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
+                              f"ETA {_duration(p.eta_s)}", highlight=False)  # fmt: skip
 
             summary = run(plan, store, backend, on_progress=on_progress,
                           max_attempts=max_attempts)  # fmt: skip
