@@ -44,6 +44,7 @@ def test_tables_exports_and_resume(tmp_path: Path) -> None:
                           "--export", str(json_path), "--max-rounds", "8")
     assert code == 0, output
     assert "Standings" in output and "Pairings" in output and "master seed 3" in output
+    assert "matches 10/10  elapsed" in output  # progress lines when not on a terminal
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     assert len(rows) == 1 and rows[0]["first"] == "a" and int(rows[0]["matches"]) == 10
     pairs = json.loads(json_path.read_text(encoding="utf-8"))
