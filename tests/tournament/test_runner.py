@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -313,3 +314,90 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> 
     resumed = ResultsStore.open(results)
     assert resumed.records[:lines_before] == partial.records  # nothing rewritten
     assert rated(resumed.records) == rated(ResultsStore.open(whole / RESULTS_FILE).records)
+
+
+class InterruptAfter:
+    """A progress callback that acts like Ctrl-C once ``n`` matches are recorded."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.fired = False
+
+    def __call__(self, progress: object) -> None:
+        if not self.fired and getattr(progress, "played", 0) >= self.n:
+            self.fired = True
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("where", ["threads", "dask"])
+def test_an_interrupted_run_keeps_what_finished_and_resumes(
+    make_plan: MakePlan, tmp_path: Path, where: str
+) -> None:
+    specs = [("a", "fake strength=2 sleep=0.02"), ("b", "fake abort=0.2")]
+    whole = play_all(make_plan(specs, deals=8, out=tmp_path / "whole"))
+    plan = make_plan(specs, deals=8, out=tmp_path / "cut")
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+
+    def backend_and_close() -> tuple[object, object]:
+        if where == "threads":
+            b = LocalBackend(fake_play, 2, mode="thread")
+            return b, b.close
+        distributed = pytest.importorskip("distributed")
+        from bidref.tournament.cluster import ClusterBackend
+
+        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                           dashboard_address=None)  # fmt: skip
+        b = ClusterBackend(fake_play, cluster.scheduler_address)
+        return b, lambda: (b.close(), cluster.close())
+
+    backend, close = backend_and_close()
+    try:
+        summary = run(plan, store, backend, on_progress=InterruptAfter(4),  # type: ignore[arg-type]
+                      tick_s=0.02)  # fmt: skip
+    finally:
+        close()  # type: ignore[operator]
+    assert summary.interrupted and 4 <= summary.played < len(plan.keys)
+    kept = list(store.records)
+    backend, close = backend_and_close()
+    try:
+        again = run(plan, ResultsStore.open(plan.out_dir / RESULTS_FILE), backend,  # type: ignore[arg-type]
+                    tick_s=0.02)  # fmt: skip
+    finally:
+        close()  # type: ignore[operator]
+    assert not again.interrupted and again.done == len(plan.keys)
+    final = ResultsStore.open(plan.out_dir / RESULTS_FILE).records
+    assert final[: len(kept)] == kept
+    assert rated(final) == rated(whole.records)
+
+
+def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) -> None:
+    fake = ["--play-function", "tests.tournament.tournament_fakes:fake_play"]
+    engines = ["a=fake strength=2 sleep=0.05", "b=fake"]
+    cli = [sys.executable, "-c", "from bidref.cli import main; main()", "tournament"]
+    whole = subprocess.run([*cli, *engines, "--deals", "10", "--seed", "4", "-j", "2", "--out",
+                            str(tmp_path / "whole"), "--json", *fake], cwd=REPO,
+                           capture_output=True, timeout=60)  # fmt: skip
+    assert whole.returncode == 0, whole.stderr.decode()
+    out = tmp_path / "cut"
+    proc = subprocess.Popen([*cli, *engines, "--deals", "10", "--seed", "4", "-j", "2",
+                             "--out", str(out), "--json", *fake], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    results = out / RESULTS_FILE
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_text(encoding="utf-8").count("\n") > 4:
+            break
+        time.sleep(0.01)
+    workers = children_of(proc.pid)
+    os.kill(proc.pid, signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr.decode()
+    assert wait_gone(workers)
+    cut = json.loads(stdout)
+    assert cut["interrupted"] and cut["done"] < 20
+    resumed = subprocess.run([*cli, "--resume", "--out", str(out), "--json", *fake], cwd=REPO,
+                             capture_output=True, timeout=60)  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    assert json.loads(resumed.stdout)["played"] == 20 - cut["done"]
+    assert rated(ResultsStore.open(results).records) == rated(
+        ResultsStore.open(tmp_path / "whole" / RESULTS_FILE).records)
