@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
 from typing import Literal, cast
 
@@ -94,22 +95,30 @@ class LocalBackend:
         self.slots = concurrency
         self.mode = mode
         self._play = play
-        self._executor: Executor
-        if mode == "process":
-            self._executor = ProcessPoolExecutor(
-                max_workers=concurrency,
+        self._executor = self._new_executor()
+        self._interrupted = False
+
+    def _new_executor(self) -> Executor:
+        if self.mode == "process":
+            return ProcessPoolExecutor(
+                max_workers=self.slots,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=worker_init,
             )
-        else:
-            self._executor = ThreadPoolExecutor(max_workers=concurrency,
-                                                thread_name_prefix="bidref-match")  # fmt: skip
-        self._interrupted = False
+        return ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="bidref-match")
 
     def submit(self, job: MatchJob) -> Handle:
-        if self.mode == "process":
+        if self.mode != "process":
+            return self._executor.submit(run_job, self._play, job)
+        try:
             return self._executor.submit(play_in_worker, self._play, job)
-        return self._executor.submit(run_job, self._play, job)
+        except BrokenProcessPool:
+            # a worker died (killed, out of memory): its matches come back as errors
+            # and are played again; carry on with a fresh pool
+            log.warning("a worker process died; starting a new pool")
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._new_executor()
+            return self._executor.submit(play_in_worker, self._play, job)
 
     def result(self, handle: Handle) -> MatchReport:
         return cast(Future[MatchReport], handle).result()

@@ -215,6 +215,17 @@ def test_process_workers_give_the_same_results_as_threads(
     assert rated(procs.records) == rated(threads.records)
 
 
+def test_a_dying_worker_process_costs_only_a_replay(make_plan: MakePlan, tmp_path: Path) -> None:
+    specs = [("a", "fake strength=2"), ("b", "fake die=0.15")]
+    plan = make_plan(specs, deals=8, out=tmp_path / "die")
+    store = play_all(plan, mode="process")
+    assert any("runner error" in r.detail for r in store.records if not r.rated)
+    clean = play_all(make_plan([("a", "fake strength=2"), ("b", "fake")], deals=8,
+                               out=tmp_path / "clean"), mode="thread")  # fmt: skip
+    strip = {k: v[:-1] for k, v in rated(store.records).items()}
+    assert strip == {k: v[:-1] for k, v in rated(clean.records).items()}
+
+
 def test_a_dask_cluster_gives_the_same_results_as_the_local_runner(
     make_plan: MakePlan, tmp_path: Path
 ) -> None:

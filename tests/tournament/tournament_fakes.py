@@ -4,7 +4,8 @@ An engine spec ``"fake strength=3 sleep=0.01 abort=0.3"`` sets a strength (the
 chance of beating an opponent is strength / (sum of strengths)), a pause per
 match (to let tests interrupt a run) and the chance that a first attempt is
 aborted as a referee timing fault, and ``nostart`` the chance that the engine
-fails to start (a start-up failure: unrated, not retried). The outcome depends
+fails to start (a start-up failure: unrated, not retried), and ``die`` the
+chance that the worker process dies during a first attempt. The outcome depends
 only on the deal seed, the seats and the engines, never on the attempt or the order of play, so any
 two runs of the same tournament give the same rated results.
 """
@@ -12,6 +13,7 @@ two runs of the same tournament give the same rated results.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from pathlib import Path
 
@@ -19,7 +21,8 @@ from bidref.tournament import MatchJob, MatchReport
 
 
 def _params(spec: str) -> dict[str, float]:
-    out = {"strength": 1.0, "sleep": 0.0, "abort": 0.0, "draw": 0.05, "nostart": 0.0}
+    out = {"strength": 1.0, "sleep": 0.0, "abort": 0.0, "draw": 0.05, "nostart": 0.0,
+           "die": 0.0}
     for token in spec.split()[1:]:
         name, _, value = token.partition("=")
         out[name] = float(value)
@@ -33,6 +36,8 @@ def _unit(*parts: object) -> float:
 
 def fake_play(job: MatchJob) -> MatchReport:
     a, b = _params(job.engine_a.spec), _params(job.engine_b.spec)
+    if job.attempt == 1 and _unit("die", job.key.id) < max(a["die"], b["die"]):
+        os._exit(9)  # the worker process dies mid-match (as if killed)
     time.sleep(max(a["sleep"], b["sleep"]))
     Path(job.transcript).write_text(f'{{"fake": "{job.key.id}"}}\n', encoding="utf-8")
     for seat, params in enumerate((a, b)):
