@@ -2,7 +2,7 @@
 
 Run (after `make -C sample_engines`)::
 
-    .venv/bin/python benchmarks/referee_overhead.py [--pings 3000] [--matches 5]
+    .venv/bin/python benchmarks/referee_overhead.py [--pings 3000] [--matches 10]
 
 (a) the raw round trip: a ``ping`` line written to the compiled first-legal C
     engine over the pipe transport until its ``pong`` line is back in the
@@ -71,34 +71,41 @@ def raw_round_trips(n: int) -> tuple[list[int], list[int]]:
     return full, charged
 
 
-def decision_times(matches: int) -> tuple[list[int], int]:
-    intervals: list[int] = []
-    decisions = 0
-    for seed in range(matches):
-        spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
-                         time_control=TimeControl.of_seconds(bank=120, delay=10))
-        seats = [TimingSeat(e) for e in spec.engines]
-        for s in seats:
-            s.stamps = []
-        out = run_match(spec, seats=seats)
-        assert out.reason == "balance", out.summary()
-        decisions += out.decisions
-        stamps = sorted(seats[0].stamps[1:] + seats[1].stamps[1:])  # [0] is the hello
-        intervals.extend(b - a for a, b in itertools.pairwise(stamps))
-    return intervals, decisions
+def decision_times(seed: int) -> tuple[list[int], int]:
+    """Reply-to-reply intervals (ns) in one match between two C engines, and its decisions."""
+    spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
+                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    seats = [TimingSeat(e) for e in spec.engines]
+    for s in seats:
+        s.stamps = []
+    out = run_match(spec, seats=seats)
+    assert out.reason == "balance", out.summary()
+    stamps = sorted(seats[0].stamps[1:] + seats[1].stamps[1:])  # [0] is the hello
+    return [b - a for a, b in itertools.pairwise(stamps)], out.decisions
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pings", type=int, default=3000)
-    ap.add_argument("--matches", type=int, default=5)
+    ap.add_argument("--matches", type=int, default=10)
     args = ap.parse_args()
     if not ENGINE.exists():
         subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True)
     raw_round_trips(200)  # warm up
-    raw, charged = raw_round_trips(args.pings)
+    # Interleave ping blocks and matches, so that load from elsewhere on the
+    # machine affects both measurements alike.
+    raw: list[int] = []
+    charged: list[int] = []
+    per: list[int] = []
+    decisions = 0
     t0 = time.perf_counter()
-    per, decisions = decision_times(args.matches)
+    for seed in range(args.matches):
+        full, ch = raw_round_trips(args.pings // args.matches)
+        raw += full
+        charged += ch
+        intervals, n = decision_times(seed)
+        per += intervals
+        decisions += n
     wall = time.perf_counter() - t0
     raw_med = statistics.median(raw) / 1000
     per_med = statistics.median(per) / 1000
@@ -106,7 +113,7 @@ def main() -> None:
           f"({len(raw)} pings; write end to reply stamp: "
           f"{statistics.median(charged) / 1000:.1f} us)")
     print(f"wall time per decision (C vs C):      median {per_med:8.1f} us  "
-          f"({decisions} decisions in {args.matches} matches, {wall:.2f} s)")
+          f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)")
     print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
 
 

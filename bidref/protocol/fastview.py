@@ -1,4 +1,4 @@
-"""Fast encoding of request lines (the referee's hot path).
+"""Fast encoding of request and event lines (the referee's hot path).
 
 :class:`RequestEncoder` writes exactly the text of
 ``encode_request(id, player_view(match, p).to_dict(), clock, legal)`` — the same
@@ -12,7 +12,18 @@ from __future__ import annotations
 import json
 from typing import Final
 
-from ..rules import Action, Layout, Match, Phase
+from ..rules import (
+    Action,
+    AuctionMove,
+    Drew,
+    Event,
+    Layout,
+    Match,
+    Passed,
+    Phase,
+    Placed,
+    Transfer,
+)
 from ..rules.layout import _POINTS
 from ..rules.tiles import TILES
 
@@ -93,3 +104,47 @@ class RequestEncoder:
                 f'"legal":[{legal}]}}')
 
 
+
+
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_PLACED_TEXT: dict[tuple[int, int], str] = {}
+
+
+def event_json(event: Event) -> str:
+    """``event.to_dict()`` as compact JSON, fast for the frequent kinds.
+
+    Same text as ``json.dumps(event.to_dict(), separators=(",", ":"))``.
+    """
+    tp = type(event)
+    if tp is Placed:
+        assert isinstance(event, Placed)
+        t = event.tile
+        at = event.at
+        key = (t.index, -1 if at is None else at.index)
+        text = _PLACED_TEXT.get(key)
+        if text is None:
+            text = _PLACED_TEXT[key] = (
+                f'"tile":{_TILE[t.index]},"at":{"null" if at is None else _PT[at.index]},'
+                f'"action":{json.dumps(event.action_text())}')
+        return (f'{{"kind":"placed","player":{event.player},{text},"count":{event.count},'
+                f'"points":{event.points}}}')
+    if tp is Transfer:
+        assert isinstance(event, Transfer)
+        b = event.balances
+        return (f'{{"kind":"transfer","payer":{event.payer},"payee":{event.payee},'
+                f'"requested":{event.requested},"amount":{event.amount},'
+                f'"reason":"{event.reason}","balances":[{b[0]},{b[1]}]}}')
+    if tp is Drew:
+        assert isinstance(event, Drew)
+        dt = event.tile
+        return (f'{{"kind":"drew","player":{event.player},'
+                f'"tile":{"null" if dt is None else _TILE[dt.index]},'
+                f'"boneyard_left":{event.boneyard_left}}}')
+    if tp is Passed:
+        assert isinstance(event, Passed)
+        return f'{{"kind":"passed","player":{event.player}}}'
+    if tp is AuctionMove:
+        assert isinstance(event, AuctionMove)
+        return (f'{{"kind":"auction","player":{event.player},'
+                f'"action":{json.dumps(event.action)}}}')
+    return _dumps(event.to_dict())

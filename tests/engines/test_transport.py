@@ -172,3 +172,21 @@ def test_engine_files(tmp_path: Path) -> None:
     j.write_text('{"command": ["sh", "-c", "true"], "colour": 1}')
     with pytest.raises(EngineSpecError, match="unknown keys \\['colour'\\]"):
         resolve_engine(str(j))
+
+
+@pytest.mark.e2e
+def test_stdout_is_read_at_all_times_so_an_engine_never_blocks_on_it() -> None:
+    # 4 MB of log lines, far more than a pipe holds, written while nobody calls read()
+    code = ("import sys\nfor i in range(40000):\n"
+            "    sys.stdout.write('{\"type\":\"log\",\"message\":\"' + 'x' * 80 + '\"}\\n')\n"
+            "sys.stdout.flush()\n")
+    t = PipeTransport([sys.executable, "-c", code])
+    try:
+        info = t.wait_exit(20 * SECOND)
+        assert info is not None and info.exit_code == 0, "the engine blocked on its stdout"
+        n = 0
+        while isinstance(t.read(time.monotonic_ns() + SECOND), Line):
+            n += 1
+        assert n == 40000
+    finally:
+        t.close(None, SECOND)

@@ -338,3 +338,40 @@ def test_every_end_reason_is_reachable() -> None:
     # startup, aborted — one name each, no more.
     assert set(END_REASONS) == {"balance", "round_limit", "time", "illegal", "crash",
                                 "protocol", "startup", "aborted"}
+
+
+def test_match_spec_and_outcome_are_picklable() -> None:
+    import pickle
+
+    from bidref.rules import Deal
+
+    spec = MatchSpec(engines=(EngineSpec("a", ("x",), env={"K": "v"}, options={"d": 1}),
+                              EngineSpec("b", ("y",))), seed=1, deals=(Deal.from_seed(3, 1),))
+    assert pickle.loads(pickle.dumps(spec)) == spec
+    out, _, _ = play(first_legal())
+    again = pickle.loads(pickle.dumps(out))
+    assert again == out
+    assert json.loads(json.dumps(out.to_dict()))["reason"] == "balance"
+
+
+@pytest.mark.parametrize(("kw", "says"), [
+    ({"max_rounds": 0}, "max_rounds=0"),
+    ({"illegal": "maybe"}, "illegal='maybe'"),
+    ({"transport": "ssh"}, "transport='ssh'"),
+])
+def test_a_bad_match_spec_is_refused_with_the_fix(kw: dict[str, Any], says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        MatchSpec(engines=SPEC.engines, **kw)
+
+
+def test_a_referee_bug_still_closes_every_seat() -> None:
+    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        if msg["type"] == "request":
+            raise RuntimeError("bug in a seat")
+        return first_legal()(msg, seat)
+
+    clock = FakeClock()
+    a, b = FakeSeat("a", clock, script), FakeSeat("b", clock, script)
+    with pytest.raises(RuntimeError, match="bug in a seat"):
+        run_match(SPEC, seats=[a, b], clock=clock)
+    assert a.closed and b.closed
