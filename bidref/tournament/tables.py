@@ -71,13 +71,14 @@ def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
     table = Table(title="Pairings (from the first engine's side)", title_justify="left")
     for name in ("Pairing", "W-L-D", "Score", "Ptnml(0-2)", "Elo (95%)", "LOS",
                  "Adjudicated", "Aborted"):  # fmt: skip
-        table.add_column(name, justify="left" if name == "Pairing" else "right")
+        table.add_column(name, justify="left" if name == "Pairing" else "right",
+                         no_wrap=name in ("W-L-D", "Ptnml(0-2)"))
     if sprt is not None:
         table.add_column("SPRT LLR", justify="right")
     for p in standings.pairs.values():
         s = p.side
         row = [str(p.pairing), f"{s.wins}-{s.losses}-{s.draws}", _pct(s.trinomial.score),
-               str(list(s.pentanomial.counts)), fmt_elo(s),
+               " ".join(map(str, s.pentanomial.counts)), fmt_elo(s),
                _pct(s.pentanomial.los) if s.estimate.samples else "-",
                str(s.adjudications), str(s.aborted)]  # fmt: skip
         if sprt is not None:
