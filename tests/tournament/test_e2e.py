@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bidref.tournament import ResultsStore, run
+from bidref.tournament import MatchRecord, ResultsStore, run
 from bidref.tournament.cluster import ClusterBackend
 from bidref.tournament.engines import resolve_entries
 from bidref.tournament.local import LocalBackend
@@ -57,8 +57,10 @@ def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
     store = ResultsStore.create(local_plan.out_dir / RESULTS_FILE, local_plan.header)
     with LocalBackend(play_match, 2) as backend:
         summary = run(local_plan, store, backend)
-    assert summary.done == summary.total == 12 and summary.aborted == 0
+    assert summary.done == summary.total == 12  # (a loaded machine may abort and replay some)
     for r in store.records:
+        if not r.rated:
+            continue
         lines = (local_plan.out_dir / str(r.transcript)).read_text().splitlines()
         assert json.loads(lines[0])["type"] == "header"
         assert json.loads(lines[-1])["type"] == "result"
@@ -74,7 +76,10 @@ def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
             run(dask_plan, dstore, backend)
         finally:
             backend.close()
-    assert rated(dstore.records) == rated(store.records)
+    def outcomes(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
+        return {k: v[:-1] for k, v in rated(records).items()}  # transcript names of replays differ
+
+    assert outcomes(dstore.records) == outcomes(store.records)
 
 
 def _engine_processes(marker: str) -> list[int]:
@@ -106,7 +111,7 @@ def test_ctrl_c_ends_matches_cleanly_and_resume_completes(c_first: Path, tmp_pat
     results = out / RESULTS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if results.exists() and results.read_text().count("\n") >= 3:  # header + 2 matches
+        if results.exists() and results.read_text().count('"rated":true') >= 2:
             break
         time.sleep(0.02)
     assert _engine_processes(str(engine.parent)), "engines should be running mid-tournament"
@@ -124,7 +129,7 @@ def test_ctrl_c_ends_matches_cleanly_and_resume_completes(c_first: Path, tmp_pat
     assert resumed.returncode == 0, resumed.stderr.decode()
     final = json.loads(resumed.stdout)
     assert final["done"] == final["total"] == 12
-    assert final["played"] == 12 - data["done"]
+    assert final["played"] - final["aborted"] == 12 - data["done"]
     after = ResultsStore.open(results).records
     assert after[: len(before)] == before
     assert sorted(r.key.id for r in after if r.rated) == sorted(k.id for k in
