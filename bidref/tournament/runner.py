@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import queue
 import re
+import signal
+import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import Any, Protocol
 
 from bidref import __version__
@@ -146,6 +151,39 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
     return report
 
 
+_SHIELDED = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _shielded() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while a record is written and counted, then deliver them.
+
+    So an interrupt never leaves a match in the results file but not in the
+    counts (or the reverse). Only the main thread can handle signals; elsewhere
+    this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        held.append(signum)
+
+    previous = {s: signal.signal(s, hold) for s in _SHIELDED}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        for signum in held:
+            handler = previous[signal.Signals(signum)]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+
+
 def _put_when_done(finished: queue.Queue[int], token: int) -> Callable[[object], None]:
     def done(_handle: object) -> None:
         finished.put(token)
@@ -240,6 +278,11 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
     def accept(job: MatchJob, report: MatchReport) -> None:
         if report.interrupted:
             return
+        with _shielded():
+            record_and_count(job, report)
+        report_progress(store.records[-1])
+
+    def record_and_count(job: MatchJob, report: MatchReport) -> None:
         rel = plan.transcript(job.key, job.attempt)
         record = MatchRecord.of(job, replace(report, transcript=rel))
         store.append(record)
@@ -266,7 +309,6 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
                 log.info("match %s aborted %d times; giving up on it in this run",
                             job.key.id, tries[job.key])  # fmt: skip
                 summary.unresolved.append(job.key)
-        report_progress(record)
 
     def collect(tok: int) -> None:
         handle, job = inflight.pop(tok)

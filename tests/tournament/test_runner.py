@@ -412,3 +412,15 @@ def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) ->
     assert json.loads(resumed.stdout)["played"] == 20 - cut["done"]
     assert rated(ResultsStore.open(results).records) == rated(
         ResultsStore.open(tmp_path / "whole" / RESULTS_FILE).records)
+
+
+def test_an_interrupt_waits_until_the_record_is_written_and_counted() -> None:
+    from bidref.tournament.runner import _shielded
+
+    steps = []
+    with pytest.raises(KeyboardInterrupt), _shielded():
+        os.kill(os.getpid(), signal.SIGINT)
+        steps.append("written")
+        steps.append("counted")
+    assert steps == ["written", "counted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
