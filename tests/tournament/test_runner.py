@@ -13,12 +13,23 @@ from pathlib import Path
 
 import pytest
 
-from bidref.tournament import MatchJob, MatchRecord, MatchReport, Plan, ResultsStore, Sprt, run
+from bidref.tournament import (
+    MatchJob,
+    MatchRecord,
+    MatchReport,
+    MatchSettings,
+    Plan,
+    ResultsStore,
+    Sprt,
+    new_header,
+    run,
+    seeds_from_master,
+)
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.runner import RESULTS_FILE, missing
 
 from .conftest import MakePlan
-from .tournament_fakes import fake_play
+from .tournament_fakes import fake_play, killable_plan
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -217,10 +228,10 @@ def test_process_workers_give_the_same_results_as_threads(
 
 def test_a_dying_worker_process_costs_only_a_replay(make_plan: MakePlan, tmp_path: Path) -> None:
     specs = [("a", "fake strength=2"), ("b", "fake die=0.15")]
-    plan = make_plan(specs, deals=8, out=tmp_path / "die")
+    plan = make_plan(specs, deals=5, out=tmp_path / "die")
     store = play_all(plan, mode="process")
     assert any("runner error" in r.detail for r in store.records if not r.rated)
-    clean = play_all(make_plan([("a", "fake strength=2"), ("b", "fake")], deals=8,
+    clean = play_all(make_plan([("a", "fake strength=2"), ("b", "fake")], deals=5,
                                out=tmp_path / "clean"), mode="thread")  # fmt: skip
     strip = {k: v[:-1] for k, v in rated(store.records).items()}
     assert strip == {k: v[:-1] for k, v in rated(clean.records).items()}
@@ -282,18 +293,13 @@ def wait_gone(pids: set[int], timeout_s: float = 10.0) -> bool:
 KILLABLE_RUN = """
 import sys
 from pathlib import Path
-from bidref.tournament import EngineEntry, MatchSettings, Plan, ResultsStore, new_header, run
-from bidref.tournament import seeds_from_master
+from bidref.tournament import ResultsStore, run
 from bidref.tournament.local import LocalBackend
-from tests.tournament.tournament_fakes import fake_play
+from tests.tournament.tournament_fakes import fake_play, killable_plan
 
-out = Path(sys.argv[1])
-engines = [EngineEntry("a", "fake strength=2 sleep=0.03"), EngineEntry("b", "fake abort=0.2")]
-header = new_header("round-robin", engines, seeds_from_master(7, 30), MatchSettings(),
-                    master_seed=7, deal_book=None, created="2026-01-01T00:00:00+00:00")
-plan = Plan(header, out)
-path = out / "results.jsonl"
-store = ResultsStore.open(path) if path.exists() else ResultsStore.create(path, header)
+plan = killable_plan(Path(sys.argv[1]))
+path = plan.out_dir / "results.jsonl"
+store = ResultsStore.open(path) if path.exists() else ResultsStore.create(path, plan.header)
 with LocalBackend(fake_play, 2, mode=sys.argv[2]) as backend:
     run(plan, store, backend, tick_s=0.02)
 """
@@ -301,9 +307,8 @@ with LocalBackend(fake_play, 2, mode=sys.argv[2]) as backend:
 
 @pytest.mark.parametrize("mode", ["thread", "process"])
 def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> None:
-    whole = tmp_path / "whole"
-    subprocess.run([sys.executable, "-c", KILLABLE_RUN, str(whole), mode], cwd=REPO,
-                   check=True, timeout=60)  # fmt: skip
+    # the same tournament uninterrupted, here (the fake's results do not depend on how)
+    whole = play_all(killable_plan(tmp_path / "whole"))
     killed = tmp_path / "killed"
     proc = subprocess.Popen([sys.executable, "-c", KILLABLE_RUN, str(killed), mode], cwd=REPO)
     results = killed / RESULTS_FILE
@@ -324,7 +329,7 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> 
                    check=True, timeout=60)  # fmt: skip
     resumed = ResultsStore.open(results)
     assert resumed.records[:lines_before] == partial.records  # nothing rewritten
-    assert rated(resumed.records) == rated(ResultsStore.open(whole / RESULTS_FILE).records)
+    assert rated(resumed.records) == rated(whole.records)
 
 
 class InterruptAfter:
@@ -385,10 +390,12 @@ def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) ->
     fake = ["--play-function", "tests.tournament.tournament_fakes:fake_play"]
     engines = ["a=fake strength=2 sleep=0.05", "b=fake"]
     cli = [sys.executable, "-c", "from bidref.cli import main; main()", "tournament"]
-    whole = subprocess.run([*cli, *engines, "--deals", "10", "--seed", "4", "-j", "2", "--out",
-                            str(tmp_path / "whole"), "--json", *fake], cwd=REPO,
-                           capture_output=True, timeout=60)  # fmt: skip
-    assert whole.returncode == 0, whole.stderr.decode()
+    # the same tournament uninterrupted, here (the fake's results do not depend on how)
+    from bidref.tournament.engines import resolve_entries
+
+    header = new_header("round-robin", resolve_entries(engines), seeds_from_master(4, 10),
+                        MatchSettings(), master_seed=4, deal_book=None)  # fmt: skip
+    whole = play_all(Plan(header, tmp_path / "whole"))
     out = tmp_path / "cut"
     proc = subprocess.Popen([*cli, *engines, "--deals", "10", "--seed", "4", "-j", "2",
                              "--out", str(out), "--json", *fake], cwd=REPO,
@@ -410,8 +417,7 @@ def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) ->
                              capture_output=True, timeout=60)  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr.decode()
     assert json.loads(resumed.stdout)["played"] == 20 - cut["done"]
-    assert rated(ResultsStore.open(results).records) == rated(
-        ResultsStore.open(tmp_path / "whole" / RESULTS_FILE).records)
+    assert rated(ResultsStore.open(results).records) == rated(whole.records)
 
 
 def test_an_interrupt_waits_until_the_record_is_written_and_counted() -> None:

@@ -17,7 +17,15 @@ import os
 import time
 from pathlib import Path
 
-from bidref.tournament import MatchJob, MatchReport
+from bidref.tournament import (
+    EngineEntry,
+    MatchJob,
+    MatchReport,
+    MatchSettings,
+    Plan,
+    new_header,
+    seeds_from_master,
+)
 
 
 def _params(spec: str) -> dict[str, float]:
@@ -59,3 +67,11 @@ def fake_play(job: MatchJob) -> MatchReport:
     reason = reasons[int(_unit("reason", u) * len(reasons))]
     balances = (100, 0) if winner == 0 else (0, 100)
     return MatchReport(winner=winner, reason=reason, rated=True, balances=balances, rounds=4)
+
+
+def killable_plan(out: Path) -> Plan:
+    """A tournament of 60 fake matches (~30 ms each) for kill-and-resume tests."""
+    engines = [EngineEntry("a", "fake strength=2 sleep=0.03"), EngineEntry("b", "fake abort=0.2")]
+    header = new_header("round-robin", engines, seeds_from_master(7, 30), MatchSettings(),
+                        master_seed=7, deal_book=None, created="2026-01-01T00:00:00+00:00")
+    return Plan(header, out)
