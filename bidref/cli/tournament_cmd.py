@@ -38,7 +38,7 @@ from bidref.tournament import (
 from bidref.tournament.engines import EngineArgError, resolve_entries
 from bidref.tournament.local import LocalBackend, available_cores
 from bidref.tournament.runner import RESULTS_FILE, Backend, missing
-from bidref.tournament.schedule import FORMATS, ScheduleError, read_deal_book
+from bidref.tournament.schedule import FORMATS, Format, ScheduleError, read_deal_book
 from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
 
 from . import app
@@ -207,68 +207,19 @@ def tournament(
     """
     err = Console(stderr=True, soft_wrap=True)
     console = Console()
-    results = out / RESULTS_FILE
-    engines = engines or []
-    if fmt is not None and fmt not in FORMATS:
-        raise _fail(err, f"--format {fmt!r}: use round-robin or gauntlet")
-    if illegal is not None and illegal not in ("reject", "forfeit"):
-        raise _fail(err, f"--illegal {illegal!r}: use reject or forfeit")
-    if transport is not None and transport not in ("pipe", "pty"):
-        raise _fail(err, f"--transport {transport!r}: use pipe or pty")
-    for name, value in (("--bank", bank), ("--delay", delay)):
-        if value is not None and (value < 0 or math.isnan(value)):
-            raise _fail(err, f"{name} {value}: give a number of seconds >= 0")
-    if seed is not None and deal_book is not None:
-        raise _fail(err, "give --seed or --deal-book, not both")
-    try:
-        sprt_test = Sprt(*sprt) if sprt is not None else None
-    except ValueError as exc:
-        raise _fail(err, str(exc)) from None
     try:
         play = _load_play(play_function)
     except (ImportError, AttributeError) as exc:
         raise _fail(err, f"--play-function {play_function!r}: {exc}") from None
-
     try:
+        sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
         if resume:
-            store = ResultsStore.open(results)
-            plan = Plan(store.header, out)
             given: dict[str, object] = {
                 "format": fmt, "bank": bank, "delay": delay, "max-rounds": max_rounds,
                 "illegal": illegal, "transport": transport, "seed": seed, "deals": deals,
             }  # fmt: skip
-            problems = _header_conflicts(plan, engines, given)
-            if deal_book is not None:
-                problems.append("--deal-book cannot change on --resume")
-            if problems:
-                store.close()
-                raise _fail(err, "; ".join(problems) + f" (recorded in {results}); drop "
-                            "those options to resume, or use another --out")  # fmt: skip
-            if sprt_test is not None and len(plan.pairings) != 1:
-                store.close()
-                raise _fail(err, f"--sprt tests one pairing, but this tournament has "
-                                 f"{len(plan.pairings)}: give exactly two engines")  # fmt: skip
-            if sprt_test is not None:
-                plan = Plan(new_header(plan.header.format, plan.engines, plan.header.seeds,
-                                       plan.settings, master_seed=plan.header.master_seed,
-                                       deal_book=plan.header.deal_book, sprt=sprt_test,
-                                       created=plan.header.created), out)  # fmt: skip
+            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test)
         else:
-            if len(engines) < 2:
-                raise _fail(err, "give at least two engines, e.g. bidref tournament "
-                                 "./engine_a ./engine_b (or --resume --out DIR)")  # fmt: skip
-            entries = resolve_entries(engines)
-            if deal_book is not None:
-                seeds = read_deal_book(deal_book)
-                if deals is not None:
-                    if deals > len(seeds):
-                        raise _fail(err, f"--deals {deals} but {deal_book} holds only "
-                                         f"{len(seeds)} seeds")  # fmt: skip
-                    seeds = seeds[:deals]
-                master = None
-            else:
-                master = seed if seed is not None else secrets.randbits(63)
-                seeds = seeds_from_master(master, deals or DEFAULT_DEALS)
             settings = MatchSettings(
                 bank_ms=round(1000 * (DEFAULT_BANK_S if bank is None else bank)),
                 delay_ms=round(1000 * (DEFAULT_DELAY_S if delay is None else delay)),
@@ -276,98 +227,204 @@ def tournament(
                 illegal=cast(Literal["reject", "forfeit"], illegal or "reject"),
                 transport=cast(Literal["pipe", "pty"], transport or "pipe"),
             )
-            header = new_header(fmt or "round-robin", entries, seeds, settings,
-                                master_seed=master,
-                                deal_book=None if deal_book is None else str(deal_book),
-                                sprt=sprt_test)  # fmt: skip
-            plan = Plan(header, out)
-            plan.keys  # noqa: B018 - validates the schedule before anything is written
-            if plan.sprt is not None and len(plan.pairings) != 1:
-                raise _fail(err, f"--sprt tests one pairing, but this tournament has "
-                                 f"{len(plan.pairings)}: give exactly two engines")  # fmt: skip
-            store = ResultsStore.create(results, header)
-    except (ResultsError, ScheduleError, EngineArgError) as exc:
+            plan, store = _create(out, engines or [], fmt or "round-robin", settings, deals,
+                                  seed, deal_book, sprt_test)  # fmt: skip
+    except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
         raise _fail(err, str(exc)) from None
 
     todo = len(missing(plan, store))
-    backend: Backend
-    if cluster is not None:
-        from bidref.tournament.cluster import ClusterBackend, ClusterError
-
-        try:
-            backend = ClusterBackend(play, cluster, concurrency=concurrency)
-        except ClusterError as exc:
-            store.close()
-            raise _fail(err, str(exc)) from None
-    else:
-        cores = available_cores()
-        jobs = concurrency or cores
-        if jobs > cores:
-            err.print(f"[yellow]warning:[/yellow] --concurrency {jobs} is more than the "
-                      f"{cores} cores here; an overloaded machine causes false time "
-                      "losses", highlight=False)  # fmt: skip
-        backend = LocalBackend(play, max(1, min(jobs, todo or 1)))
-
-    live_console = err if as_json else console  # --json keeps stdout for the JSON
-    show_live = live_console.is_terminal
+    try:
+        backend = _make_backend(play, cluster, concurrency, todo, err)
+    except _Refusal as exc:
+        store.close()
+        raise _fail(err, str(exc)) from None
     if not as_json:
         err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
                   f"{backend.slots} at a time", highlight=False)  # fmt: skip
-    step = max(1, len(plan.keys) // 20)  # without a terminal: a line every 5 %
-    live: Live | None = None
-    summary: RunSummary
     try:
         with _term_as_interrupt():
-            if show_live:
-                live = Live(console=live_console, refresh_per_second=4, transient=True)
-                live.start()
-            current = live
-            printed = [-1]
-
-            def on_progress(p: Progress) -> None:
-                if current is not None:
-                    current.update(_live_view(p, plan.sprt))
-                elif not as_json and p.done != printed[0] and (
-                        p.done % step == 0 or p.done == p.total):  # fmt: skip
-                    printed[0] = p.done
-                    err.print(f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
-                              f"ETA {_duration(p.eta_s)}", highlight=False)  # fmt: skip
-
-            summary = run(plan, store, backend, on_progress=on_progress,
-                          max_attempts=max_attempts)  # fmt: skip
+            summary = _run_with_progress(plan, store, backend, max_attempts,
+                                         err if as_json else console, err,
+                                         lines=not as_json)  # fmt: skip
     finally:
-        if live is not None:
-            live.stop()
         backend.close()
         store.close()
-
     standings = summary.standings
     assert standings is not None
     for path in export or []:
         export_pairs(standings, path, plan.sprt)
     if as_json:
-        data: dict[str, object] = {
-            "results": str(results), "total": summary.total, "done": summary.done,
-            "played": summary.played, "aborted": summary.aborted,
-            "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
-            "unresolved": [k.id for k in summary.unresolved],
-            "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
-            "master_seed": plan.header.master_seed, **standings.to_dict(plan.sprt),
-        }  # fmt: skip
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
     else:
-        console.print(standings_table(standings))
-        console.print(pairs_table(standings, plan.sprt))
-        if plan.sprt is not None:
-            line = sprt_line(plan.sprt, standings)
-            if line is not None:
-                console.print(line)
-        seeds_note = (f"master seed {plan.header.master_seed}"
-                      if plan.header.master_seed is not None
-                      else f"deal book {plan.header.deal_book}")  # fmt: skip
-        console.print(f"{summary.done}/{summary.total} matches rated ({summary.played} played "
-                      f"now, {summary.aborted} aborted and replayed); {seeds_note}; results "
-                      f"in {results}", highlight=False)  # fmt: skip
+        _print_result(console, plan, summary)
+    _exit_for(err, summary, out, max_attempts, as_json)
+
+
+class _Refusal(ValueError):
+    """Options that cannot be used together or with this tournament."""
+
+
+def _check_options(fmt: str | None, illegal: str | None, transport: str | None,
+                   bank: float | None, delay: float | None, seed: int | None,
+                   deal_book: Path | None,
+                   sprt: tuple[float, float, float, float] | None) -> Sprt | None:  # fmt: skip
+    if fmt is not None and fmt not in FORMATS:
+        raise _Refusal(f"--format {fmt!r}: use round-robin or gauntlet")
+    if illegal is not None and illegal not in ("reject", "forfeit"):
+        raise _Refusal(f"--illegal {illegal!r}: use reject or forfeit")
+    if transport is not None and transport not in ("pipe", "pty"):
+        raise _Refusal(f"--transport {transport!r}: use pipe or pty")
+    for name, value in (("--bank", bank), ("--delay", delay)):
+        if value is not None and (value < 0 or math.isnan(value)):
+            raise _Refusal(f"{name} {value}: give a number of seconds >= 0")
+    if seed is not None and deal_book is not None:
+        raise _Refusal("give --seed or --deal-book, not both")
+    try:
+        return Sprt(*sprt) if sprt is not None else None
+    except ValueError as exc:
+        raise _Refusal(str(exc)) from None
+
+
+def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:
+    if sprt is not None and len(plan.pairings) != 1:
+        raise _Refusal(f"--sprt tests one pairing, but this tournament has "
+                       f"{len(plan.pairings)}: give exactly two engines")  # fmt: skip
+
+
+def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: Path | None,
+            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """The tournament recorded in ``out``, refusing options that would change it."""
+    results = out / RESULTS_FILE
+    store = ResultsStore.open(results)
+    plan = Plan(store.header, out)
+    problems = _header_conflicts(plan, engines, given)
+    if deal_book is not None:
+        problems.append("--deal-book cannot change on --resume")
+    try:
+        if problems:
+            raise _Refusal("; ".join(problems) + f" (recorded in {results}); drop those "
+                           "options to resume, or use another --out")  # fmt: skip
+        _check_sprt(plan, sprt)
+    except _Refusal:
+        store.close()
+        raise
+    if sprt is not None:  # a test on the recorded results; the file keeps its header
+        h = plan.header
+        plan = Plan(new_header(h.format, plan.engines, h.seeds, plan.settings,
+                               master_seed=h.master_seed, deal_book=h.deal_book, sprt=sprt,
+                               created=h.created), out)  # fmt: skip
+    return plan, store
+
+
+def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
+            deals: int | None, seed: int | None, deal_book: Path | None,
+            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """A new tournament in ``out``; nothing is written if it cannot be played."""
+    if len(engines) < 2:
+        raise _Refusal("give at least two engines, e.g. bidref tournament ./engine_a "
+                       "./engine_b (or --resume --out DIR)")  # fmt: skip
+    entries = resolve_entries(engines)
+    master: int | None = None
+    if deal_book is not None:
+        seeds = read_deal_book(deal_book)
+        if deals is not None and deals > len(seeds):
+            raise _Refusal(f"--deals {deals} but {deal_book} holds only {len(seeds)} seeds")
+        seeds = seeds[:deals] if deals is not None else seeds
+    else:
+        master = seed if seed is not None else secrets.randbits(63)
+        seeds = seeds_from_master(master, deals or DEFAULT_DEALS)
+    header = new_header(cast(Format, fmt), entries, seeds, settings, master_seed=master,
+                        deal_book=None if deal_book is None else str(deal_book),
+                        sprt=sprt)  # fmt: skip
+    plan = Plan(header, out)
+    plan.keys  # noqa: B018 - validates the schedule before anything is written
+    _check_sprt(plan, sprt)
+    return plan, ResultsStore.create(out / RESULTS_FILE, header)
+
+
+def _make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, todo: int,
+                  err: Console) -> Backend:  # fmt: skip
+    if cluster is not None:
+        from bidref.tournament.cluster import ClusterBackend, ClusterError
+
+        try:
+            return ClusterBackend(play, cluster, concurrency=concurrency)
+        except ClusterError as exc:
+            raise _Refusal(str(exc)) from None
+    cores = available_cores()
+    jobs = concurrency or cores
+    if jobs > cores:
+        err.print(f"[yellow]warning:[/yellow] --concurrency {jobs} is more than the {cores} "
+                  "cores here; an overloaded machine causes false time losses",
+                  highlight=False)  # fmt: skip
+    return LocalBackend(play, max(1, min(jobs, todo or 1)))
+
+
+def _run_with_progress(
+    plan: Plan,
+    store: ResultsStore,
+    backend: Backend,
+    max_attempts: int,
+    live_console: Console,
+    err: Console,
+    *,
+    lines: bool,
+) -> RunSummary:
+    """Run, showing live progress on a terminal, else (``lines``) a line every 5 %."""
+    step = max(1, len(plan.keys) // 20)
+    printed = [-1]
+    live = Live(console=live_console, refresh_per_second=4, transient=True) \
+        if live_console.is_terminal else None  # fmt: skip
+
+    def on_progress(p: Progress) -> None:
+        if live is not None:
+            live.update(_live_view(p, plan.sprt))
+        elif lines and p.done != printed[0] and (p.done % step == 0 or p.done == p.total):
+            printed[0] = p.done
+            err.print(f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
+                      f"ETA {_duration(p.eta_s)}", highlight=False)  # fmt: skip
+
+    if live is not None:
+        live.start()
+    try:
+        return run(plan, store, backend, on_progress=on_progress, max_attempts=max_attempts)
+    finally:
+        if live is not None:
+            live.stop()
+
+
+def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
+    assert summary.standings is not None
+    return {
+        "results": str(plan.out_dir / RESULTS_FILE), "total": summary.total,
+        "done": summary.done, "played": summary.played, "aborted": summary.aborted,
+        "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
+        "unresolved": [k.id for k in summary.unresolved],
+        "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
+        "master_seed": plan.header.master_seed, **summary.standings.to_dict(plan.sprt),
+    }  # fmt: skip
+
+
+def _print_result(console: Console, plan: Plan, summary: RunSummary) -> None:
+    standings = summary.standings
+    assert standings is not None
+    console.print(standings_table(standings))
+    console.print(pairs_table(standings, plan.sprt))
+    if plan.sprt is not None:
+        line = sprt_line(plan.sprt, standings)
+        if line is not None:
+            console.print(line)
+    h = plan.header
+    seeds_note = f"master seed {h.master_seed}" if h.master_seed is not None \
+        else f"deal book {h.deal_book}"  # fmt: skip
+    console.print(f"{summary.done}/{summary.total} matches rated ({summary.played} played now, "
+                  f"{summary.aborted} aborted and replayed); {seeds_note}; results in "
+                  f"{plan.out_dir / RESULTS_FILE}", highlight=False)  # fmt: skip
+
+
+def _exit_for(err: Console, summary: RunSummary, out: Path, max_attempts: int,
+              as_json: bool) -> None:  # fmt: skip
+    """Tell what is left to do, and exit with the matching code."""
     if summary.interrupted:
         err.print(f"interrupted: {summary.total - summary.done} matches left; continue with "
                   f"bidref tournament --resume --out {out}", highlight=False)  # fmt: skip

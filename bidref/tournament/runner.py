@@ -234,9 +234,11 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
         tick_s: float = 0.25) -> RunSummary:  # fmt: skip
     """Play the missing matches of ``plan`` on ``backend``, recording each in ``store``.
 
-    An aborted (unrated) match is recorded and played again, up to
-    ``max_attempts`` times in this run. Returns when all are played, the SPRT is
-    decided, or on Ctrl-C (after the running matches ended).
+    An aborted match (referee timing fault) is recorded and played again, up to
+    ``max_attempts`` times in this run. Another unrated end (an engine that did
+    not start) is recorded and not retried; if that engine has no rated match
+    yet, the run stops (``summary.stopped``). Returns when all are played, the
+    SPRT is decided, or on Ctrl-C (after the running matches ended).
     """
     keys = plan.keys
     names, pairs, sprt = plan.names, plan.pairings, plan.sprt
