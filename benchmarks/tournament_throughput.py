@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -38,8 +39,16 @@ def make_plan(out: Path, deals: int, seed: int) -> Plan:
     return Plan(header, out)
 
 
-def measure(concurrency: int, deals: int, root: Path) -> tuple[int, float, int]:
-    """(rated matches, seconds, aborted) of one timed run on a warmed-up pool."""
+def _cpu_s() -> float:
+    """CPU seconds of this process and its reaped children (workers, engines)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def measure(concurrency: int, deals: int, root: Path) -> tuple[int, float, int, float]:
+    """(rated matches, seconds, aborted, CPU seconds incl. warm-up) of one timed run."""
+    cpu = _cpu_s()
     with LocalBackend(play_match, concurrency) as backend:
         warm = make_plan(root / f"warm-{concurrency}", concurrency, seed=999)
         run(warm, ResultsStore.create(warm.out_dir / RESULTS_FILE, warm.header), backend)
@@ -49,7 +58,7 @@ def measure(concurrency: int, deals: int, root: Path) -> tuple[int, float, int]:
         summary = run(plan, store, backend)
         elapsed = time.perf_counter() - started
         store.close()
-    return summary.done, elapsed, summary.aborted
+    return summary.done, elapsed, summary.aborted, _cpu_s() - cpu
 
 
 def main() -> int:
@@ -69,11 +78,12 @@ def main() -> int:
         for attempt in range(args.repeat):
             for concurrency in (1, 2):
                 root = Path(tmp) / f"run{attempt}"
-                done, seconds, aborted = measure(concurrency, args.deals, root)
+                done, seconds, aborted, cpu = measure(concurrency, args.deals, root)
                 rate = done / seconds
                 figures[concurrency] = max(figures[concurrency], rate)
                 print(f"  concurrency {concurrency}: {done} matches in {seconds:.2f} s = "
-                      f"{rate:.2f} matches/s ({aborted} aborted)")
+                      f"{rate:.2f} matches/s ({aborted} aborted; {cpu / seconds:.2f} cores "
+                      "busy)")
     print(f"  best: {figures[1]:.2f} matches/s at 1, {figures[2]:.2f} matches/s at 2")
     speedup = figures[2] / figures[1]
     verdict = "OK" if speedup >= TARGET else "BELOW TARGET"
