@@ -14,6 +14,7 @@ it again).
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 from .model import MatchJob, MatchReport, PlayFn
@@ -64,8 +65,9 @@ class ClusterBackend:
         self.slots = concurrency if concurrency is not None else threads
 
     def submit(self, job: MatchJob) -> Handle:
-        future = self._client.submit(run_job, self._play, job, pure=False,
-                                     key=f"bidref-match-{job.key.id}-{job.attempt}")  # fmt: skip
+        # a fresh key each time: a cancelled task of an earlier run may still hold the old one
+        key = f"bidref-match-{job.key.id}-{job.attempt}-{uuid.uuid4().hex[:8]}"
+        future = self._client.submit(run_job, self._play, job, pure=False, key=key)
         self._futures.append(future)
         self._futures = [f for f in self._futures if not f.done()]
         return future  # type: ignore[no-any-return]
