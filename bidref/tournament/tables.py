@@ -39,8 +39,8 @@ def _pct(x: float) -> str:
     return "-" if math.isnan(x) else f"{100 * x:.1f}%"
 
 
-def _faults(side: SideStats) -> str:
-    f = side.faults
+def _faults(side: SideStats, opponent: bool = False) -> str:
+    f = side.opponent_faults if opponent else side.faults
     return f"{f['time_losses']}/{f['crashes']}/{f['illegal_forfeits']}/{f['protocol_errors']}"
 
 
@@ -68,11 +68,15 @@ def standings_table(standings: Standings, title: str = "Standings",
 
 
 def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
-    table = Table(title="Pairings (from the first engine's side)", title_justify="left")
+    table = Table(title="Pairings (from the first engine's side)", title_justify="left",
+                  caption="Adj.: matches ended at the round limit; T/C/I/P: the first · the "
+                          "second engine's losses by time, crash, illegal, protocol",
+                  caption_justify="left")  # fmt: skip
     for name in ("Pairing", "W-L-D", "Score", "Ptnml(0-2)", "Elo (95%)", "LOS",
-                 "Adjudicated", "Aborted"):  # fmt: skip
+                 "Adj.", "T/C/I/P", "Aborted"):  # fmt: skip
         table.add_column(name, justify="left" if name == "Pairing" else "right",
-                         no_wrap=name in ("W-L-D", "Ptnml(0-2)"))
+                         no_wrap=name in ("W-L-D", "Ptnml(0-2)"),
+                         min_width=12 if name == "Pairing" else None)
     if sprt is not None:
         table.add_column("SPRT LLR", justify="right")
     for p in standings.pairs.values():
@@ -80,7 +84,8 @@ def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
         row = [str(p.pairing), f"{s.wins}-{s.losses}-{s.draws}", _pct(s.trinomial.score),
                " ".join(map(str, s.pentanomial.counts)), fmt_elo(s),
                _pct(s.pentanomial.los) if s.estimate.samples else "-",
-               str(s.adjudications), str(s.aborted)]  # fmt: skip
+               str(s.adjudications), f"{_faults(s)} · {_faults(s, opponent=True)}",
+               str(s.aborted)]  # fmt: skip
         if sprt is not None:
             row.append(sprt_text(sprt, p))
         table.add_row(*row)

@@ -54,6 +54,7 @@ def test_pairs_table_export_and_sprt(make_plan: MakePlan, tmp_path: Path) -> Non
     sprt = Sprt(0, 10, 0.05, 0.05)
     text = render(pairs_table(s, sprt))
     assert "alpha vs beta" in text and "0 0 1 0 1" in text and "continue" in text
+    assert "1/0/0/0 · 0/0/0/0" in text  # alpha lost once on time, beta never
     export_pairs(s, tmp_path / "p.csv")
     row = next(csv.DictReader((tmp_path / "p.csv").open(encoding="utf-8")))
     assert (row["first"], row["wins"], row["pentanomial"], row["time_losses"]) == (
