@@ -1,0 +1,442 @@
+"""``bidref tournament``: rated engine tournaments with paired deals that resume and scale."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import math
+import secrets
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any, Literal, cast
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from bidref.tournament import (
+    MatchSettings,
+    Plan,
+    PlayFn,
+    Progress,
+    ResultsError,
+    ResultsStore,
+    RunSummary,
+    Sprt,
+    new_header,
+    run,
+    seeds_from_master,
+)
+from bidref.tournament.engines import EngineArgError, resolve_entries
+from bidref.tournament.local import LocalBackend, available_cores
+from bidref.tournament.runner import RESULTS_FILE, Backend, missing
+from bidref.tournament.schedule import FORMATS, Format, ScheduleError, read_deal_book
+from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
+
+from . import app
+
+log = logging.getLogger(__name__)
+
+EXIT_INTERRUPTED = 130
+EXIT_UNRESOLVED = 1
+EXIT_USAGE = 2
+DEFAULT_DEALS = 50
+DEFAULT_BANK_S = 120.0
+DEFAULT_DELAY_S = 10.0
+DEFAULT_PLAY = "bidref.tournament.play:play_match"
+
+EPILOG = """\
+Examples:\n\n
+200 matches (100 deals x 2 seats), 2 at a time, on a fast clock:\n
+  bidref tournament c=sample_engines/c_first/engine sample_engines/python_greedy/engine.py
+  --deals 100 --bank 5 --delay 0.1 -j 2 --out runs/c-vs-greedy\n\n
+After a crash or Ctrl-C, play exactly the missing matches:\n
+  bidref tournament --resume --out runs/c-vs-greedy\n\n
+Is new stronger than old by 10 Elo? Stop as soon as the SPRT decides:\n
+  bidref tournament new=./engine-new old=./engine-old --sprt 0 10 0.05 0.05 --deals 2000\n\n
+One engine against the field, on a dask cluster (engines at the same paths on the workers):\n
+  bidref tournament hero.toml a.toml b.toml --format gauntlet --cluster tcp://head:8786
+"""
+
+
+def _fail(console: Console, message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    console.print(f"[red]error:[/red] {message}", highlight=False)
+    return typer.Exit(code=code)
+
+
+def _load_play(ref: str) -> PlayFn:
+    module, _, attr = ref.partition(":")
+    fn = getattr(importlib.import_module(module), attr or "play_match")
+    return cast(PlayFn, fn)
+
+
+@contextmanager
+def _term_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends the run like Ctrl-C: running matches end cleanly, results kept."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _duration(seconds: float) -> str:
+    if math.isnan(seconds) or math.isinf(seconds):
+        return "?"
+    s = round(seconds)
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+def _live_view(p: Progress, sprt: Sprt | None, top: int = 10) -> Group:
+    bar = Table.grid(padding=(0, 1))
+    bar.add_row(
+        Text(f"matches {p.done}/{p.total}"),
+        ProgressBar(total=max(p.total, 1), completed=p.done, width=40),
+        Text(f"{100 * p.done / max(p.total, 1):.0f}%  elapsed {_duration(p.elapsed_s)}  "
+             f"ETA {_duration(p.eta_s)}"),
+    )  # fmt: skip
+    table = standings_table(p.standings, title="Current standings", limit=top)
+    parts: list[Any] = [bar, table]
+    if sprt is not None:
+        line = sprt_line(sprt, p.standings)
+        if line is not None:
+            parts.append(line)
+    return Group(*parts)
+
+
+def _header_conflicts(plan: Plan, engines: list[str], options: dict[str, object]) -> list[str]:
+    h = plan.header
+    problems = []
+    if engines and [e.spec for e in h.engines] != engines:
+        problems.append(f"engines {engines} differ from the recorded {[e.spec for e in h.engines]}")
+    recorded = {"format": h.format, "bank": h.settings.bank_ms / 1000,
+                "delay": h.settings.delay_ms / 1000, "max-rounds": h.settings.max_rounds,
+                "illegal": h.settings.illegal, "transport": h.settings.transport,
+                "seed": h.master_seed, "deals": len(h.seeds)}  # fmt: skip
+    for name, value in options.items():
+        if value is not None and value != recorded[name]:
+            problems.append(f"--{name} {value} differs from the recorded {recorded[name]}")
+    return problems
+
+
+@app.command(epilog=EPILOG)
+def tournament(
+    engines: Annotated[list[str] | None, typer.Argument(
+        help="Engines: command lines (quoted), programs, .py files or engine files "
+             "(.toml/.json); prefix NAME= to name one, e.g. fast=./engine.",
+        show_default=False)] = None,
+    fmt: Annotated[str | None, typer.Option(
+        "--format", "-f", help="round-robin (everyone meets everyone) or gauntlet "
+                               "(the first engine against each other).")] = None,
+    deals: Annotated[int | None, typer.Option(
+        "--deals", "-n", min=1, help="Deal seeds per pairing; each is played twice, "
+                                     f"seats swapped. \\[default: {DEFAULT_DEALS}]",
+        show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Master seed the deal seeds come from (recorded). \\[default: random]",
+        show_default=False)] = None,
+    deal_book: Annotated[Path | None, typer.Option(
+        "--deal-book", help="File of deal seeds, one per line (# comments); "
+                            "--deals takes the first N.")] = None,
+    bank: Annotated[float | None, typer.Option(
+        help=f"Time bank per engine, seconds. \\[default: {DEFAULT_BANK_S:g}]",
+        show_default=False)] = None,
+    delay: Annotated[float | None, typer.Option(
+        help=f"Delay per decision, seconds. \\[default: {DEFAULT_DELAY_S:g}]",
+        show_default=False)] = None,
+    max_rounds: Annotated[int | None, typer.Option(
+        "--max-rounds", min=1, help="Round limit: adjudicated by balance, equal balances "
+                                    "is a draw.")] = None,
+    illegal: Annotated[str | None, typer.Option(
+        help="reject (error reply, decide again) or forfeit (the first illegal "
+             "request loses). \\[default: reject]", show_default=False)] = None,
+    transport: Annotated[str | None, typer.Option(
+        help="pipe, or pty for engines that buffer stdout on pipes. \\[default: pipe]",
+        show_default=False)] = None,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Output folder: results.jsonl and transcripts/.")] = Path(
+        "tournament"),
+    resume: Annotated[bool, typer.Option(
+        help="Continue the tournament in --out: play exactly the missing matches.")] = False,
+    concurrency: Annotated[int | None, typer.Option(
+        "--concurrency", "-j", min=1, help="Matches at once. \\[default: the number of cores; "
+                                           "with --cluster: the cluster's threads]",
+        show_default=False)] = None,
+    cluster: Annotated[str | None, typer.Option(
+        help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786 "
+             "(engines and --out at the same paths on the workers).")] = None,
+    sprt: Annotated[tuple[float, float, float, float] | None, typer.Option(
+        metavar="ELO0 ELO1 ALPHA BETA",
+        help="Stop when decided whether the first engine is >= ELO1 (H1) or <= ELO0 (H0) "
+             "Elo stronger, on pair statistics; two engines only.",
+        show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object with the results instead of tables.")] = False,
+    export: Annotated[list[Path] | None, typer.Option(
+        help="Write the pairwise table to FILE.csv or FILE.json (repeatable).")] = None,
+    max_attempts: Annotated[int, typer.Option(
+        "--max-attempts", min=1, help="Tries per match in this run when matches are "
+                                      "aborted (referee timing faults).")] = 3,
+    play_function: Annotated[str, typer.Option(
+        "--play-function", hidden=True,
+        help="module:function that plays one match (testing).")] = DEFAULT_PLAY,
+) -> None:
+    """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
+
+    Every deal seed is played twice, with the seats swapped.
+
+    Each finished match is appended to OUT/results.jsonl at once:
+    --resume after a crash or Ctrl-C plays exactly the missing matches.
+
+    Ends with standings: wins, losses, draws, Elo with a 95 % interval
+    and the likelihood of superiority, from pair statistics.
+    """
+    err = Console(stderr=True, soft_wrap=True)
+    console = Console()
+    try:
+        play = _load_play(play_function)
+    except (ImportError, AttributeError) as exc:
+        raise _fail(err, f"--play-function {play_function!r}: {exc}") from None
+    try:
+        sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
+        if resume:
+            given: dict[str, object] = {
+                "format": fmt, "bank": bank, "delay": delay, "max-rounds": max_rounds,
+                "illegal": illegal, "transport": transport, "seed": seed, "deals": deals,
+            }  # fmt: skip
+            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test)
+        else:
+            settings = MatchSettings(
+                bank_ms=round(1000 * (DEFAULT_BANK_S if bank is None else bank)),
+                delay_ms=round(1000 * (DEFAULT_DELAY_S if delay is None else delay)),
+                max_rounds=max_rounds,
+                illegal=cast(Literal["reject", "forfeit"], illegal or "reject"),
+                transport=cast(Literal["pipe", "pty"], transport or "pipe"),
+            )
+            plan, store = _create(out, engines or [], fmt or "round-robin", settings, deals,
+                                  seed, deal_book, sprt_test)  # fmt: skip
+    except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
+        raise _fail(err, str(exc)) from None
+
+    todo = len(missing(plan, store))
+    try:
+        backend = _make_backend(play, cluster, concurrency, todo, err)
+    except _Refusal as exc:
+        store.close()
+        raise _fail(err, str(exc)) from None
+    if not as_json:
+        err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
+                  f"{backend.slots} at a time", highlight=False)  # fmt: skip
+    try:
+        with _term_as_interrupt():
+            summary = _run_with_progress(plan, store, backend, max_attempts,
+                                         err if as_json else console, err,
+                                         lines=not as_json)  # fmt: skip
+    finally:
+        backend.close()
+        store.close()
+    standings = summary.standings
+    assert standings is not None
+    for path in export or []:
+        export_pairs(standings, path, plan.sprt)
+    if as_json:
+        sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
+    else:
+        _print_result(console, plan, summary)
+    _exit_for(err, summary, out, max_attempts, as_json)
+
+
+class _Refusal(ValueError):
+    """Options that cannot be used together or with this tournament."""
+
+
+def _check_options(fmt: str | None, illegal: str | None, transport: str | None,
+                   bank: float | None, delay: float | None, seed: int | None,
+                   deal_book: Path | None,
+                   sprt: tuple[float, float, float, float] | None) -> Sprt | None:  # fmt: skip
+    if fmt is not None and fmt not in FORMATS:
+        raise _Refusal(f"--format {fmt!r}: use round-robin or gauntlet")
+    if illegal is not None and illegal not in ("reject", "forfeit"):
+        raise _Refusal(f"--illegal {illegal!r}: use reject or forfeit")
+    if transport is not None and transport not in ("pipe", "pty"):
+        raise _Refusal(f"--transport {transport!r}: use pipe or pty")
+    for name, value in (("--bank", bank), ("--delay", delay)):
+        if value is not None and (value < 0 or math.isnan(value)):
+            raise _Refusal(f"{name} {value}: give a number of seconds >= 0")
+    if seed is not None and deal_book is not None:
+        raise _Refusal("give --seed or --deal-book, not both")
+    try:
+        return Sprt(*sprt) if sprt is not None else None
+    except ValueError as exc:
+        raise _Refusal(str(exc)) from None
+
+
+def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:
+    if sprt is not None and len(plan.pairings) != 1:
+        raise _Refusal(f"--sprt tests one pairing, but this tournament has "
+                       f"{len(plan.pairings)}: give exactly two engines")  # fmt: skip
+
+
+def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: Path | None,
+            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """The tournament recorded in ``out``, refusing options that would change it."""
+    results = out / RESULTS_FILE
+    store = ResultsStore.open(results)
+    plan = Plan(store.header, out)
+    problems = _header_conflicts(plan, engines, given)
+    if deal_book is not None:
+        problems.append("--deal-book cannot change on --resume")
+    try:
+        if problems:
+            raise _Refusal("; ".join(problems) + f" (recorded in {results}); drop those "
+                           "options to resume, or use another --out")  # fmt: skip
+        _check_sprt(plan, sprt)
+    except _Refusal:
+        store.close()
+        raise
+    if sprt is not None:  # a test on the recorded results; the file keeps its header
+        h = plan.header
+        plan = Plan(new_header(h.format, plan.engines, h.seeds, plan.settings,
+                               master_seed=h.master_seed, deal_book=h.deal_book, sprt=sprt,
+                               created=h.created), out)  # fmt: skip
+    return plan, store
+
+
+def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
+            deals: int | None, seed: int | None, deal_book: Path | None,
+            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """A new tournament in ``out``; nothing is written if it cannot be played."""
+    if len(engines) < 2:
+        raise _Refusal("give at least two engines, e.g. bidref tournament ./engine_a "
+                       "./engine_b (or --resume --out DIR)")  # fmt: skip
+    entries = resolve_entries(engines)
+    master: int | None = None
+    if deal_book is not None:
+        seeds = read_deal_book(deal_book)
+        if deals is not None and deals > len(seeds):
+            raise _Refusal(f"--deals {deals} but {deal_book} holds only {len(seeds)} seeds")
+        seeds = seeds[:deals] if deals is not None else seeds
+    else:
+        master = seed if seed is not None else secrets.randbits(63)
+        seeds = seeds_from_master(master, deals or DEFAULT_DEALS)
+    header = new_header(cast(Format, fmt), entries, seeds, settings, master_seed=master,
+                        deal_book=None if deal_book is None else str(deal_book),
+                        sprt=sprt)  # fmt: skip
+    plan = Plan(header, out)
+    plan.keys  # noqa: B018 - validates the schedule before anything is written
+    _check_sprt(plan, sprt)
+    return plan, ResultsStore.create(out / RESULTS_FILE, header)
+
+
+def _make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, todo: int,
+                  err: Console) -> Backend:  # fmt: skip
+    if cluster is not None:
+        from bidref.tournament.cluster import ClusterBackend, ClusterError
+
+        try:
+            return ClusterBackend(play, cluster, concurrency=concurrency)
+        except ClusterError as exc:
+            raise _Refusal(str(exc)) from None
+    cores = available_cores()
+    jobs = concurrency or cores
+    if jobs > cores:
+        err.print(f"[yellow]warning:[/yellow] --concurrency {jobs} is more than the {cores} "
+                  "cores here; an overloaded machine causes false time losses",
+                  highlight=False)  # fmt: skip
+    return LocalBackend(play, max(1, min(jobs, todo or 1)))
+
+
+def _run_with_progress(
+    plan: Plan,
+    store: ResultsStore,
+    backend: Backend,
+    max_attempts: int,
+    live_console: Console,
+    err: Console,
+    *,
+    lines: bool,
+) -> RunSummary:
+    """Run, showing live progress on a terminal, else (``lines``) a line every 5 %."""
+    step = max(1, len(plan.keys) // 20)
+    printed = [-1]
+    live = Live(console=live_console, refresh_per_second=4, transient=True) \
+        if live_console.is_terminal else None  # fmt: skip
+
+    def on_progress(p: Progress) -> None:
+        if live is not None:
+            live.update(_live_view(p, plan.sprt))
+        elif lines and p.done != printed[0] and (p.done % step == 0 or p.done == p.total):
+            printed[0] = p.done
+            err.print(f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
+                      f"ETA {_duration(p.eta_s)}", highlight=False)  # fmt: skip
+
+    if live is not None:
+        live.start()
+    try:
+        return run(plan, store, backend, on_progress=on_progress, max_attempts=max_attempts)
+    finally:
+        if live is not None:
+            live.stop()
+
+
+def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
+    assert summary.standings is not None
+    return {
+        "results": str(plan.out_dir / RESULTS_FILE), "total": summary.total,
+        "done": summary.done, "played": summary.played, "aborted": summary.aborted,
+        "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
+        "unresolved": [k.id for k in summary.unresolved],
+        "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
+        "master_seed": plan.header.master_seed, **summary.standings.to_dict(plan.sprt),
+    }  # fmt: skip
+
+
+def _print_result(console: Console, plan: Plan, summary: RunSummary) -> None:
+    standings = summary.standings
+    assert standings is not None
+    console.print(standings_table(standings))
+    console.print(pairs_table(standings, plan.sprt))
+    if plan.sprt is not None:
+        line = sprt_line(plan.sprt, standings)
+        if line is not None:
+            console.print(line)
+    h = plan.header
+    seeds_note = f"master seed {h.master_seed}" if h.master_seed is not None \
+        else f"deal book {h.deal_book}"  # fmt: skip
+    console.print(f"{summary.done}/{summary.total} matches rated ({summary.played} played now, "
+                  f"{summary.aborted} aborted and replayed); {seeds_note}; results in "
+                  f"{plan.out_dir / RESULTS_FILE}", highlight=False)  # fmt: skip
+
+
+def _exit_for(err: Console, summary: RunSummary, out: Path, max_attempts: int,
+              as_json: bool) -> None:  # fmt: skip
+    """Tell what is left to do, and exit with the matching code."""
+    if summary.interrupted:
+        err.print(f"interrupted: {summary.total - summary.done} matches left; continue with "
+                  f"bidref tournament --resume --out {out}", highlight=False)  # fmt: skip
+        raise typer.Exit(code=EXIT_INTERRUPTED)
+    if summary.stopped is not None:
+        err.print(f"[red]error:[/red] {summary.stopped}. Check the engine with bidref "
+                  f"check-engine, then continue with --resume --out {out}",
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(code=EXIT_UNRESOLVED)
+    if summary.sprt_stopped and not as_json:
+        err.print("SPRT decided: the tournament stopped early", highlight=False)
+    if summary.unresolved:
+        err.print(f"{len(summary.unresolved)} matches were aborted {max_attempts} times; "
+                  f"try again with --resume --out {out}", highlight=False)  # fmt: skip
+        raise typer.Exit(code=EXIT_UNRESOLVED)

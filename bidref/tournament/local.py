@@ -1,0 +1,146 @@
+"""Running matches on this machine: a pool of worker processes (or threads).
+
+Each worker plays one match at a time with the play function. In a worker
+process, SIGINT (Ctrl-C, or the runner's interrupt) turns into
+``KeyboardInterrupt`` only while a match runs and only once, so the referee
+inside ends its engines (quit, grace, SIGTERM, SIGKILL, reap) and a second
+Ctrl-C cannot break that clean-up; an idle worker ignores it and is shut down
+normally. On Linux a worker also learns when the runner dies (even by
+SIGKILL): a running match is ended the same clean way, then the worker exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from types import FrameType
+from typing import Literal, cast
+
+from .model import MatchJob, MatchReport, PlayFn
+from .runner import Handle, run_job
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["process", "thread"]
+_PR_SET_PDEATHSIG = 1
+_PARENT_DIED = signal.SIGUSR1
+
+
+class _WorkerState:
+    busy = False
+    interrupted = False
+    parent = 0
+
+
+def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    if _WorkerState.busy and not _WorkerState.interrupted:
+        _WorkerState.interrupted = True
+        raise KeyboardInterrupt
+
+
+def _on_parent_death(signum: int, frame: FrameType | None) -> None:
+    if not _WorkerState.busy:
+        os._exit(1)
+    _on_interrupt(signum, frame)
+
+
+def worker_init() -> None:
+    """Set up a worker process: clean interrupts, and end with the runner."""
+    _WorkerState.parent = os.getppid()
+    signal.signal(signal.SIGINT, _on_interrupt)
+    signal.signal(_PARENT_DIED, _on_parent_death)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, _PARENT_DIED, 0, 0, 0)
+    if os.getppid() != _WorkerState.parent:  # the runner died before prctl
+        os._exit(1)
+
+
+def play_in_worker(play: PlayFn, job: MatchJob) -> MatchReport:
+    """``run_job`` in a worker process; exits the worker if the runner is gone."""
+    _WorkerState.busy = True
+    try:
+        return run_job(play, job)
+    finally:
+        _WorkerState.busy = False
+        if os.getppid() != _WorkerState.parent:
+            os._exit(1)
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class LocalBackend:
+    """``concurrency`` matches at once in worker processes (default) or threads.
+
+    Threads suit play functions that spend their time waiting (or tests); the
+    referee's own work holds the GIL, so real tournaments use processes.
+    """
+
+    def __init__(self, play: PlayFn, concurrency: int, mode: Mode = "process") -> None:
+        if concurrency < 1:
+            raise ValueError(f"concurrency {concurrency}: give at least 1")
+        self.slots = concurrency
+        self.mode = mode
+        self._play = play
+        self._executor = self._new_executor()
+        self._interrupted = False
+
+    def _new_executor(self) -> Executor:
+        if self.mode == "process":
+            return ProcessPoolExecutor(
+                max_workers=self.slots,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=worker_init,
+            )
+        return ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="bidref-match")
+
+    def submit(self, job: MatchJob) -> Handle:
+        if self.mode != "process":
+            return self._executor.submit(run_job, self._play, job)
+        try:
+            return self._executor.submit(play_in_worker, self._play, job)
+        except BrokenProcessPool:
+            # a worker died (killed, out of memory): its matches come back as errors
+            # and are played again; carry on with a fresh pool
+            log.warning("a worker process died; starting a new pool")
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._new_executor()
+            return self._executor.submit(play_in_worker, self._play, job)
+
+    def result(self, handle: Handle) -> MatchReport:
+        return cast(Future[MatchReport], handle).result()
+
+    def interrupt(self) -> None:
+        """Ask running matches to end now (processes: one SIGINT each, by pid)."""
+        if self._interrupted:
+            return
+        self._interrupted = True
+        if self.mode != "process":
+            log.info("thread workers cannot be interrupted; waiting for running matches")
+            return
+        for child in multiprocessing.active_children():
+            if child.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child.pid, signal.SIGINT)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> LocalBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,202 @@
+"""The values a tournament passes around: engines, settings, jobs, reports, records.
+
+``MatchJob`` and ``MatchReport`` are plain picklable dataclasses: a job travels to
+a worker (a local process, a thread or a dask worker), the worker plays it with a
+*play function* ``(MatchJob) -> MatchReport`` and sends the report back. Only the
+runner's own process turns reports into ``MatchRecord`` lines of the results file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .schedule import MatchKey, Pairing
+
+# End reasons that are the losing engine's fault, counted per engine.
+FAULT_REASONS = ("time", "crash", "illegal", "protocol", "startup")
+# The end reason of matches that are never rated (referee timing fault, interruption):
+# played again. Other unrated ends (an engine that fails to start) are not retried.
+ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class EngineEntry:
+    """A tournament engine: a unique display name and how to start it.
+
+    ``spec`` is what the user gave: a command line (``"./engine --fast"``) or the
+    path of an engine file. ``command``, ``cwd``, ``env`` and ``options`` are that
+    spec resolved once, with absolute paths, when the tournament is created, so a
+    resumed run (or a cluster worker) starts exactly the same engines.
+    """
+
+    name: str
+    spec: str
+    command: tuple[str, ...] = ()
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+    options: dict[str, object] = field(default_factory=dict, hash=False, compare=True)
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """The match options every match of a tournament shares."""
+
+    bank_ms: int = 120_000
+    delay_ms: int = 10_000
+    max_rounds: int | None = None
+    illegal: Literal["reject", "forfeit"] = "reject"
+    transport: Literal["pipe", "pty"] = "pipe"
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    """One match to play: who sits where, on which deal seed, written where."""
+
+    key: MatchKey
+    engine_a: EngineEntry
+    engine_b: EngineEntry
+    settings: MatchSettings
+    transcript: str
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class MatchReport:
+    """What a play function tells about a finished (or aborted) match.
+
+    ``winner`` is a seat (0 = A, 1 = B) or None (a draw by equal balances at the
+    round limit, or no result at all when ``rated`` is False).
+    """
+
+    winner: int | None
+    reason: str
+    rated: bool
+    detail: str = ""
+    balances: tuple[int, int] = (0, 0)
+    rounds: int = 0
+    transcript: str | None = None
+    elapsed_s: float = 0.0
+    interrupted: bool = False  # stopped by Ctrl-C: not a result, not recorded
+    fault_seat: int | None = None  # whose fault the end was (time, crash, start-up, ...)
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+PlayFn = Callable[[MatchJob], MatchReport]
+
+
+class RecordModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EngineModel(RecordModel):
+    name: str
+    spec: str
+    command: list[str] = []
+    cwd: str | None = None
+    env: dict[str, str] = {}
+    options: dict[str, object] = {}
+
+    @classmethod
+    def of(cls, e: EngineEntry) -> EngineModel:
+        return cls(name=e.name, spec=e.spec, command=list(e.command), cwd=e.cwd,
+                   env=dict(e.env), options=dict(e.options))  # fmt: skip
+
+    def entry(self) -> EngineEntry:
+        return EngineEntry(self.name, self.spec, tuple(self.command), self.cwd, dict(self.env),
+                           dict(self.options))  # fmt: skip
+
+
+class SettingsModel(RecordModel):
+    bank_ms: int
+    delay_ms: int
+    max_rounds: int | None
+    illegal: Literal["reject", "forfeit"]
+    transport: Literal["pipe", "pty"]
+
+    @classmethod
+    def of(cls, s: MatchSettings) -> SettingsModel:
+        return cls(bank_ms=s.bank_ms, delay_ms=s.delay_ms, max_rounds=s.max_rounds,
+                   illegal=s.illegal, transport=s.transport)  # fmt: skip
+
+    def settings(self) -> MatchSettings:
+        return MatchSettings(self.bank_ms, self.delay_ms, self.max_rounds, self.illegal,
+                             self.transport)  # fmt: skip
+
+
+class SprtModel(RecordModel):
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+
+
+class Header(RecordModel):
+    """The first line of a results file: everything needed to resume the tournament."""
+
+    type: Literal["tournament"] = "tournament"
+    results_version: Literal[1] = 1
+    bidref_version: str
+    format: Literal["round-robin", "gauntlet"]
+    engines: list[EngineModel]
+    master_seed: int | None  # None when the seeds come from a deal book
+    deal_book: str | None
+    seeds: list[int]
+    settings: SettingsModel
+    sprt: SprtModel | None = None
+    created: str
+
+
+class MatchRecord(RecordModel):
+    """One finished match, one line of the results file."""
+
+    type: Literal["match"] = "match"
+    first: str
+    second: str
+    seed: int
+    seat: int
+    engine_a: str
+    engine_b: str
+    attempt: int
+    rated: bool
+    winner: str | None  # engine name; None for a draw or an unrated match
+    reason: str
+    detail: str
+    balances: tuple[int, int]
+    rounds: int
+    transcript: str | None
+    elapsed_s: float
+    at_fault: str | None = None  # the engine whose fault ended the match, if any
+
+    @property
+    def key(self) -> MatchKey:
+        return MatchKey(Pairing(self.first, self.second), self.seed, self.seat)
+
+    @classmethod
+    def of(cls, job: MatchJob, report: MatchReport) -> MatchRecord:
+        names = (job.engine_a.name, job.engine_b.name)
+        winner = names[report.winner] if report.rated and report.winner is not None else None
+        return cls(
+            first=job.key.pairing.first, second=job.key.pairing.second, seed=job.key.seed,
+            seat=job.key.seat, engine_a=names[0], engine_b=names[1], attempt=job.attempt,
+            rated=report.rated, winner=winner, reason=report.reason, detail=report.detail,
+            balances=report.balances, rounds=report.rounds,
+            transcript=report.transcript if report.transcript is not None else job.transcript,
+            elapsed_s=round(report.elapsed_s, 3),
+            at_fault=None if report.fault_seat not in (0, 1) else names[report.fault_seat],
+        )  # fmt: skip
+
+    @property
+    def loser(self) -> str | None:
+        if self.winner is None:
+            return None
+        return self.engine_b if self.winner == self.engine_a else self.engine_a
+
+    def points_for(self, name: str) -> float:
+        """1 for a win of ``name``, ½ for a draw, 0 for a loss (rated matches only)."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == name else 0.0

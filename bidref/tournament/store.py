@@ -1,0 +1,127 @@
+"""The results file: append-only JSONL, one line per finished match, flushed and synced.
+
+The first line is the :class:`Header` (engines, seeds, settings); each further
+line a :class:`MatchRecord`. A run killed while writing can leave a torn last
+line; opening the file again drops it (the match it described is simply played
+again), so no finished match is lost and none is counted twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import IO, TypeVar
+
+from pydantic import ValidationError
+
+from .model import Header, MatchRecord
+from .schedule import MatchKey
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", Header, MatchRecord)
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be created or read (the message says the fix)."""
+
+
+class ResultsStore:
+    """An open results file: its header, its records, and an append handle."""
+
+    def __init__(self, path: Path, header: Header, records: list[MatchRecord],
+                 handle: IO[str]) -> None:  # fmt: skip
+        self.path = path
+        self.header = header
+        self.records = records
+        self._handle = handle
+
+    @classmethod
+    def create(cls, path: Path, header: Header) -> ResultsStore:
+        if path.exists() and path.stat().st_size > 0:
+            raise ResultsError(
+                f"results file {str(path)!r} already exists: add --resume to continue that "
+                "tournament, or choose another --out folder"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("w", encoding="utf-8")
+        store = cls(path, header, [], handle)
+        store._write(header.model_dump_json())
+        return store
+
+    @classmethod
+    def open(cls, path: Path) -> ResultsStore:
+        header, records, good_bytes = read_results(path)
+        size = path.stat().st_size
+        if good_bytes < size:
+            log.warning("dropping a torn last line of %s (%d bytes)", path, size - good_bytes)
+            with path.open("r+b") as raw:
+                raw.truncate(good_bytes)
+        handle = path.open("a", encoding="utf-8")
+        return cls(path, header, records, handle)
+
+    def append(self, record: MatchRecord) -> None:
+        self._write(record.model_dump_json())
+        self.records.append(record)
+
+    def _write(self, line: str) -> None:
+        self._handle.write(line + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def rated_keys(self) -> set[MatchKey]:
+        return {r.key for r in self.records if r.rated}
+
+    def attempts(self, key: MatchKey) -> int:
+        return sum(1 for r in self.records if r.key == key)
+
+
+def read_results(path: Path) -> tuple[Header, list[MatchRecord], int]:
+    """Header, records and the byte length of the intact part of a results file.
+
+    Only a torn *last* line (no newline at its end, as left by a kill mid-write)
+    is tolerated; a bad line anywhere else is an error naming the line.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ResultsError(
+            f"no results file at {str(path)!r}: start the tournament without --resume first"
+        ) from None
+    except OSError as exc:
+        raise ResultsError(f"cannot read results file {str(path)!r}: {exc.strerror}") from exc
+    lines = data.split(b"\n")
+    complete, tail = lines[:-1], lines[-1]
+    good_bytes = len(data) - len(tail)
+    if not complete:
+        raise ResultsError(f"results file {str(path)!r} has no header line: it is not a "
+                           "bidref tournament results file")  # fmt: skip
+    header = _parse(path, 1, complete[0], Header)
+    records = [
+        _parse(path, number, raw, MatchRecord)
+        for number, raw in enumerate(complete[1:], start=2)
+        if raw.strip()
+    ]
+    return header, records, good_bytes
+
+
+def _parse(path: Path, number: int, raw: bytes, model: type[T]) -> T:
+    try:
+        return model.model_validate(json.loads(raw.decode("utf-8")))
+    except (ValueError, ValidationError) as exc:
+        text = raw[:120].decode("utf-8", "replace")
+        raise ResultsError(
+            f"{path}:{number}: not a valid {model.__name__} line ({text!r}): "
+            f"{str(exc).splitlines()[0]}; fix or remove that line"
+        ) from None

@@ -1,0 +1,96 @@
+"""`bidref tournament` through the typer app, with the fake play function."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from bidref.cli import app
+from bidref.tournament import ResultsStore
+
+FAKE = ["--play-function", "tests.tournament.tournament_fakes:fake_play"]
+runner = CliRunner()
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["tournament", *args, *FAKE])
+    return result.exit_code, result.output
+
+
+def test_a_tournament_runs_and_prints_json(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, output = invoke("a=fake strength=3", "b=fake", "c=fake strength=0.3", "--deals", "4",
+                          "--seed", "11", "--out", str(out), "-j", "2", "--json")
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["total"] == data["done"] == 3 * 4 * 2
+    assert data["master_seed"] == 11
+    assert data["engines"][0]["name"] == "a"  # the strongest fake ranks first
+    assert {(p["first"], p["second"]) for p in data["pairs"]} == {
+        ("a", "b"), ("a", "c"), ("b", "c")}
+    assert sum(e["matches"] for e in data["engines"]) == 2 * data["total"]
+    store = ResultsStore.open(out / "results.jsonl")
+    assert store.header.seeds and len(store.records) == data["total"]
+
+
+def test_tables_exports_and_resume(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    csv_path, json_path = tmp_path / "pairs.csv", tmp_path / "pairs.json"
+    code, output = invoke("a=fake strength=2", "b=fake", "--deals", "5", "--seed", "3",
+                          "--out", str(out), "-j", "1", "--export", str(csv_path),
+                          "--export", str(json_path), "--max-rounds", "8")
+    assert code == 0, output
+    assert "Standings" in output and "Pairings" in output and "master seed 3" in output
+    assert "matches 10/10  elapsed" in output  # progress lines when not on a terminal
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    assert len(rows) == 1 and rows[0]["first"] == "a" and int(rows[0]["matches"]) == 10
+    pairs = json.loads(json_path.read_text(encoding="utf-8"))
+    assert pairs[0]["matches"] == 10 and len(pairs[0]["pentanomial"]) == 5
+    assert ResultsStore.open(out / "results.jsonl").header.settings.max_rounds == 8
+    # resuming a finished tournament plays nothing and reports the same standings
+    code, again = invoke("--resume", "--out", str(out), "--json")
+    assert code == 0, again
+    data = json.loads(again)
+    assert data["played"] == 0 and data["done"] == 10
+    assert data["pairs"][0]["wins"] == pairs[0]["wins"]
+
+
+def test_refusals_say_the_fix(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out), "--json")
+    assert code == 0, output
+    code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out))
+    assert code == 2 and "add --resume" in output
+    code, output = invoke("--resume", "--out", str(out), "--bank", "7")
+    assert code == 2 and "--bank 7.0 differs from the recorded 120.0" in output
+    code, output = invoke("--resume", "--out", str(tmp_path / "none"))
+    assert code == 2 and "without --resume first" in output
+    code, output = invoke("a=fake", "b=fake", "c=fake", "--sprt", "0", "10", "0.05", "0.05",
+                          "--out", str(tmp_path / "s"))
+    assert code == 2 and "give exactly two engines" in output
+    assert not (tmp_path / "s").exists()  # nothing written for a refused tournament
+    code, output = invoke("a=fake", "--out", str(tmp_path / "one"))
+    assert code == 2 and "at least two engines" in output
+    code, output = invoke("a=fake", "b=fake", "--sprt", "5", "0", "0.05", "0.05")
+    assert code == 2 and "must be below" in output
+    code, output = invoke("a=fake", "b=fake", "--format", "swiss")
+    assert code == 2 and "round-robin or gauntlet" in output
+
+
+def test_deal_book_and_sprt(tmp_path: Path) -> None:
+    book = tmp_path / "book.txt"
+    book.write_text("\n".join(str(1000 + i) for i in range(200)) + "\n", encoding="utf-8")
+    out = tmp_path / "t"
+    code, output = invoke("strong=fake strength=8 draw=0", "weak=fake draw=0",
+                          "--deal-book", str(book), "--sprt", "0", "100", "0.05", "0.05",
+                          "--out", str(out), "-j", "2", "--json")
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["sprt_stopped"] and data["pairs"][0]["sprt"]["status"] == "H1"
+    assert data["done"] < data["total"] == 400
+    header = ResultsStore.open(out / "results.jsonl").header
+    assert header.deal_book == str(book) and header.master_seed is None
+    assert header.seeds[:2] == [1000, 1001]
