@@ -28,8 +28,13 @@ demo: $(STAMP) engines
 	$(VENV)/bin/bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py \
 		--seed 7 --bank 10 --delay 0.5 --transcript demo-transcript.jsonl
 
+# Every benchmark prints its own figures (see benchmarks/*.py for targets).
 bench: $(STAMP) engines
 	$(PY) benchmarks/rules_playouts.py
+	$(PY) benchmarks/referee_overhead.py
+	$(PY) benchmarks/replay_speed.py
+	$(PY) benchmarks/play_screen.py
+	$(PY) benchmarks/tournament_throughput.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info demo-transcript.jsonl
