@@ -205,9 +205,9 @@ class StrongPlayer:
         me = root.to_act
         opp = 1 - me
         legal = root.legal_actions()
-        if root.bid is not None and root.bidder == opp:
-            if root.net_payment(opp, root.bid) >= root.balances[opp]:
-                return ACCEPT  # accepting ends the match in our favour (§6.6)
+        if (root.bid is not None and root.bidder == opp
+                and root.net_payment(opp, root.bid) >= root.balances[opp]):
+            return ACCEPT  # accepting ends the match in our favour (§6.6)
         value = self.open_value(root, stop)
         if root.bid is None:
             amount, gain_if_out = root.min_bid(), 0
