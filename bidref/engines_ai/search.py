@@ -145,7 +145,7 @@ class StrongPlayer:
         cap = limits.playouts
         if limits.seconds is None or now is None:
             cap = cap or self.default_playouts
-            return lambda done: done >= cap  # type: ignore[operator]
+            return lambda done: done >= cap
         end = now() + limits.seconds
 
         def stop(done: int) -> bool:
