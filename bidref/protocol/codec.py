@@ -1,0 +1,146 @@
+"""Lines ↔ messages for protocol ``bidref/1``.
+
+Decoding is strict and its errors are narrow: each quotes the offending line
+(truncated) and says what would have been accepted. Encoding writes compact
+JSON without the trailing newline; the transport adds the line end.
+
+The request line is the hot path of the referee, so :func:`encode_request`
+builds it from plain dicts with :func:`json.dumps` (no model validation); a
+test checks that it equals :func:`encode` of the :class:`Request` model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from pydantic import TypeAdapter, ValidationError
+
+from .messages import (
+    ActionMsg,
+    EngineMessage,
+    Log,
+    Pong,
+    RefereeMessage,
+    RulesRequest,
+    _Message,
+)
+
+MAX_QUOTE: Final = 200
+
+_ENGINE_ADAPTER: TypeAdapter[EngineMessage] = TypeAdapter(EngineMessage)
+_REFEREE_ADAPTER: TypeAdapter[RefereeMessage] = TypeAdapter(RefereeMessage)
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def quote(line: str, limit: int = MAX_QUOTE) -> str:
+    """``line`` as a repr, cut to ``limit`` characters with a marker."""
+    if len(line) > limit:
+        return repr(line[:limit]) + f"… ({len(line)} chars)"
+    return repr(line)
+
+
+class ProtocolError(ValueError):
+    """A line that is not a valid message. ``line`` is the raw line; ``code`` is
+    the error code sent back to the engine (bad_json or bad_message)."""
+
+    code = "bad_message"
+
+    def __init__(self, line: str, problem: str) -> None:
+        self.line = line
+        self.problem = problem
+        super().__init__(f"{problem}: {quote(line)}")
+
+
+class BadJson(ProtocolError):
+    code = "bad_json"
+
+
+class BadMessage(ProtocolError):
+    code = "bad_message"
+
+
+def encode(message: _Message) -> str:
+    """One message as a compact JSON line (without the newline)."""
+    return message.model_dump_json(exclude_none=False)
+
+
+def encode_request(req_id: int, view: dict[str, Any], clock: dict[str, int],
+                   legal: list[str]) -> str:
+    """The request line, built without pydantic (hot path). Same text as
+    ``encode(Request(...))``."""
+    return _dumps({"type": "request", "id": req_id, "view": view, "clock": clock,
+                   "legal": legal})
+
+
+def _load_object(line: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise BadJson(line, f"not JSON ({e.msg} at column {e.colno}); "
+                      "send one JSON object per line") from None
+    except ValueError as e:  # e.g. a number too long to convert
+        raise BadJson(line, f"not JSON ({e}); send one JSON object per line") from None
+    if not isinstance(obj, dict):
+        raise BadJson(line, f"a JSON {type(obj).__name__}, not an object; "
+                      'send an object like {"type": "action", ...}')
+    return obj
+
+
+def _validate(adapter: TypeAdapter[Any], obj: dict[str, Any], line: str, known: str) -> Any:
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise BadMessage(line, f'no "type" string; give one of {known}')
+    try:
+        return adapter.validate_python(obj)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}"
+            for err in e.errors()[:3]
+        )
+        raise BadMessage(line, f"not a valid {kind!r} message ({problems}); "
+                         f"types are {known}") from None
+
+
+_ENGINE_TYPES = "hello, action, rules, log, pong"
+_REFEREE_TYPES = "hello, request, error, event, rules, ping, quit"
+
+
+def decode_engine_line(line: str) -> EngineMessage:
+    """Parse one line an engine sent.
+
+    >>> decode_engine_line('{"type":"log","message":"thinking"}')
+    Log(type='log', message='thinking')
+    >>> try:
+    ...     decode_engine_line('draw')
+    ... except BadJson as e:
+    ...     print(e)
+    not JSON (Expecting value at column 1); send one JSON object per line: 'draw'
+    """
+    obj = _load_object(line)
+    # Fast path for the common replies (the referee's per-decision overhead).
+    kind = obj.get("type")
+    if kind == "action":
+        i, a = obj.get("id"), obj.get("action")
+        if type(i) is int and type(a) is str:
+            return ActionMsg.model_construct(type="action", id=i, action=a)
+    elif kind == "log":
+        m = obj.get("message")
+        if type(m) is str:
+            return Log.model_construct(type="log", message=m)
+    elif kind == "pong":
+        i = obj.get("id")
+        if type(i) is int:
+            return Pong.model_construct(type="pong", id=i)
+    elif kind == "rules":
+        i, t = obj.get("id"), obj.get("topic")
+        if type(i) in (int, str) and (t is None or type(t) is str):
+            return RulesRequest.model_construct(type="rules", id=i, topic=t)
+    msg: EngineMessage = _validate(_ENGINE_ADAPTER, obj, line, _ENGINE_TYPES)
+    return msg
+
+
+def decode_referee_line(line: str) -> RefereeMessage:
+    """Parse one line the referee sent (for engines, the SDK and replay)."""
+    msg: RefereeMessage = _validate(_REFEREE_ADAPTER, _load_object(line), line, _REFEREE_TYPES)
+    return msg
