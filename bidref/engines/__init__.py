@@ -1,0 +1,49 @@
+"""Engine processes: transports (pipe, pty), line framing, start and teardown.
+
+Layers, from the bottom: :mod:`.framing` splits bytes into lines;
+:mod:`.transport` defines the :class:`~.transport.Transport` interface, the
+reader threads and the teardown policy; :mod:`.pipe` and :mod:`.pty` are the
+two transports; :mod:`.spec` says how to start an engine.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .framing import MAX_LINE, LineFramer, LineTooLong
+from .pipe import PipeTransport
+from .pty import PtyTransport
+from .spec import EngineSpec, EngineSpecError, load_engine_file, resolve_engine
+from .transport import (
+    Clock,
+    EngineStartError,
+    Eof,
+    ExitInfo,
+    Incoming,
+    Line,
+    Overlong,
+    Transport,
+    WriteError,
+)
+
+
+def start_engine(spec: EngineSpec, transport: str = "pipe", *, clock: Clock = time.monotonic_ns,
+                 stderr_log: Path | None = None, max_line: int = MAX_LINE) -> Transport:
+    """Start ``spec`` over ``transport`` ("pipe" or "pty")."""
+    cls: type[PipeTransport] | type[PtyTransport]
+    if transport == "pipe":
+        cls = PipeTransport
+    elif transport == "pty":
+        cls = PtyTransport
+    else:
+        raise ValueError(f"unknown transport {transport!r}: use pipe or pty")
+    return cls(spec.command, cwd=spec.cwd, env=dict(spec.env), clock=clock,
+               stderr_log=stderr_log, max_line=max_line)
+
+
+__all__ = [
+    "MAX_LINE", "Clock", "EngineSpec", "EngineSpecError", "EngineStartError", "Eof", "ExitInfo",
+    "Incoming", "Line", "LineFramer", "LineTooLong", "Overlong", "PipeTransport", "PtyTransport",
+    "Transport", "WriteError", "load_engine_file", "resolve_engine", "start_engine",
+]  # fmt: skip

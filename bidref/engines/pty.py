@@ -1,0 +1,109 @@
+"""The pty transport: the engine runs under a pseudo-terminal (via pexpect).
+
+For engines whose language buffers stdout when it is a pipe (C stdio, many
+runtimes): on a terminal they flush every line. The terminal is put in raw
+mode (no echo, no line-length limit, no ``\\r\\n`` translation). A terminal
+has one output stream, so the engine's stderr arrives mixed with its stdout:
+lines that do not start with ``{`` are treated as stderr and go to the log.
+pexpect starts the child in a new session, so it leads its own process group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import threading
+import time
+import tty
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pexpect
+
+from .framing import MAX_LINE
+from .transport import (
+    Clock,
+    EngineStartError,
+    ExitInfo,
+    Incoming,
+    StderrSink,
+    exit_info_of,
+    get_incoming,
+    read_stdout,
+    terminate,
+    wait_exit,
+    write_all,
+)
+
+
+class PtyTransport:
+    """Start ``argv`` under a pty; see :mod:`bidref.engines.transport`."""
+
+    def __init__(self, argv: Sequence[str], *, cwd: str | None = None,
+                 env: Mapping[str, str] | None = None, clock: Clock = time.monotonic_ns,
+                 stderr_log: Path | None = None, max_line: int = MAX_LINE) -> None:
+        self.clock = clock
+        full_env = {**os.environ, **(env or {})}
+        argv = list(argv)
+        try:
+            self.child = pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=full_env, echo=False,
+                                       use_poll=True)
+        except (pexpect.ExceptionPexpect, OSError) as e:
+            raise EngineStartError(f"cannot start {argv!r}: {e}") from None
+        self.pid = int(self.child.pid)
+        self._fd = int(self.child.child_fd)
+        tty.setraw(self._fd)
+        self._wfd = os.dup(self._fd)
+        os.set_blocking(self._wfd, False)
+        self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
+        self._sink = StderrSink(stderr_log)
+        self._thread = threading.Thread(
+            target=read_stdout, name=f"engine-{self.pid}-pty", daemon=True,
+            args=(self._fd, clock, self._queue, max_line, self._sink.write))
+        self._thread.start()
+        self._closed: ExitInfo | None = None
+
+    def write_line(self, text: str) -> int:
+        write_all(self._wfd, (text + "\n").encode())
+        return self.clock()
+
+    def read(self, deadline: int | None) -> Incoming | None:
+        return get_incoming(self._queue, self.clock, deadline)
+
+    def poll_exit(self) -> ExitInfo | None:
+        return self._closed or exit_info_of(self.pid, "running")
+
+    def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
+        return self._closed or wait_exit(self.pid, timeout_ns, "running")
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        if self._closed is not None:
+            return self._closed
+
+        def send_quit() -> None:
+            if quit_line is not None:
+                write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
+
+        def reap() -> None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            # Tell pexpect the child is gone so it does not signal a reused pid later.
+            self.child.terminated = True
+            self.child.closed = True
+
+        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, reap)
+        with contextlib.suppress(OSError):
+            os.close(self._wfd)
+        self._thread.join(timeout=1.0)
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+        self._sink.close()
+        self._closed = info
+        return info
+
+    def stderr_tail(self) -> str:
+        return self._sink.tail()
+
+    def stderr_bytes(self) -> int:
+        return self._sink.total

@@ -1,0 +1,309 @@
+"""Transports: move lines between the referee and one engine process.
+
+A transport starts the engine in its own process group, writes lines to its
+stdin, and reads its stdout and stderr **at all times** on background threads,
+so an engine can never block on a full pipe. Each stdout line is stamped with
+the injected monotonic clock the moment its newline is read; the referee
+charges time from the end of a request write to that stamp. Stderr is drained
+into a capped log.
+
+Ending the process is a policy (:func:`terminate`): a quit line, a grace
+period, SIGTERM to the whole group, SIGKILL to the group, reap. The group
+leader is only reaped after the group has been killed, so its process-group id
+cannot be reused by an unrelated process in between.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Protocol
+
+from .framing import LineFramer, LineTooLong
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], int]
+"""A monotonic clock in integer nanoseconds (``time.monotonic_ns`` in real use)."""
+
+STDERR_CAP: Final = 1 << 20  # bytes of stderr kept in a per-engine log
+STDERR_TAIL: Final = 2000  # characters of stderr kept in memory for crash reports
+WRITE_TIMEOUT_NS: Final = 10_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A complete line read from the engine's stdout at clock time ``t``."""
+
+    text: str
+    t: int
+
+
+@dataclass(frozen=True, slots=True)
+class Overlong:
+    """A stdout line over the limit (its start is kept)."""
+
+    prefix: str
+    length: int
+    t: int
+
+
+@dataclass(frozen=True, slots=True)
+class Eof:
+    """The engine closed its stdout (usually: it exited)."""
+
+    t: int
+    rest: str = ""  # bytes after the last newline, if any
+
+
+Incoming = Line | Overlong | Eof
+
+
+@dataclass(frozen=True, slots=True)
+class ExitInfo:
+    """How an engine process ended."""
+
+    exit_code: int | None  # None when killed by a signal (or unknown)
+    signal: str | None  # e.g. "SIGKILL"
+    how: str  # quit | sigterm | sigkill | already_dead | running
+
+    def describe(self) -> str:
+        if self.signal:
+            return f"killed by {self.signal}"
+        if self.exit_code is None:
+            return "still running"
+        return f"exit code {self.exit_code}"
+
+
+class EngineStartError(Exception):
+    """The engine could not be started (e.g. the command does not exist)."""
+
+
+class WriteError(Exception):
+    """A line could not be written: the engine closed its stdin or stopped reading."""
+
+
+class Transport(Protocol):
+    """A line-level connection to one engine process."""
+
+    pid: int
+
+    def write_line(self, text: str) -> int:
+        """Write ``text`` + newline; return the clock time once it is written.
+        Raises :class:`WriteError`."""
+        ...
+
+    def read(self, deadline: int | None) -> Incoming | None:
+        """The next incoming item, or None once the clock reaches ``deadline``."""
+        ...
+
+    def poll_exit(self) -> ExitInfo | None:
+        """The exit status if the process has exited (without reaping it)."""
+        ...
+
+    def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
+        """Wait up to ``timeout_ns`` for the process to exit (without reaping)."""
+        ...
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        """End the process and all of its group; see :func:`terminate`."""
+        ...
+
+    def stderr_tail(self) -> str: ...
+
+    def stderr_bytes(self) -> int: ...
+
+
+# -- helpers shared by the pipe and pty transports ----------------------------------------------
+
+
+class StderrSink:
+    """Capped storage of an engine's stderr: a file (optional) and an in-memory tail."""
+
+    def __init__(self, path: Path | None, cap: int = STDERR_CAP) -> None:
+        self.path = path
+        self.cap = cap
+        self.total = 0
+        self._tail = ""
+        self._lock = threading.Lock()
+        self._file = path.open("wb") if path is not None else None
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            room = self.cap - self.total
+            self.total += len(data)
+            if self._file is not None and room > 0:
+                self._file.write(data[:room])
+                if len(data) >= room:
+                    self._file.write(b"\n[bidref: stderr log capped]\n")
+                self._file.flush()
+            self._tail = (self._tail + data.decode("utf-8", "replace"))[-STDERR_TAIL:]
+
+    def tail(self) -> str:
+        with self._lock:
+            return self._tail
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+def _read(fd: int) -> bytes:
+    """One blocking read of ``fd`` (which may be non-blocking); b"" at EOF or error."""
+    while True:
+        try:
+            return os.read(fd, 65536)
+        except BlockingIOError:
+            select.select([fd], [], [])
+        except OSError:  # EIO on a pty whose other side is closed; EBADF after close
+            return b""
+
+
+def read_stdout(fd: int, clock: Clock, out: queue.SimpleQueue[Incoming], max_line: int,
+                on_other: Callable[[bytes], None] | None = None) -> None:
+    """Thread body: read ``fd`` until EOF, framing lines and stamping them.
+
+    ``on_other`` (pty transport) receives lines that do not look like JSON
+    objects, which are then treated as stderr output.
+    """
+    framer = LineFramer(max_line)
+    while True:
+        data = _read(fd)
+        if not data:
+            out.put(Eof(clock(), framer.rest()))
+            return
+        items = framer.feed(data)
+        if not items:
+            continue
+        t = clock()
+        for item in items:
+            if isinstance(item, LineTooLong):
+                out.put(Overlong(item.prefix, item.length, t))
+            elif on_other is not None and not item.lstrip().startswith("{"):
+                on_other((item + "\n").encode())
+            else:
+                out.put(Line(item, t))
+
+
+def drain(fd: int, sink: StderrSink) -> None:
+    """Thread body: copy ``fd`` into ``sink`` until EOF."""
+    while True:
+        data = _read(fd)
+        if not data:
+            return
+        sink.write(data)
+
+
+def get_incoming(q: queue.SimpleQueue[Incoming], clock: Clock,
+                 deadline: int | None) -> Incoming | None:
+    """The next item of ``q``, or None when ``deadline`` (clock ns) has passed."""
+    try:
+        return q.get_nowait()
+    except queue.Empty:
+        pass
+    while True:
+        if deadline is None:
+            timeout = 3600.0
+        else:
+            left = deadline - clock()
+            if left <= 0:
+                return None
+            timeout = left / 1e9
+        try:
+            return q.get(timeout=timeout)
+        except queue.Empty:
+            if deadline is not None and clock() >= deadline:
+                return None
+
+
+def write_all(fd: int, data: bytes, timeout_ns: int = WRITE_TIMEOUT_NS) -> None:
+    """Write ``data`` to the non-blocking ``fd``; raise :class:`WriteError` on a
+    closed pipe or when the engine has not read for ``timeout_ns``."""
+    view = memoryview(data)
+    end = time.monotonic_ns() + timeout_ns
+    while view:
+        try:
+            n = os.write(fd, view)
+        except BlockingIOError:
+            left = end - time.monotonic_ns()
+            if left <= 0:
+                raise WriteError(
+                    f"the engine has not read its stdin for {timeout_ns / 1e9:g} s"
+                ) from None
+            select.select([], [fd], [], left / 1e9)
+            continue
+        except (BrokenPipeError, OSError) as e:
+            raise WriteError(f"the engine's stdin is closed ({e.strerror or e})") from None
+        view = view[n:]
+
+
+def exit_info_of(pid: int, how: str) -> ExitInfo | None:
+    """The exit status of child ``pid`` if it has exited, without reaping it."""
+    try:
+        res = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return ExitInfo(None, None, "already_dead")
+    if res is None or res.si_pid == 0:
+        return None
+    if res.si_code == os.CLD_EXITED:
+        return ExitInfo(res.si_status, None, how)
+    return ExitInfo(None, signal.Signals(res.si_status).name, how)
+
+
+def wait_exit(pid: int, timeout_ns: int, how: str) -> ExitInfo | None:
+    """Poll for the exit of ``pid`` (unreaped) for up to ``timeout_ns``."""
+    end = time.monotonic_ns() + timeout_ns
+    pause = 0.0005
+    while True:
+        info = exit_info_of(pid, how)
+        if info is not None or time.monotonic_ns() >= end:
+            return info
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+
+
+def _killpg(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
+              reap: Callable[[], None]) -> ExitInfo:
+    """End engine ``pid`` (leader of its own process group) and every process in
+    the group: quit line, grace, SIGTERM, grace, SIGKILL, then reap the leader.
+
+    The group is always killed at the end, even when the leader exited by
+    itself, so grandchildren left behind are ended too.
+    """
+    how = "quit"
+    info = exit_info_of(pid, "already_dead")
+    if info is None and send_quit is not None:
+        with contextlib.suppress(WriteError):
+            send_quit()
+        info = wait_exit(pid, grace_ns, "quit")
+    if info is None:
+        how = "sigterm"
+        _killpg(pid, signal.SIGTERM)
+        info = wait_exit(pid, grace_ns, how)
+    if info is None:
+        how = "sigkill"
+        _killpg(pid, signal.SIGKILL)
+        info = wait_exit(pid, 5_000_000_000, how)
+    # The leader is a zombie (or alive) until reaped: the pgid is still ours.
+    _killpg(pid, signal.SIGKILL)
+    reap()
+    if info is None:  # pragma: no cover - SIGKILL did not end it within 5 s
+        info = ExitInfo(None, None, "running")
+    log.debug("engine %d ended: %s (%s)", pid, info.describe(), info.how)
+    return info
