@@ -27,3 +27,4 @@ def main() -> None:
 
 # Command modules register themselves on import.
 from . import rules_cmd  # noqa: E402,F401
+from . import check_engine_cmd  # noqa: E402,F401

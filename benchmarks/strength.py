@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Strength benchmark: paired matches between policies, win rates with 95 % intervals.
+
+Every deal seed is played twice with the seats swapped, so both sides get the
+same cards. Two modes:
+
+- ``inprocess`` (default): the policies play inside this process against a
+  simulated match clock (real thinking time is measured and charged; running
+  out of time loses). Fast enough for hundreds of matches.
+- ``process``: real engine processes refereed by ``bidref.referee.run_match``
+  (the protocol, the pipes and the clock for real); slower, use fewer matches.
+
+Examples::
+
+    python benchmarks/strength.py --pairs 100 --bank 2 --delay 0.05        # both pairings
+    python benchmarks/strength.py --only strong-greedy --pairs 150 --workers 2
+    python benchmarks/strength.py --mode process --pairs 10 --bank 5 --delay 0.05
+
+Policies: ``random``, ``greedy`` (most points now, bids 15 with a scoring
+opening tile), ``strong`` (determinized Monte Carlo, ``bidref.engines_ai``).
+In process mode they are ``sample_engines/python_random``, ``python_greedy``
+and ``python_strong``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action  # noqa: E402
+from bidref.engines_ai.search import budget_seconds  # noqa: E402
+from bidref.rules import (  # noqa: E402
+    SECOND,
+    Action,
+    Match,
+    MatchClock,
+    MatchConfig,
+    TimeControl,
+)
+
+Policy = Callable[[Match, MatchClock], Action]
+
+
+def make_policy(name: str, seed: int) -> Policy:
+    rng = random.Random(seed)
+    if name == "random":
+        return lambda m, c: random_action(m, rng)
+    if name == "greedy":
+        return lambda m, c: greedy_action(m, rng)
+    if name == "strong":
+        player = StrongPlayer(seed=seed)
+
+        def strong(m: Match, c: MatchClock) -> Action:
+            budget = budget_seconds(c.delay_left / SECOND, c.banks[m.to_act] / SECOND,
+                                    expected_turns=30)
+            root = m.redeal_hidden(m.to_act, rng)  # the searcher sees no hidden tile
+            return player.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
+
+        return strong
+    raise SystemExit(f"unknown policy {name!r}: use random, greedy or strong")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winner: int | None  # seat, None for a draw
+    reason: str
+    rounds: int
+
+
+def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
+                   max_rounds: int | None) -> Outcome:
+    """One match; seat 0 plays ``names[0]``. Thinking time is charged for real."""
+    m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
+    policies = (make_policy(names[0], seed * 2 + 1), make_policy(names[1], seed * 2 + 2))
+    clock = MatchClock.start(tc)
+    while not m.over:
+        p = m.to_act
+        clock = clock.begin(p, m.turn)
+        t0 = time.perf_counter_ns()
+        action = policies[p](m, clock)
+        clock, charge = clock.charge(time.perf_counter_ns() - t0)
+        if charge.timed_out:
+            return Outcome(1 - p, "time", m.round_number)
+        m.apply(action)
+    assert m.result is not None
+    return Outcome(m.result.winner, m.result.reason, m.result.rounds)
+
+
+def play_process(seed: int, names: tuple[str, str], tc: TimeControl,
+                 max_rounds: int | None) -> Outcome:
+    """One match between real engine processes, refereed by bidref."""
+    from bidref import referee  # the referee's match loop (bidref.referee.run_match)
+    from bidref.engines import resolve_engine
+
+    paths = {"random": "sample_engines/python_random/engine.py",
+             "greedy": "sample_engines/python_greedy/engine.py",
+             "strong": "sample_engines/python_strong/engine.py"}
+    specs = [resolve_engine(str(ROOT / paths[n])) for n in names]
+    result = referee.run_match(specs[0], specs[1], seed=seed, time_control=tc,
+                               max_rounds=max_rounds)
+    return Outcome(result.winner, str(result.reason), int(result.rounds))
+
+
+def _job(args: tuple[str, int, tuple[str, str], float, float, int | None]) -> Outcome:
+    mode, seed, names, bank, delay, max_rounds = args
+    tc = TimeControl.of_seconds(bank=bank, delay=delay)
+    play = play_inprocess if mode == "inprocess" else play_process
+    return play(seed, names, tc, max_rounds)
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k/n (95 % by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
+    jobs = []
+    for i in range(args.pairs):
+        seed = args.seed + i
+        jobs.append((args.mode, seed, (a, b), args.bank, args.delay, args.max_rounds))
+        jobs.append((args.mode, seed, (b, a), args.bank, args.delay, args.max_rounds))
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            outcomes = list(pool.map(_job, jobs))
+    else:
+        outcomes = [_job(j) for j in jobs]
+    elapsed = time.perf_counter() - t0
+    wins = draws = losses = timeouts = rounds = 0
+    for j, o in zip(jobs, outcomes, strict=True):
+        a_seat = 0 if j[2][0] == a else 1
+        rounds += o.rounds
+        if o.winner is None:
+            draws += 1
+        elif o.winner == a_seat:
+            wins += 1
+        else:
+            losses += 1
+        if o.reason == "time":
+            timeouts += 1
+    n = len(outcomes)
+    lo, hi = wilson(wins, n)
+    slo, shi = wilson(wins + draws / 2, n)
+    print(f"{a} vs {b}: {n} matches ({args.pairs} deal seeds x 2 seats), "
+          f"{args.mode}, bank {args.bank:g} s + delay {args.delay:g} s, "
+          f"max rounds {args.max_rounds}")
+    print(f"  {a} won {wins}, drew {draws}, lost {losses} "
+          f"(losses on time: {timeouts}; {rounds / n:.1f} rounds a match; {elapsed:.0f} s)")
+    print(f"  win rate {wins / n:.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+    print(f"  score (draw = 1/2) {(wins + draws / 2) / n:.1%}  95% CI [{slo:.1%}, {shi:.1%}]")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mode", choices=["inprocess", "process"], default="inprocess")
+    ap.add_argument("--pairs", type=int, default=100, help="deal seeds (2 matches each)")
+    ap.add_argument("--seed", type=int, default=1000, help="first deal seed")
+    ap.add_argument("--bank", type=float, default=2.0, help="bank in seconds")
+    ap.add_argument("--delay", type=float, default=0.05, help="delay per turn in seconds")
+    ap.add_argument("--max-rounds", type=int, default=10,
+                    help="round limit, then adjudication by balance (0: none)")
+    ap.add_argument("--workers", type=int, default=1, help="matches played in parallel")
+    ap.add_argument("--only", choices=["greedy-random", "strong-greedy"], default=None)
+    args = ap.parse_args()
+    if args.max_rounds == 0:
+        args.max_rounds = None
+    pairings = [("greedy", "random"), ("strong", "greedy")]
+    if args.only:
+        pairings = [tuple(args.only.split("-"))]  # type: ignore[list-item]
+    for a, b in pairings:
+        run_pairing(a, b, args)
+
+
+if __name__ == "__main__":
+    main()
