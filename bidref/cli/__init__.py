@@ -26,5 +26,6 @@ def main() -> None:
 
 
 # Command modules register themselves on import.
+from . import match_cmd  # noqa: E402,F401,I001
 from . import rules_cmd  # noqa: E402,F401
 from . import check_engine_cmd  # noqa: E402,F401

@@ -74,7 +74,7 @@ class ExitInfo:
 
     exit_code: int | None  # None when killed by a signal (or unknown)
     signal: str | None  # e.g. "SIGKILL"
-    how: str  # quit | sigterm | sigkill | already_dead | running
+    how: str  # exited | quit | sigterm | sigkill | reaped | not_started | running
 
     def describe(self) -> str:
         if self.signal:
@@ -253,7 +253,7 @@ def exit_info_of(pid: int, how: str) -> ExitInfo | None:
     try:
         res = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
-        return ExitInfo(None, None, "already_dead")
+        return ExitInfo(None, None, "reaped")
     if res is None or res.si_pid == 0:
         return None
     if res.si_code == os.CLD_EXITED:
@@ -281,25 +281,27 @@ def _killpg(pgid: int, sig: signal.Signals) -> None:
 def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
               reap: Callable[[], None]) -> ExitInfo:
     """End engine ``pid`` (leader of its own process group) and every process in
-    the group: quit line, grace, SIGTERM, grace, SIGKILL, then reap the leader.
+    the group: quit line (if ``send_quit``), grace, SIGTERM, grace, SIGKILL, then
+    reap the leader. The grace period is given even without ``send_quit`` (the
+    caller may have sent the quit line already). ``ExitInfo.how`` says what ended
+    it: ``exited`` (before this call), ``quit`` (within the grace), ``sigterm``,
+    ``sigkill``.
 
     The group is always killed at the end, even when the leader exited by
     itself, so grandchildren left behind are ended too.
     """
-    how = "quit"
-    info = exit_info_of(pid, "already_dead")
-    if info is None and send_quit is not None:
-        with contextlib.suppress(WriteError):
-            send_quit()
+    info = exit_info_of(pid, "exited")
+    if info is None:
+        if send_quit is not None:
+            with contextlib.suppress(WriteError):
+                send_quit()
         info = wait_exit(pid, grace_ns, "quit")
     if info is None:
-        how = "sigterm"
         _killpg(pid, signal.SIGTERM)
-        info = wait_exit(pid, grace_ns, how)
+        info = wait_exit(pid, grace_ns, "sigterm")
     if info is None:
-        how = "sigkill"
         _killpg(pid, signal.SIGKILL)
-        info = wait_exit(pid, 5_000_000_000, how)
+        info = wait_exit(pid, 5_000_000_000, "sigkill")
     # The leader is a zombie (or alive) until reaped: the pgid is still ours.
     _killpg(pid, signal.SIGKILL)
     reap()

@@ -62,6 +62,9 @@ class RefereeHello(_Message):
     rules: str = Field(description="The rules version, e.g. spectacular-bid/1.")
     seat: int = Field(ge=0, le=1, description="Your seat: 0 (player A) or 1 (player B).")
     settings: Settings
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Engine options from the engine file, if any."
+    )
 
 
 class ClockInfo(_Message):

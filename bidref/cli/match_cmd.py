@@ -1,0 +1,138 @@
+"""`bidref match`: play one match between two engines, live."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from ..engines import EngineSpecError, resolve_engine
+from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
+from ..rules import SECOND, TimeControl
+from . import app
+
+# Exit codes: a finished match (any winner or a draw) is a success.
+EXIT_OK = 0
+EXIT_BAD_ARGS = 2
+EXIT_STARTUP = 3
+EXIT_ABORTED = 4
+EXIT_INTERRUPTED = 130
+
+
+def _clock_text(ns: int) -> str:
+    return f"{ns / SECOND:7.2f} s"
+
+
+def render_state(state: LiveState) -> Table:
+    """The live panel: one row per player (balance, bank), then the last action."""
+    table = Table(title=f"round {state.round} · turn {state.turn} · "
+                        f"{state.decisions} decisions", title_justify="left", expand=False)
+    table.add_column("seat")
+    table.add_column("engine")
+    table.add_column("balance", justify="right")
+    table.add_column("bank", justify="right")
+    for i in (0, 1):
+        mark = "▶ " if state.to_act == i else "  "
+        table.add_row(f"{mark}{'AB'[i]}", state.engines[i], str(state.balances[i]),
+                      _clock_text(state.banks_ns[i]))
+    if state.last:
+        table.caption = f"last: {state.last}"
+        table.caption_justify = "left"
+    return table
+
+
+def exit_code_for(outcome: MatchOutcome) -> int:
+    if outcome.reason == "startup":
+        return EXIT_STARTUP
+    if outcome.reason == "aborted":
+        return EXIT_INTERRUPTED if outcome.detail.get("cause") == "interrupted" else EXIT_ABORTED
+    return EXIT_OK
+
+
+@app.command("match")
+def match(
+    engine_a: Annotated[str, typer.Argument(
+        help="Engine in seat A: an executable, a .py file, a quoted command line, "
+             "or an engine file (.toml/.json).")],
+    engine_b: Annotated[str, typer.Argument(help="Engine in seat B (same forms).")],
+    seed: Annotated[int | None, typer.Option(help="Seed of the deals (default: random).")] = None,
+    bank: Annotated[float, typer.Option(help="Each player's bank for the match, in s.")] = 120.0,
+    delay: Annotated[float, typer.Option(help="Delay per genuine turn, in s.")] = 10.0,
+    transcript: Annotated[Path | None, typer.Option(
+        help="Write the JSONL transcript here.", dir_okay=False)] = None,
+    max_rounds: Annotated[int | None, typer.Option(
+        help="Stop after N rounds and adjudicate by balance.", min=1)] = None,
+    illegal: Annotated[str, typer.Option(
+        help="reject: an illegal action gets an error reply; forfeit: it loses.")] = "reject",
+    transport: Annotated[str, typer.Option(
+        help="pipe, or pty for engines that buffer stdout on pipes.")] = "pipe",
+    startup: Annotated[float, typer.Option(help="Start-up timeout for the hello, in s.")] = 10.0,
+    stderr_dir: Annotated[Path | None, typer.Option(
+        help="Keep each engine's stderr (capped) in a log file in this folder.",
+        file_okay=False)] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON result object instead of the live display.")] = False,
+) -> None:
+    """Play a match between two engines and print the result.
+
+    Example (after `make -C sample_engines`):
+
+        bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py
+        --seed 7 --bank 10 --delay 0.5 --transcript t.jsonl
+
+    Exit codes: 0 a finished match (whoever won), 2 bad arguments, 3 an engine
+    failed to start, 4 aborted by a referee timing fault, 130 interrupted.
+    """
+    err = Console(stderr=True)
+
+    def bad(message: str) -> typer.Exit:
+        err.print(f"[red]error:[/red] {message}", highlight=False)
+        return typer.Exit(code=EXIT_BAD_ARGS)
+
+    if illegal not in ("reject", "forfeit"):
+        raise bad(f"--illegal {illegal!r}: use reject or forfeit")
+    if transport not in ("pipe", "pty"):
+        raise bad(f"--transport {transport!r}: use pipe or pty")
+    if bank < 0 or delay < 0 or startup <= 0:
+        raise bad(f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
+                  "give bank and delay >= 0 and a positive start-up timeout")
+    try:
+        engines = (resolve_engine(engine_a), resolve_engine(engine_b))
+    except EngineSpecError as e:
+        raise bad(str(e)) from None
+    if stderr_dir is not None:
+        stderr_dir.mkdir(parents=True, exist_ok=True)
+    ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
+    tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
+    spec = MatchSpec(
+        engines=engines, seed=seed, time_control=TimeControl.of_seconds(bank, delay),
+        max_rounds=max_rounds, illegal=ill, transport=tr,
+        startup_timeout_ns=round(startup * SECOND),
+        stderr_dir=None if stderr_dir is None else str(stderr_dir),
+    )
+    if json_out:
+        outcome = run_match(spec, transcript_path=transcript)
+        typer.echo(json.dumps(outcome.to_dict()))
+        raise typer.Exit(code=exit_code_for(outcome))
+
+    console = Console()
+    console.print(f"[bold]A[/bold] {engines[0].name}  vs  [bold]B[/bold] {engines[1].name}"
+                  f"  ·  {spec.time_control.describe()}", highlight=False)
+    with Live(console=console, refresh_per_second=8, transient=False) as live:
+        def observe(state: LiveState) -> None:
+            live.update(render_state(state))
+
+        outcome = run_match(spec, transcript_path=transcript, observer=observe)
+    if not console.is_terminal:
+        console.line()
+    style = "green" if outcome.reason not in ("startup", "aborted") else "red"
+    console.print(Group(Text(f"result: {outcome.summary()}", style=style)))
+    if outcome.transcript_path is not None:
+        console.print(f"transcript: {outcome.transcript_path}", highlight=False)
+    raise typer.Exit(code=exit_code_for(outcome))

@@ -1,0 +1,149 @@
+"""The referee's seats: who sits in seat 0 (player A) and seat 1 (player B).
+
+A **seat** is a line-level, timed connection to one player. The referee owns
+the protocol (``bidref/1``: encoding, ids, stale replies, rules help, logs,
+illegal-action policy and the clock); a seat only moves protocol lines and
+stamps incoming ones with the referee's monotonic clock. Any player that can
+speak protocol lines can sit in a seat — an engine process
+(:class:`EngineSeat`), or, later, a human behind a terminal UI.
+
+The :class:`Seat` interface (implement all of it for a new kind of seat)::
+
+    name: str                      # a label for results (the engine's hello name may replace it)
+    def open(self) -> None         # start the player (process, UI, …); raise SeatStartError
+    def send(self, line: str) -> int
+        # Deliver one protocol line (no newline) to the player; return the clock
+        # time (ns) once it is delivered: for a request, the player's time starts
+        # there. Raise SeatGone if the player can no longer receive.
+    def receive(self, deadline: int | None) -> Incoming | None
+        # The next line from the player as Line(text, t) with t the clock time its
+        # end was read, Overlong(...) for a line over the limit, or Eof(t) when the
+        # player is gone; None once the clock reaches ``deadline`` (absolute ns).
+        # Lines the player sent while it was not asked anything are queued, never
+        # dropped, and are returned in order.
+    def exit_info(self, wait_ns: int) -> ExitInfo | None
+        # How the player ended, waiting up to wait_ns; None if it is still there.
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo
+        # Send quit_line (if any), give the player grace_ns to leave, then end it for
+        # good (for a process: SIGTERM, SIGKILL to its group, reap). Idempotent.
+    def stderr_tail(self) -> str   # the last diagnostics (for crash reports), or ""
+    def stderr_bytes(self) -> int
+    def describe(self) -> dict[str, object]   # for the transcript header
+
+A human seat would, in ``send``, decode the line (``decode_referee_line``) and
+show it; in ``receive``, wait for the person's input up to the deadline and
+return it encoded as an ``action`` line (``encode(ActionMsg(...))``) stamped
+with the clock time it was entered. Its ``close`` just closes the UI.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Protocol
+
+from ..engines import (
+    Clock,
+    EngineSpec,
+    EngineStartError,
+    ExitInfo,
+    Incoming,
+    Transport,
+    WriteError,
+    start_engine,
+)
+from ..engines.framing import MAX_LINE
+
+
+class SeatStartError(Exception):
+    """The player could not be started; the message says why."""
+
+
+class SeatGone(Exception):
+    """A line could not be delivered: the player is gone or stopped reading."""
+
+
+class Seat(Protocol):
+    """See the module docstring for the contract of each method."""
+
+    name: str
+
+    def open(self) -> None: ...
+
+    def send(self, line: str) -> int: ...
+
+    def receive(self, deadline: int | None) -> Incoming | None: ...
+
+    def exit_info(self, wait_ns: int) -> ExitInfo | None: ...
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo: ...
+
+    def stderr_tail(self) -> str: ...
+
+    def stderr_bytes(self) -> int: ...
+
+    def describe(self) -> dict[str, object]: ...
+
+
+class EngineSeat:
+    """An engine process in a seat, over the pipe or pty transport."""
+
+    def __init__(self, spec: EngineSpec, *, transport: str = "pipe",
+                 clock: Clock = time.monotonic_ns, stderr_log: Path | None = None,
+                 max_line: int = MAX_LINE) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.transport_name = transport
+        self.clock = clock
+        self.stderr_log = stderr_log
+        self.max_line = max_line
+        self._t: Transport | None = None
+
+    def open(self) -> None:
+        try:
+            self._t = start_engine(self.spec, self.transport_name, clock=self.clock,
+                                   stderr_log=self.stderr_log, max_line=self.max_line)
+        except (EngineStartError, ValueError, OSError) as e:
+            raise SeatStartError(str(e)) from None
+
+    @property
+    def transport(self) -> Transport:
+        if self._t is None:
+            raise RuntimeError("open() the seat first")
+        return self._t
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._t is None else self._t.pid
+
+    def send(self, line: str) -> int:
+        try:
+            return self.transport.write_line(line)
+        except WriteError as e:
+            raise SeatGone(str(e)) from None
+
+    def receive(self, deadline: int | None) -> Incoming | None:
+        return self.transport.read(deadline)
+
+    def exit_info(self, wait_ns: int) -> ExitInfo | None:
+        if self._t is None:
+            return None
+        return self._t.wait_exit(wait_ns) if wait_ns > 0 else self._t.poll_exit()
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        if self._t is None:
+            return ExitInfo(None, None, "not_started")
+        return self._t.close(quit_line, grace_ns)
+
+    def stderr_tail(self) -> str:
+        return "" if self._t is None else self._t.stderr_tail()
+
+    def stderr_bytes(self) -> int:
+        return 0 if self._t is None else self._t.stderr_bytes()
+
+    def describe(self) -> dict[str, object]:
+        return {**self.spec.describe(), "transport": self.transport_name,
+                "stderr_log": None if self.stderr_log is None else str(self.stderr_log)}
+
+
+__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatStartError"]

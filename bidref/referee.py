@@ -1,0 +1,684 @@
+"""The referee: plays one match between two seats, enforcing the rules and the clock.
+
+Public API (used by the CLI and the tournament runner)::
+
+    from bidref.referee import MatchSpec, run_match
+    from bidref.engines import resolve_engine
+
+    spec = MatchSpec(engines=(resolve_engine("sample_engines/c_first/engine"),
+                              resolve_engine("sample_engines/python_greedy/engine.py")),
+                     seed=7, time_control=TimeControl.of_seconds(bank=10, delay=0.5))
+    outcome = run_match(spec, transcript_path=Path("t.jsonl"))
+    outcome.winner, outcome.reason, outcome.rated
+
+How time is kept (RULES.md §7): one injected monotonic clock in integer ns. A
+player's time runs from the moment the request line has been written to the
+moment the newline of its reply has been read (stamped by the seat's reader);
+the deadline is absolute (:meth:`MatchClock.deadline`). After an illegal action
+the same decision stays pending: the time until the bad reply is charged, and
+a new stretch starts once the error line is written, with what is left of the
+delay and bank — the referee's own work is never charged. Rules help is
+answered without stopping the clock. If the referee finds it was not watching
+at the deadline (it woke more than ``timing_tolerance_ns`` after it, or a
+reply was stamped that late) it cannot prove a time loss: the match ends as
+``aborted`` (timing fault) with no rated result.
+
+What an illegal action costs is a policy outside the rules
+(:class:`RejectIllegal`, :class:`ForfeitIllegal`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal, Protocol
+
+from . import __version__
+from .engines import Clock, EngineSpec, Eof, Overlong
+from .engines.framing import MAX_LINE
+from .players import EngineSeat, Seat, SeatGone, SeatStartError
+from .protocol import (
+    PROTOCOL_VERSION,
+    ActionMsg,
+    EngineHello,
+    ErrorMsg,
+    Log,
+    Pong,
+    ProtocolError,
+    Quit,
+    RefereeHello,
+    RulesAnswer,
+    RulesRequest,
+    Settings,
+    decode_engine_line,
+    encode,
+    encode_request,
+    quote,
+)
+from .rules import (
+    MILLISECOND,
+    RULES_VERSION,
+    SECOND,
+    Deal,
+    Drew,
+    Event,
+    IllegalActionError,
+    Match,
+    MatchClock,
+    MatchConfig,
+    MatchEnded,
+    NotationError,
+    RoundEnded,
+    RoundStarted,
+    TimeControl,
+    listed_deals,
+    parse_action,
+    player_view,
+    public_event,
+    seeded_deals,
+)
+from .rules_text import rules_section
+from .transcript import SaltSource, TranscriptWriter, default_salt
+
+log = logging.getLogger(__name__)
+
+EndReason = Literal["balance", "round_limit", "time", "illegal", "crash", "protocol",
+                    "startup", "aborted"]
+END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "time", "illegal", "crash",
+                                       "protocol", "startup", "aborted")
+LOG_LINE_CAP: Final = 1000
+LOG_LINES_CAP: Final = 200
+
+
+# -- the illegal-action policy (outside the rules) ------------------------------------------
+
+
+class IllegalPolicy(Protocol):
+    """Decides what an illegal (or unreadable) action costs the player who sent it."""
+
+    @property
+    def name(self) -> str: ...
+
+    def forfeits(self, seat: int, error: IllegalActionError | NotationError) -> bool:
+        """True: the player loses the match; False: an error reply, the decision stays."""
+        ...
+
+
+@dataclass(frozen=True)
+class RejectIllegal:
+    """RULES.md §8: the game does not change, the same decision stays pending."""
+
+    name: str = "reject"
+
+    def forfeits(self, seat: int, error: IllegalActionError | NotationError) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class ForfeitIllegal:
+    """Strict testing: the first illegal action loses the match."""
+
+    name: str = "forfeit"
+
+    def forfeits(self, seat: int, error: IllegalActionError | NotationError) -> bool:
+        return True
+
+
+def illegal_policy(name: str) -> IllegalPolicy:
+    if name == "reject":
+        return RejectIllegal()
+    if name == "forfeit":
+        return ForfeitIllegal()
+    raise ValueError(f"unknown illegal-action policy {name!r}: use reject or forfeit")
+
+
+# -- the public API ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Everything that defines a match. Picklable (tournament workers get one each)."""
+
+    engines: tuple[EngineSpec, EngineSpec]
+    seed: int | None = None  # None: a random seed (recorded, revealed at the end)
+    time_control: TimeControl = field(default_factory=TimeControl)
+    max_rounds: int | None = None
+    illegal: Literal["reject", "forfeit"] = "reject"
+    transport: Literal["pipe", "pty"] = "pipe"
+    deals: tuple[Deal, ...] = ()  # explicit first deals (then the seed's)
+    startup_timeout_ns: int = 10 * SECOND
+    grace_ns: int = 500 * MILLISECOND
+    timing_tolerance_ns: int = 200 * MILLISECOND
+    stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
+    max_line: int = MAX_LINE
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted)."""
+
+    winner: int | None
+    reason: EndReason
+    detail: dict[str, Any]
+    balances: tuple[int, int]
+    rounds: int
+    engines: tuple[str, str]
+    transcript_path: Path | None
+    rated: bool
+    seed: int | None = None
+    decisions: int = 0  # accepted actions
+    decision_ns: int = 0  # referee clock from the first request to the last accepted action
+    exits: tuple[dict[str, object], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["transcript_path"] = None if self.transcript_path is None else str(self.transcript_path)
+        d["balances"] = list(self.balances)
+        d["engines"] = list(self.engines)
+        d["exits"] = list(self.exits)
+        return d
+
+    def summary(self) -> str:
+        """One line, e.g. ``A (c_first) wins by balance 300-0 after 3 rounds``."""
+        bal = f"{self.balances[0]}-{self.balances[1]}"
+        if self.winner is None:
+            what = "aborted" if self.reason in ("aborted", "startup") else "draw"
+            head = f"{what} ({self.reason})"
+        else:
+            head = f"{'AB'[self.winner]} ({self.engines[self.winner]}) wins by {self.reason}"
+        extra = ""
+        if self.reason == "time":
+            extra = f", {'AB'[self.detail['seat']]} overran by {self.detail['overrun_ms']} ms"
+        elif self.reason in ("crash", "protocol", "startup", "illegal", "aborted"):
+            bits = {k: v for k, v in self.detail.items() if k in
+                    ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")}
+            if "seat" in bits:
+                bits["seat"] = "AB"[bits["seat"]]
+            extra = ", " + ", ".join(f"{k}={v}" for k, v in bits.items() if v is not None)
+        return f"{head}{extra}; balances {bal} after {self.rounds} rounds"
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """A snapshot for live displays (``observer`` of :func:`run_match`)."""
+
+    engines: tuple[str, str]
+    round: int
+    turn: int
+    balances: tuple[int, int]
+    banks_ns: tuple[int, int]
+    delay_ns: int
+    to_act: int | None
+    last: str | None  # the last accepted action, e.g. "A: play 1-3 1-1:line_a"
+    decisions: int
+    outcome: MatchOutcome | None = None
+
+
+Observer = Callable[[LiveState], None]
+
+
+class _End(Exception):
+    def __init__(self, winner: int | None, reason: EndReason, detail: dict[str, Any],
+                 rated: bool = True) -> None:
+        self.winner = winner
+        self.reason = reason
+        self.detail = detail
+        self.rated = rated
+        super().__init__(reason)
+
+
+def request_line(match: Match, req_id: int, mclock: MatchClock) -> str:
+    """The request line for the player to act (the view never holds a hidden tile)."""
+    p = match.to_act
+    view = player_view(match, p).to_dict()
+    delay_left = mclock.delay_left // MILLISECOND
+    bank = mclock.banks[p] // MILLISECOND
+    clock = {"delay_left_ms": delay_left, "bank_ms": bank,
+             "opponent_bank_ms": mclock.banks[1 - p] // MILLISECOND,
+             "deadline_ms": delay_left + bank}
+    legal: Any = view["legal_actions"]
+    return encode_request(req_id, view, clock, legal)
+
+
+def event_lines(event: Event, seat: int) -> str | None:
+    """The ``event`` message line for ``seat``, in the form that seat may see."""
+    if isinstance(event, RoundStarted):
+        d = event.public()
+    else:
+        pub = public_event(event, seat)
+        if pub is None:
+            return None
+        d = pub.to_dict()
+    return '{"type":"event","event":' + _dumps(d) + "}"
+
+
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
+              clock: Clock = time.monotonic_ns, seats: Sequence[Seat] | None = None,
+              observer: Observer | None = None, salt: SaltSource = default_salt,
+              started_at: str | None = None) -> MatchOutcome:
+    """Play one match and return how it ended. Never raises for anything an engine does.
+
+    - ``transcript_path``: write the JSONL transcript there (flushed per line).
+    - ``clock``: the monotonic clock (integer ns); tests pass a fake one.
+    - ``seats``: ready-made seats (tests, a human seat); by default engine seats
+      are made from ``spec.engines`` with ``spec.transport``.
+    - ``observer``: called with a :class:`LiveState` after every accepted action.
+    - ``salt``: random bytes for the commitments (tests pass ``counter_salt()``).
+    - ``started_at``: the header's start time (ISO 8601); default: now, UTC.
+    """
+    if seats is None:
+        stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
+        seats = [EngineSeat(e, transport=spec.transport, clock=clock, max_line=spec.max_line,
+                            stderr_log=None if stderr_dir is None
+                            else stderr_dir / f"{'AB'[i]}-{e.name}.stderr.log")
+                 for i, e in enumerate(spec.engines)]
+    if len(seats) != 2:
+        raise ValueError(f"a match needs 2 seats, got {len(seats)}")
+    return _Referee(spec, list(seats), clock, transcript_path, observer, salt,
+                    started_at).run()
+
+
+class _Referee:
+    def __init__(self, spec: MatchSpec, seats: list[Seat], clock: Clock,
+                 transcript_path: Path | None, observer: Observer | None, salt: SaltSource,
+                 started_at: str | None) -> None:
+        self.spec = spec
+        self.seats = seats
+        self.clock = clock
+        self.observer = observer
+        self.policy = illegal_policy(spec.illegal)
+        self.origin = clock()
+        self.tx = TranscriptWriter(transcript_path, self.origin, salt)
+        self.transcript_path = transcript_path
+        self.started_at = started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.seed = spec.seed
+        if self.seed is None and not spec.deals:
+            import secrets
+
+            self.seed = secrets.randbits(63)
+        self.names = [s.name for s in seats]
+        self.match: Match | None = None
+        self.mclock = MatchClock.start(spec.time_control)
+        self.req_id = 0
+        self.decisions = 0
+        self.first_request: int | None = None
+        self.last_accept = 0
+        self.logs = [0, 0]
+        self.last: str | None = None
+        self.opened = [False, False]
+        self.over = False  # the match result is known: stop talking to engines
+
+    # -- the whole match ---------------------------------------------------------------
+
+    def run(self) -> MatchOutcome:
+        end: _End
+        try:
+            self._header()
+            self._start_seats()
+            self._play()
+            assert self.match is not None and self.match.result is not None
+            r = self.match.result
+            detail: dict[str, Any] = {}
+            if r.reason == "round_limit":
+                detail = {"max_rounds": self.spec.max_rounds}
+            end = _End(r.winner, r.reason, detail)
+        except _End as e:
+            end = e
+        except KeyboardInterrupt:
+            end = _End(None, "aborted", {"cause": "interrupted"}, rated=False)
+        return self._finish(end)
+
+    def _header(self) -> None:
+        tc = self.spec.time_control
+        seed_commitment = self.tx.commit_seed(self.seed) if self.seed is not None else None
+        self.tx.write("header", self.origin, {
+            "format": "bidref-transcript/1", "bidref": __version__,
+            "protocol": PROTOCOL_VERSION, "rules": RULES_VERSION,
+            "started_at": self.started_at,
+            "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
+            "max_rounds": self.spec.max_rounds, "illegal": self.policy.name,
+            "transport": self.spec.transport, "seeded": self.seed is not None,
+            "explicit_deals": len(self.spec.deals), "seed_commitment": seed_commitment,
+            "engines": [{"seat": i, **s.describe()} for i, s in enumerate(self.seats)],
+        })
+
+    # -- start-up ------------------------------------------------------------------------
+
+    def _start_seats(self) -> None:
+        tc = self.spec.time_control
+        settings = Settings(bank_ms=tc.bank // MILLISECOND, delay_ms=tc.delay // MILLISECOND,
+                            max_rounds=self.spec.max_rounds, illegal=self.spec.illegal,
+                            startup_ms=self.spec.startup_timeout_ns // MILLISECOND)
+        hello_lines: list[str] = []
+        sent_at: list[int] = []
+        for i, seat in enumerate(self.seats):
+            try:
+                seat.open()
+                self.opened[i] = True
+            except SeatStartError as e:
+                raise _End(1 - i, "startup", {"seat": i, "problem": str(e)}, rated=False) from None
+        for i, seat in enumerate(self.seats):
+            options = dict(self.spec.engines[i].options) if i < len(self.spec.engines) else {}
+            line = encode(RefereeHello(bidref=__version__, rules=RULES_VERSION, seat=i,
+                                       settings=settings, options=options))
+            hello_lines.append(line)
+            try:
+                sent_at.append(seat.send(line))
+            except SeatGone as e:
+                raise _End(1 - i, "startup", {"seat": i, "problem": f"{e}{self._tail(i)}"},
+                           rated=False) from None
+        for i, seat in enumerate(self.seats):
+            deadline = sent_at[i] + self.spec.startup_timeout_ns
+            hello = self._await_hello(i, seat, deadline)
+            self.names[i] = hello.name
+            self.tx.write("hello", self.clock(), {
+                "seat": i, "sent": hello_lines[i], "received": encode(hello),
+                "engine": hello.model_dump(exclude={"type"})})
+
+    def _await_hello(self, i: int, seat: Seat, deadline: int) -> EngineHello:
+        def fail(problem: str) -> _End:
+            return _End(1 - i, "startup", {"seat": i, "problem": problem}, rated=False)
+
+        while True:
+            inc = seat.receive(deadline)
+            if inc is None:
+                secs = self.spec.startup_timeout_ns / SECOND
+                return_fail = fail(f"no hello within the start-up timeout of {secs:g} s"
+                                   f"{self._tail(i)}")
+                raise return_fail
+            if isinstance(inc, Eof):
+                info = seat.exit_info(self.spec.grace_ns)
+                how = info.describe() if info else "closed its stdout"
+                raise fail(f"the engine ended before its hello ({how}){self._tail(i)}")
+            if isinstance(inc, Overlong):
+                raise fail(f"a line of {inc.length} bytes instead of a hello")
+            try:
+                msg = decode_engine_line(inc.text)
+            except ProtocolError as e:
+                raise fail(f"expected a hello: {e}") from None
+            if isinstance(msg, Log):
+                self._log(i, msg, inc.t)
+                continue
+            if not isinstance(msg, EngineHello):
+                raise fail(f"expected a hello, got a {msg.type!r} message: {quote(inc.text)}")
+            if msg.protocol != PROTOCOL_VERSION:
+                raise fail(f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
+                           f"{PROTOCOL_VERSION!r}")
+            return msg
+
+    def _tail(self, i: int) -> str:
+        tail = self.seats[i].stderr_tail().strip()
+        return f"; stderr ends: {tail[-300:]!r}" if tail else ""
+
+    # -- the game --------------------------------------------------------------------------
+
+    def _play(self) -> None:
+        spec = self.spec
+        deals = (listed_deals(spec.deals, self.seed) if spec.deals
+                 else seeded_deals(self.seed if self.seed is not None else 0))
+        match = self.match = Match(deals, MatchConfig(max_rounds=spec.max_rounds))
+        self._dispatch(match.start_events, self.clock())
+        self._notify(None)
+        while not match.over:
+            self._decision(match)
+
+    def _decision(self, match: Match) -> None:
+        p = match.to_act
+        seat = self.seats[p]
+        mclock = self.mclock = self.mclock.begin(p, match.turn)
+        self.req_id += 1
+        rid = self.req_id
+        line = request_line(match, rid, mclock)
+        start = self._send(p, line)
+        if self.first_request is None:
+            self.first_request = start
+        deadline = mclock.deadline(start)
+        tx = self.tx
+        if tx.enabled:
+            seq = tx.write("request", start, {
+                "seat": p, "id": rid, "round": match.round_number, "turn": match.turn,
+                "phase": match.phase.value,
+                "clock": {"delay_left_ns": mclock.delay_left, "bank_ns": mclock.banks[p],
+                          "opponent_bank_ns": mclock.banks[1 - p]},
+                "deadline_ns": deadline - self.origin})
+            tx.private(seq, "request_raw", {"seat": p, "raw": line})
+        tol = self.spec.timing_tolerance_ns
+        while True:
+            inc = seat.receive(deadline)
+            if inc is None:
+                now = self.clock()
+                late = now - deadline
+                if late > tol:
+                    raise self._timing_fault(p, deadline, now, "woke")
+                raise self._time_loss(p, max(late, 0))
+            if isinstance(inc, Eof):
+                raise self._crash(p)
+            if isinstance(inc, Overlong):
+                raise _End(1 - p, "protocol", {
+                    "seat": p, "line": quote(inc.prefix),
+                    "problem": f"a line of {inc.length} bytes (the limit is "
+                               f"{self.spec.max_line})"})
+            t = inc.t
+            if t >= deadline:
+                if t - deadline > tol:
+                    raise self._timing_fault(p, deadline, t, "stamped")
+                raise self._time_loss(p, t - deadline)
+            try:
+                msg = decode_engine_line(inc.text)
+            except ProtocolError as e:
+                self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code,  # type: ignore[arg-type]
+                                                     message=str(e))))
+                raise _End(1 - p, "protocol", {"seat": p, "line": quote(inc.text),
+                                               "problem": e.problem}) from None
+            if type(msg) is ActionMsg:
+                if msg.id != rid:
+                    self._stale(p, msg, inc.text, t)
+                    continue
+                # A reply can be stamped before write_line() took its own stamp
+                # (the reader thread ran first): that is no time at all.
+                mclock, charge = mclock.charge(max(0, t - start))
+                self.mclock = mclock
+                try:
+                    action = parse_action(msg.action)
+                    events = match.apply(action, p)
+                except (NotationError, IllegalActionError) as err:
+                    start, deadline = self._illegal(p, rid, msg, inc.text, t, charge, err)
+                    continue
+                self.decisions += 1
+                self.last_accept = t
+                if tx.enabled:
+                    tx.write("reply", t, {
+                        "seat": p, "id": rid, "status": "accepted", "action": str(action),
+                        "rule": None, "elapsed_ns": charge.elapsed,
+                        "charge": {"delay_used_ns": charge.delay_used,
+                                   "bank_used_ns": charge.bank_used,
+                                   "timed_out": charge.timed_out,
+                                   "overrun_ns": charge.overrun},
+                        "banks_ns": list(mclock.banks)})
+                self._dispatch(events, t)
+                if self.observer is not None:
+                    self.last = f"{'AB'[p]}: {action}"
+                    self._notify(self.last)
+                return
+            self._other_message(p, msg, inc.text, t)
+
+    def _illegal(self, p: int, rid: int, msg: ActionMsg, raw: str, t: int, charge: Any,
+                 err: NotationError | IllegalActionError) -> tuple[int, int]:
+        code = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
+        rule = err.rule if isinstance(err, IllegalActionError) else None
+        message = str(err) if rule else (f"{err}; answer with one of the request's "
+                                         "'legal' actions")
+        tx = self.tx
+        seq = tx.write("reply", t, {
+            "seat": p, "id": rid, "status": code, "action": None, "rule": rule,
+            "elapsed_ns": charge.elapsed,
+            "charge": {"delay_used_ns": charge.delay_used, "bank_used_ns": charge.bank_used,
+                       "timed_out": charge.timed_out, "overrun_ns": charge.overrun},
+            "banks_ns": list(self.mclock.banks)})
+        tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
+        tx.private(seq, "error_raw", {"seat": p, "message": message})
+        if self.policy.forfeits(p, err):
+            raise _End(1 - p, "illegal", {"seat": p, "action": msg.action, "rule": rule,
+                                          "code": code, "message": message})
+        start = self._send(p, encode(ErrorMsg(id=rid, code=code,  # type: ignore[arg-type]
+                                              message=message, rule=rule)))
+        deadline = self.mclock.deadline(start)
+        tx.write("retry", start, {"seat": p, "id": rid, "deadline_ns": deadline - self.origin,
+                                  "delay_left_ns": self.mclock.delay_left,
+                                  "bank_ns": self.mclock.banks[p]})
+        return start, deadline
+
+    def _stale(self, p: int, msg: ActionMsg, raw: str, t: int) -> None:
+        seq = self.tx.write("stale", t, {"seat": p, "id": msg.id, "pending": self.req_id})
+        self.tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
+        self._send(p, encode(ErrorMsg(id=msg.id, code="stale_id", message=(
+            f"action for request {msg.id} ignored: the pending request is {self.req_id}"))))
+
+    def _other_message(self, p: int, msg: Any, raw: str, t: int) -> None:
+        if isinstance(msg, RulesRequest):
+            self.tx.write("rules", t, {"seat": p, "id": msg.id, "topic": msg.topic})
+            self._send(p, encode(RulesAnswer(id=msg.id, topic=msg.topic,
+                                             text=rules_section(msg.topic))))
+        elif isinstance(msg, Log):
+            self._log(p, msg, t)
+        elif isinstance(msg, Pong):
+            pass
+        else:
+            self._send(p, encode(ErrorMsg(id=None, code="unexpected", message=(
+                f"a {msg.type!r} message is not expected now; ignored: {quote(raw)}"))))
+
+    def _log(self, p: int, msg: Log, t: int) -> None:
+        self.logs[p] += 1
+        if self.logs[p] > LOG_LINES_CAP:
+            return
+        text = msg.message[:LOG_LINE_CAP]
+        seq = self.tx.write("log", t, {"seat": p, "chars": len(msg.message)})
+        self.tx.private(seq, "log", {"seat": p, "message": text})
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _dispatch(self, events: list[Event], t: int) -> None:
+        tx = self.tx
+        out: list[list[str]] = [[], []]
+        for ev in events:
+            if isinstance(ev, RoundStarted):
+                tx.start_round(t, ev.round, ev.deal.to_dict(), {
+                    "opening": ev.opening, "jockey": ev.jockey,
+                    "balances": list(self.match.balances) if self.match else None})
+            elif tx.enabled:
+                pub = public_event(ev, None)
+                assert pub is not None
+                seq = tx.write("event", t, {"event": pub.to_dict()})
+                if isinstance(ev, Drew):
+                    tx.private(seq, "drew", {"seat": ev.player, "tile": ev.tile.as_list()
+                                             if ev.tile else None})
+                if isinstance(ev, RoundEnded):
+                    tx.reveal_round(t)
+            for s in (0, 1):
+                line = event_lines(ev, s)
+                if line is not None:
+                    out[s].append(line)
+            if isinstance(ev, MatchEnded):
+                self.over = True
+        for s in (0, 1):
+            if out[s]:
+                if self.over:
+                    self._send_quietly(s, "\n".join(out[s]))
+                else:
+                    self._send(s, "\n".join(out[s]))
+
+    def _send(self, p: int, text: str) -> int:
+        try:
+            return self.seats[p].send(text)
+        except SeatGone:
+            raise self._crash(p) from None
+
+    def _send_quietly(self, p: int, text: str) -> None:
+        with contextlib.suppress(SeatGone):
+            self.seats[p].send(text)
+
+    # -- ends ---------------------------------------------------------------------------------
+
+    def _crash(self, p: int) -> _End:
+        info = self.seats[p].exit_info(self.spec.grace_ns)
+        detail: dict[str, Any] = {
+            "seat": p, "exit_code": info.exit_code if info else None,
+            "signal": info.signal if info else None,
+            "problem": info.describe() if info else "closed its stdout",
+            "stderr_tail": self.seats[p].stderr_tail()[-500:]}
+        return _End(1 - p, "crash", detail)
+
+    def _time_loss(self, p: int, overrun: int) -> _End:
+        self.tx.write("timeout", self.clock(), {"seat": p, "overrun_ns": overrun})
+        return _End(1 - p, "time", {"seat": p, "overrun_ns": overrun,
+                                    "overrun_ms": round(overrun / MILLISECOND, 3)})
+
+    def _timing_fault(self, p: int, deadline: int, seen: int, how: str) -> _End:
+        late = seen - deadline
+        log.warning("referee timing fault: %s %d ns after seat %d's deadline", how, late, p)
+        return _End(None, "aborted", {
+            "cause": "timing_fault", "seat": p, "late_ns": late,
+            "problem": (f"the referee {'woke' if how == 'woke' else 'read a reply'} "
+                        f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
+                        f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
+                        "cannot be proven")}, rated=False)
+
+    def _finish(self, end: _End) -> MatchOutcome:
+        t = self.clock()
+        quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
+        for i in (0, 1):
+            if self.opened[i]:
+                self._send_quietly(i, quit_line)
+        exits: list[dict[str, object]] = []
+        for i, seat in enumerate(self.seats):
+            info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None
+            exits.append({"seat": i, "exit_code": info.exit_code if info else None,
+                          "signal": info.signal if info else None,
+                          "how": info.how if info else "not_started",
+                          "stderr_bytes": seat.stderr_bytes(),
+                          "stderr_log": seat.describe().get("stderr_log")})
+        t_end = self.clock()
+        self.tx.reveal_round(t)
+        for e in exits:
+            self.tx.write("engine_exit", t_end, e)
+        self.tx.reveal_seed(t_end)
+        m = self.match
+        balances = (m.balances[0], m.balances[1]) if m else (150, 150)
+        rounds = m.round_number if m else 0
+        if m is not None and m.result is not None:
+            rounds = m.result.rounds
+        outcome = MatchOutcome(
+            winner=end.winner, reason=end.reason, detail=end.detail, balances=balances,
+            rounds=rounds, engines=(self.names[0], self.names[1]),
+            transcript_path=self.transcript_path, rated=end.rated, seed=self.seed,
+            decisions=self.decisions,
+            decision_ns=(self.last_accept - self.first_request) if self.first_request else 0,
+            exits=tuple(exits))
+        self.tx.write("result", t_end, {
+            "winner": outcome.winner, "reason": outcome.reason, "detail": outcome.detail,
+            "balances": list(balances), "rounds": rounds, "rated": outcome.rated,
+            "engines": list(outcome.engines)})
+        self.tx.close()
+        self._notify(self.last, outcome)
+        return outcome
+
+    def _notify(self, last: str | None, outcome: MatchOutcome | None = None) -> None:
+        if self.observer is None:
+            return
+        m = self.match
+        self.observer(LiveState(
+            engines=(self.names[0], self.names[1]), round=m.round_number if m else 0,
+            turn=m.turn if m else 0,
+            balances=(m.balances[0], m.balances[1]) if m else (150, 150),
+            banks_ns=self.mclock.banks, delay_ns=self.spec.time_control.delay,
+            to_act=None if (m is None or m.over) else m.to_act, last=last,
+            decisions=self.decisions, outcome=outcome))

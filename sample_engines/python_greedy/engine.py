@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""A greedy engine for protocol bidref/1: takes the most points now, bids sensibly.
+
+- Play: the legal play that scores the most at once (the count after it, if a
+  multiple of 5); ties go to the heaviest tile (fewer pips left in hand).
+- Opening: the tile that scores most, else the heaviest.
+- Auction: bids only with a strong hand (many points of tiles it can open
+  with), never more than it can comfortably pay; otherwise declines or accepts.
+
+Uses the rules library (``bidref.rules``) to evaluate plays; run it with the
+Python that has bidref installed (the referee runs ``.py`` engines that way).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+try:
+    from bidref.rules import Draw, Open, Play, Tile, parse_action, parse_point, tile
+    from bidref.rules.layout import Layout
+except ImportError:  # running from a checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bidref.rules import Draw, Open, Play, Tile, parse_action, parse_point, tile
+    from bidref.rules.layout import Layout
+
+View = dict[str, Any]
+
+
+def _tile(pair: list[int]) -> Tile:
+    return tile(pair[0], pair[1])
+
+
+def _point_text(p: View) -> str:
+    return f"{p['tile'][0]}-{p['tile'][1]}:{p['side']}"
+
+
+def layout_from_view(view: View) -> Layout:
+    """Rebuild the layout: the opening tile, then each connection (old point, new tile)."""
+    lay = Layout()
+    placed = view["layout"]["placed"]
+    if not placed:
+        return lay
+    lay.open_tile(_tile(placed[0]))
+    for at, joined in view["layout"]["connections"]:
+        lay.place(_tile(joined["tile"]), parse_point(_point_text(at)))
+    return lay
+
+
+def score_after(view: View, action_text: str) -> int:
+    """The points the action scores at once (-1 for a non-placing action)."""
+    action = parse_action(action_text)
+    lay = layout_from_view(view)
+    if isinstance(action, Open):
+        lay.open_tile(action.tile)
+    elif isinstance(action, Play):
+        lay.place(action.tile, action.at)
+    else:
+        return -1
+    c = lay.count()
+    return c if c % 5 == 0 else 0
+
+
+def weight(action_text: str) -> int:
+    a = parse_action(action_text)
+    if isinstance(a, Open | Play):
+        return a.tile.low + a.tile.high
+    return -1
+
+
+def choose(msg: View) -> str:
+    view: View = msg["view"]
+    legal: list[str] = msg["legal"]
+    if len(legal) == 1:
+        return str(legal[0])
+    if view["phase"] == "auction":
+        hand = [_tile(p) for p in view["hand"]]
+        strength = sum(5 for t in hand if (t.low + t.high) % 5 == 0) + sum(
+            1 for t in hand if t.low == t.high)
+        bids = [a for a in legal if a.startswith("bid ")]
+        base = "accept" if "accept" in legal else "decline"
+        if strength >= 11 and bids:
+            cheapest = min(bids, key=lambda a: int(a.split()[1]))
+            if int(cheapest.split()[1]) <= 25:
+                return cheapest
+        return base
+    if all(isinstance(parse_action(a), Draw) for a in legal):
+        return str(legal[0])
+    return max(legal, key=lambda a: (score_after(view, a), weight(a), a))
+
+
+def main() -> None:
+    out = sys.stdout
+    for line in sys.stdin:
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "hello":
+            reply = {"type": "hello", "name": "python_greedy", "author": "bidref samples",
+                     "version": "1", "protocol": "bidref/1"}
+        elif kind == "request":
+            reply = {"type": "action", "id": msg["id"], "action": choose(msg)}
+        elif kind == "ping":
+            reply = {"type": "pong", "id": msg["id"]}
+        elif kind == "quit":
+            return
+        else:
+            continue
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
