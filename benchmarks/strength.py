@@ -99,16 +99,18 @@ def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
 def play_process(seed: int, names: tuple[str, str], tc: TimeControl,
                  max_rounds: int | None) -> Outcome:
     """One match between real engine processes, refereed by bidref."""
-    from bidref import referee  # the referee's match loop (bidref.referee.run_match)
     from bidref.engines import resolve_engine
+    from bidref.referee import MatchSpec, run_match
 
     paths = {"random": "sample_engines/python_random/engine.py",
              "greedy": "sample_engines/python_greedy/engine.py",
              "strong": "sample_engines/python_strong/engine.py"}
-    specs = [resolve_engine(str(ROOT / paths[n])) for n in names]
-    result = referee.run_match(specs[0], specs[1], seed=seed, time_control=tc,
-                               max_rounds=max_rounds)
-    return Outcome(result.winner, str(result.reason), int(result.rounds))
+    a, b = (resolve_engine(str(ROOT / paths[n])) for n in names)
+    out = run_match(MatchSpec(engines=(a, b), seed=seed, time_control=tc,
+                              max_rounds=max_rounds))
+    if out.reason not in ("balance", "round_limit", "time"):
+        print(f"  seed {seed} {names}: {out.summary()}", file=sys.stderr)
+    return Outcome(out.winner, str(out.reason), out.rounds)
 
 
 def _job(args: tuple[str, int, tuple[str, str], float, float, int | None]) -> Outcome:
@@ -184,7 +186,8 @@ def main() -> None:
         args.max_rounds = None
     pairings = [("greedy", "random"), ("strong", "greedy")]
     if args.only:
-        pairings = [tuple(args.only.split("-"))]  # type: ignore[list-item]
+        a, b = args.only.split("-")
+        pairings = [(a, b)]
     for a, b in pairings:
         run_pairing(a, b, args)
 

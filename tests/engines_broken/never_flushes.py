@@ -3,4 +3,5 @@ import os
 
 from _base import play
 
-play(name="never_flushes", out=open(os.dup(1), "w", buffering=1 << 16), flush=False)
+with open(os.dup(1), "w", buffering=1 << 16) as out:
+    play(name="never_flushes", out=out, flush=False)
