@@ -325,12 +325,14 @@ class _Session:
                                       [str(a) for a in m.legal_actions()]))
         return self.next_id, t0, t0 + s.delay + s.bank
 
-    def await_action(self, req_id: int, sent: int, deadline: int, what: str
-                     ) -> tuple[ActionMsg | None, str]:
-        """The action answering ``req_id``, or None and why not."""
+    def await_action(self, req_id: int, sent: int, deadline: int, what: str,
+                     timed: bool = True) -> tuple[ActionMsg | None, str]:
+        """The action answering ``req_id``, or None and why not. ``timed``: count
+        it for the reply-time item (not a second answer after an error)."""
         reply = self.receive(sent, deadline)
         if reply is None:
-            self.late.append(what)
+            if timed:
+                self.late.append(what)
             return None, self.silence(deadline - sent)
         msg = reply.message
         if not isinstance(msg, ActionMsg):
@@ -410,7 +412,7 @@ def _error_item(session: _Session) -> CheckResult:
             id=req_id, code="illegal", rule="§8",
             message=f"illegal action {refused!r} (check-engine refuses it on purpose): the "
                     "same request stays pending; answer it again")))
-        again, why = session.await_action(req_id, sent, deadline, name)
+        again, why = session.await_action(req_id, sent, deadline, name, timed=False)
     except _Dead as e:
         return CheckResult(name, False, str(e))
     if again is None:
