@@ -6,7 +6,7 @@ layout, so it is cheap enough to drive the playouts of the Monte Carlo search.
 >>> from bidref.rules import Match
 >>> m = Match.new(seed=3)
 >>> str(greedy_action(m))
-'open 6-6'
+'open 5-5'
 """
 
 from __future__ import annotations
