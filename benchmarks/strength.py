@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action  # noqa: E402
-from bidref.engines_ai.search import budget_seconds  # noqa: E402
+from bidref.engines_ai.search import bank_reserve, budget_seconds  # noqa: E402
 from bidref.rules import (  # noqa: E402
     SECOND,
     Action,
@@ -51,7 +51,7 @@ from bidref.rules import (  # noqa: E402
 Policy = Callable[[Match, MatchClock], Action]
 
 
-def make_policy(name: str, seed: int) -> Policy:
+def make_policy(name: str, seed: int, tc: TimeControl) -> Policy:
     rng = random.Random(seed)
     if name == "random":
         return lambda m, c: random_action(m, rng)
@@ -62,7 +62,7 @@ def make_policy(name: str, seed: int) -> Policy:
 
         def strong(m: Match, c: MatchClock) -> Action:
             budget = budget_seconds(c.delay_left / SECOND, c.banks[m.to_act] / SECOND,
-                                    expected_turns=30)
+                                    expected_turns=30, reserve=bank_reserve(tc.bank / SECOND))
             root = m.redeal_hidden(m.to_act, rng)  # the searcher sees no hidden tile
             return player.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
 
@@ -81,7 +81,7 @@ def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
                    max_rounds: int | None) -> Outcome:
     """One match; seat 0 plays ``names[0]``. Thinking time is charged for real."""
     m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
-    policies = (make_policy(names[0], seed * 2 + 1), make_policy(names[1], seed * 2 + 2))
+    policies = (make_policy(names[0], seed * 2 + 1, tc), make_policy(names[1], seed * 2 + 2, tc))
     clock = MatchClock.start(tc)
     while not m.over:
         p = m.to_act
@@ -90,6 +90,8 @@ def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
         action = policies[p](m, clock)
         clock, charge = clock.charge(time.perf_counter_ns() - t0)
         if charge.timed_out:
+            print(f"  seed {seed}: {names[p]} lost on time, overran by "
+                  f"{charge.overrun / 1e6:.0f} ms", file=sys.stderr)
             return Outcome(1 - p, "time", m.round_number)
         m.apply(action)
     assert m.result is not None

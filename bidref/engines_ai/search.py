@@ -52,19 +52,29 @@ class SearchLimits:
 
 
 def budget_seconds(delay_left: float, bank: float, *, expected_turns: int = 25,
-                   delay_share: float = 0.6, safety: float = 0.02) -> float:
+                   delay_share: float = 0.6, safety: float = 0.02,
+                   reserve: float = 0.0) -> float:
     """A time budget for one decision from the player's clock (RULES.md §7).
 
-    A share of the turn's delay (free time) plus the bank spread over the turns
-    still expected, minus a safety margin for the reply to travel.
+    A share of the turn's delay (free time) plus the bank above ``reserve``
+    spread over the turns still expected, minus a safety margin for the reply
+    to travel. The reserve is never planned for: it absorbs hiccups (a busy
+    machine, a garbage collection) once the bank has been spent down.
 
     >>> round(budget_seconds(10.0, 120.0), 3)
     10.78
+    >>> round(budget_seconds(0.05, 0.5, reserve=0.5), 3)
+    0.01
     >>> budget_seconds(0.01, 0.0)
     0.0
     """
-    spend = delay_share * delay_left + bank / max(1, expected_turns) - safety
+    spend = delay_share * delay_left + max(0.0, bank - reserve) / max(1, expected_turns) - safety
     return max(0.0, min(spend, delay_left + bank - 2 * safety))
+
+
+def bank_reserve(initial_bank: float) -> float:
+    """The part of the bank a player should keep for emergencies: a quarter, at most 10 s."""
+    return min(0.25 * initial_bank, 10.0)
 
 
 def _opener_state(m: Match, opener: int) -> Match:

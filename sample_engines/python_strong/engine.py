@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bidref from this checkout
 from bidref.engine import Engine, Request, run
-from bidref.engines_ai.search import SearchLimits, StrongPlayer, budget_seconds
+from bidref.engines_ai.search import SearchLimits, StrongPlayer, bank_reserve, budget_seconds
 from bidref.rules import Action
 
 log = logging.getLogger("python_strong")
@@ -43,7 +43,9 @@ class StrongEngine(Engine):
         if len(request.legal) == 1:
             return request.legal[0]
         c = request.clock
-        budget = min(self.max_seconds, budget_seconds(c.delay_left, c.bank, expected_turns=30))
+        reserve = bank_reserve(self.settings.get("bank_ms", 120_000) / 1000)
+        budget = min(self.max_seconds, budget_seconds(c.delay_left, c.bank, expected_turns=30,
+                                                      reserve=reserve))
         spent = time.monotonic() - request.received_at
         limits = SearchLimits(seconds=max(0.0, budget - spent))
         root = request.sample_match(self.rng)
