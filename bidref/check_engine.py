@@ -202,6 +202,7 @@ class _Session:
         self.bad_lines: list[str] = []
         self.latencies: list[int] = []
         self.late: list[str] = []
+        self.unanswered: set[int] = set()
         self.next_id = 0
         self.hello: EngineHello | None = None
 
@@ -329,12 +330,17 @@ class _Session:
                      timed: bool = True) -> tuple[ActionMsg | None, str]:
         """The action answering ``req_id``, or None and why not. ``timed``: count
         it for the reply-time item (not a second answer after an error)."""
-        reply = self.receive(sent, deadline)
-        if reply is None:
-            if timed:
-                self.late.append(what)
-            return None, self.silence(deadline - sent)
-        msg = reply.message
+        while True:
+            reply = self.receive(sent, deadline)
+            if reply is None:
+                if timed:
+                    self.late.append(what)
+                self.unanswered.add(req_id)
+                return None, self.silence(deadline - sent)
+            msg = reply.message
+            # A late answer to a request given up on earlier is not this item's fault.
+            if not (isinstance(msg, ActionMsg) and msg.id in self.unanswered):
+                break
         if not isinstance(msg, ActionMsg):
             return None, f"sent a {msg.type!r} message instead of an action"
         self.latencies.append(reply.elapsed)
