@@ -217,6 +217,7 @@ class Request:
     seat: int
     max_rounds: int | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def hand(self) -> tuple[Tile, ...]:
@@ -232,7 +233,9 @@ class Request:
             return 0
         from bidref.engines_ai.greedy import immediate_points
 
-        lay = layout_from_view(self.view.layout)
+        lay = self._memo.get("layout")
+        if lay is None:
+            lay = self._memo["layout"] = layout_from_view(self.view.layout)
         return immediate_points(lay, self.view.layout.count, action)
 
     def sample_match(self, rng: random.Random) -> Match:
