@@ -33,6 +33,9 @@ from .greedy import greedy_action
 
 log = logging.getLogger(__name__)
 
+MIN_SEARCH = 0.005
+"""Below this budget (seconds) the searcher plays greedily instead of searching."""
+
 
 @dataclass(frozen=True, slots=True)
 class SearchLimits:
@@ -63,11 +66,13 @@ def budget_seconds(delay_left: float, bank: float, *, expected_turns: int = 25,
 
     >>> round(budget_seconds(10.0, 120.0), 3)
     10.78
-    >>> round(budget_seconds(0.05, 0.5, reserve=0.5), 3)
+    >>> round(budget_seconds(0.1, 0.5, reserve=0.5), 3)
     0.01
     >>> budget_seconds(0.01, 0.0)
     0.0
     """
+    if bank <= reserve:
+        delay_share /= 2  # living on the delay alone: leave it plenty of slack
     spend = delay_share * delay_left + max(0.0, bank - reserve) / max(1, expected_turns) - safety
     return max(0.0, min(spend, delay_left + bank - 2 * safety))
 
@@ -145,7 +150,12 @@ class StrongPlayer:
         if len(legal) == 1:
             self.last_playouts = 0
             return legal[0]
-        stop = self._stopper(limits or SearchLimits(), now)
+        limits = limits or SearchLimits()
+        if limits.seconds is not None and now is not None and limits.seconds < MIN_SEARCH:
+            # No time to search: even one determinization could overrun the clock.
+            self.last_playouts = 0
+            return greedy_action(root, self.rng)
+        stop = self._stopper(limits, now)
         if root.phase is Phase.AUCTION:
             return self._auction(root, stop)
         return self._flat_monte_carlo(root, legal, stop)

@@ -115,3 +115,18 @@ def test_search_accepts_a_bid_that_bankrupts_the_bidder() -> None:
 def test_search_never_bids_what_it_cannot_afford_to_lose() -> None:
     m = _auction_position(own_balance=15)
     assert StrongPlayer().choose(m, SearchLimits(playouts=50)) == DECLINE
+
+
+def test_search_plays_greedily_when_there_is_no_time() -> None:
+    m = Match.new(5)
+    m.apply(m.legal_actions()[0])
+    while len(m.legal_actions()) < 2:
+        m.apply(m.legal_actions()[0])
+    player = StrongPlayer(seed=1)
+    a = player.choose(m, SearchLimits(seconds=0.001), now=lambda: 0.0)
+    assert player.last_playouts == 0
+    count = m.layout.count()
+    best = greedy_action(m)
+    assert isinstance(a, Play) and isinstance(best, Play)
+    assert (immediate_points(m.layout, count, a), a.tile.pips) == (
+        immediate_points(m.layout, count, best), best.tile.pips)
