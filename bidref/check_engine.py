@@ -225,6 +225,7 @@ class _Session:
         t = self.transport
         info = t.poll_exit() if t is not None else None
         if t is not None and info is not None:
+            _settle_stderr(t)
             tail = t.stderr_tail().strip()[-300:]
             return (f"the engine exited ({info.describe()}) without answering"
                     + (f"; its stderr ends: {tail!r}" if tail else ""))
@@ -348,6 +349,19 @@ class _Session:
             return None, (f"answered with id {msg.id} to request {req_id}: echo the id of "
                           "the request you answer")
         return msg, ""
+
+
+def _settle_stderr(t: Transport, polls: int = 20) -> None:
+    """Give the stderr reader of an exited engine a moment to catch up (≤ 0.2 s)."""
+    import time
+
+    seen = t.stderr_bytes()
+    for _ in range(polls):
+        time.sleep(0.01)
+        now = t.stderr_bytes()
+        if now == seen and now > 0:
+            return
+        seen = now
 
 
 def judge_action(m: Match, text: str) -> str | None:

@@ -90,7 +90,9 @@ def test_every_sample_engine_passes(path: str) -> None:
 BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
     "never_flushes": (set(ALL_ITEMS), "not flushed"),
     "wrong_id": (EVERY_ANSWER, "echo the id"),
-    "crashes_on_auction": ({"auction: first bid", "auction: answer a bid"}, "exit code 3"),
+    "crashes_on_auction": ({"auction: first bid", "auction: answer a bid"},
+                           "exit code 3) without answering; its stderr ends: "
+                           "'crashes_on_auction: no idea how to bid'"),
     "illegal_moves": (EVERY_ANSWER, "illegal"),
     "ignores_quit": ({"quit"}, "SIGTERM"),
     "bad_hello": ({"hello"}, "bidref/0"),
