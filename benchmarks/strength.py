@@ -29,7 +29,6 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,36 +37,52 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action  # noqa: E402
+from bidref.engines_ai.inference import OpponentModel  # noqa: E402
 from bidref.engines_ai.search import bank_reserve, budget_seconds  # noqa: E402
 from bidref.rules import (  # noqa: E402
     SECOND,
     Action,
+    Draw,
     Match,
     MatchClock,
     MatchConfig,
     TimeControl,
 )
 
-Policy = Callable[[Match, MatchClock], Action]
+INFERENCE = True  # strong: use what the opponent's draws reveal (--no-inference: not)
 
 
-def make_policy(name: str, seed: int, tc: TimeControl) -> Policy:
-    rng = random.Random(seed)
-    if name == "random":
-        return lambda m, c: random_action(m, rng)
-    if name == "greedy":
-        return lambda m, c: greedy_action(m, rng)
-    if name == "strong":
-        player = StrongPlayer(seed=seed)
+class Policy:
+    """A player of in-process matches: ``choose`` its action, ``observe`` every action."""
 
-        def strong(m: Match, c: MatchClock) -> Action:
-            budget = budget_seconds(c.delay_left / SECOND, c.banks[m.to_act] / SECOND,
-                                    expected_turns=30, reserve=bank_reserve(tc.bank / SECOND))
-            root = m.redeal_hidden(m.to_act, rng)  # the searcher sees no hidden tile
-            return player.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
+    def __init__(self, name: str, seed: int, tc: TimeControl, seat: int) -> None:
+        if name not in ("random", "greedy", "strong"):
+            raise SystemExit(f"unknown policy {name!r}: use random, greedy or strong")
+        self.name = name
+        self.rng = random.Random(seed)
+        self.tc = tc
+        self.seat = seat
+        self.searcher = StrongPlayer(seed=seed)
+        self.model = OpponentModel(seat)
+        if INFERENCE:
+            self.searcher.watch(self.model)
 
-        return strong
-    raise SystemExit(f"unknown policy {name!r}: use random, greedy or strong")
+    def choose(self, m: Match, c: MatchClock) -> Action:
+        if self.name == "random":
+            return random_action(m, self.rng)
+        if self.name == "greedy":
+            return greedy_action(m, self.rng)
+        budget = budget_seconds(c.delay_left / SECOND, c.banks[m.to_act] / SECOND,
+                                expected_turns=30, reserve=bank_reserve(self.tc.bank / SECOND))
+        self.model.new_round(m.round_number)
+        root = m.redeal_hidden(m.to_act, self.rng)  # the searcher sees no hidden tile
+        return self.searcher.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
+
+    def observe(self, m: Match, action: Action) -> None:
+        """Called before ``action`` is applied to ``m``."""
+        if m.to_act != self.seat and isinstance(action, Draw):
+            self.model.new_round(m.round_number)
+            self.model.observe_draw(m.layout.open_values())
 
 
 @dataclass(frozen=True)
@@ -81,18 +96,20 @@ def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
                    max_rounds: int | None) -> Outcome:
     """One match; seat 0 plays ``names[0]``. Thinking time is charged for real."""
     m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
-    policies = (make_policy(names[0], seed * 2 + 1, tc), make_policy(names[1], seed * 2 + 2, tc))
+    policies = (Policy(names[0], seed * 2 + 1, tc, 0), Policy(names[1], seed * 2 + 2, tc, 1))
     clock = MatchClock.start(tc)
     while not m.over:
         p = m.to_act
         clock = clock.begin(p, m.turn)
         t0 = time.perf_counter_ns()
-        action = policies[p](m, clock)
+        action = policies[p].choose(m, clock)
         clock, charge = clock.charge(time.perf_counter_ns() - t0)
         if charge.timed_out:
             print(f"  seed {seed}: {names[p]} lost on time, overran by "
                   f"{charge.overrun / 1e6:.0f} ms", file=sys.stderr)
             return Outcome(1 - p, "time", m.round_number)
+        for pol in policies:
+            pol.observe(m, action)
         m.apply(action)
     assert m.result is not None
     return Outcome(m.result.winner, m.result.reason, m.result.rounds)
@@ -115,8 +132,10 @@ def play_process(seed: int, names: tuple[str, str], tc: TimeControl,
     return Outcome(out.winner, str(out.reason), out.rounds)
 
 
-def _job(args: tuple[str, int, tuple[str, str], float, float, int | None]) -> Outcome:
-    mode, seed, names, bank, delay, max_rounds = args
+def _job(args: tuple[str, int, tuple[str, str], float, float, int | None, bool]) -> Outcome:
+    mode, seed, names, bank, delay, max_rounds, inference = args
+    global INFERENCE
+    INFERENCE = inference
     tc = TimeControl.of_seconds(bank=bank, delay=delay)
     play = play_inprocess if mode == "inprocess" else play_process
     return play(seed, names, tc, max_rounds)
@@ -137,8 +156,10 @@ def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
     jobs = []
     for i in range(args.pairs):
         seed = args.seed + i
-        jobs.append((args.mode, seed, (a, b), args.bank, args.delay, args.max_rounds))
-        jobs.append((args.mode, seed, (b, a), args.bank, args.delay, args.max_rounds))
+        jobs.append((args.mode, seed, (a, b), args.bank, args.delay, args.max_rounds,
+                     not args.no_inference))
+        jobs.append((args.mode, seed, (b, a), args.bank, args.delay, args.max_rounds,
+                     not args.no_inference))
     t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
@@ -182,8 +203,12 @@ def main() -> None:
     ap.add_argument("--max-rounds", type=int, default=10,
                     help="round limit, then adjudication by balance (0: none)")
     ap.add_argument("--workers", type=int, default=1, help="matches played in parallel")
+    ap.add_argument("--no-inference", action="store_true",
+                    help="in-process strong: ignore what the opponent's draws reveal")
     ap.add_argument("--only", choices=["greedy-random", "strong-greedy"], default=None)
     args = ap.parse_args()
+    global INFERENCE
+    INFERENCE = not args.no_inference
     if args.max_rounds == 0:
         args.max_rounds = None
     pairings = [("greedy", "random"), ("strong", "greedy")]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from bidref.rules import ACCEPT, DECLINE, Action, Bid, Match, Open, Phase
 
 from .greedy import greedy_action
+from .inference import OpponentModel
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,19 @@ class StrongPlayer:
         self.bid_margin = bid_margin
         self.default_playouts = default_playouts
         self.last_playouts = 0
+        self.model: OpponentModel | None = None
+
+    def watch(self, model: OpponentModel | None) -> None:
+        """Use ``model`` (what the opponent's draws revealed) in every determinization."""
+        self.model = model
+
+    def determinize(self, root: Match) -> Match:
+        """One sample of the hidden tiles, respecting the opponent model if any."""
+        player = root.to_act
+        model = self.model
+        if model is not None and model.player == player and model.round == root.round_number:
+            return model.deal(root, self.rng)
+        return root.redeal_hidden(player, self.rng)
 
     # -- playouts ------------------------------------------------------------------
 
@@ -182,7 +196,7 @@ class StrongPlayer:
         done = 0
         sims = 0
         while sims == 0 or not stop(done):
-            det = root.redeal_hidden(player, self.rng)
+            det = self.determinize(root)
             for i, a in enumerate(legal):
                 c = det.copy()
                 c.apply(a)
@@ -207,7 +221,7 @@ class StrongPlayer:
         sims = 0
         done = 0
         while sims == 0 or not stop(done):
-            det = root.redeal_hidden(player, self.rng)
+            det = self.determinize(root)
             base = det.balances[player]
             me_first = _opener_state(det, player)
             for i, t in enumerate(tiles):

@@ -19,11 +19,14 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bidref from this checkout
-from bidref.engine import Engine, Request, run
+from bidref.engine import Engine, Request, layout_from_view, run
+from bidref.engines_ai.inference import OpponentModel
 from bidref.engines_ai.search import SearchLimits, StrongPlayer, bank_reserve, budget_seconds
-from bidref.rules import Action
+from bidref.rules import Action, Layout, point, tile
+from bidref.rules.layout import Side
 
 log = logging.getLogger("python_strong")
 
@@ -38,6 +41,28 @@ class StrongEngine(Engine):
         self.max_seconds = max_seconds
         self.rng = random.Random(seed)
         self.searcher = StrongPlayer(seed=seed)
+        self.model = OpponentModel(player=0)
+        self.layout = Layout()  # the layout as the events tell it, to date the draws
+
+    def on_hello(self, hello: dict[str, Any]) -> None:
+        self.model = OpponentModel(player=self.seat)
+        self.searcher.watch(self.model)
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("kind")
+        if kind == "round_started":
+            self.model.new_round(int(event["round"]))
+            self.layout = Layout()
+        elif kind == "placed":
+            t = tile(*event["tile"])
+            at = event["at"]
+            if at is None:
+                self.layout.open_tile(t)
+            else:
+                self.layout.place(t, point(tile(*at["tile"]), Side[at["side"].upper()]))
+        elif kind == "drew" and event.get("player") == 1 - self.seat:
+            # The opponent could not play: no tile in their hand matched these values.
+            self.model.observe_draw(self.layout.open_values())
 
     def choose(self, request: Request) -> Action:
         if len(request.legal) == 1:
@@ -48,6 +73,8 @@ class StrongEngine(Engine):
                                                       reserve=reserve))
         spent = time.monotonic() - request.received_at
         limits = SearchLimits(seconds=max(0.0, budget - spent))
+        self.model.new_round(request.view.round)
+        self.layout = layout_from_view(request.view.layout)
         root = request.sample_match(self.rng)
         action = self.searcher.choose(root, limits, now=time.monotonic)
         log.debug("%s after %d playouts", action, self.searcher.last_playouts)
