@@ -2,7 +2,9 @@
 
 The searcher never sees hidden tiles: every simulation starts from
 ``Match.redeal_hidden(player, rng)``, which deals the opponent's hand and the
-boneyard afresh from what the player cannot see. For each legal action the
+boneyard afresh from what the player cannot see — or, once the opponent has
+drawn this round, from an :class:`~.inference.OpponentModel` that keeps their
+hand consistent with those draws (``StrongPlayer.watch``). For each legal action the
 same determinization is played out (common random numbers) with an
 epsilon-greedy playout policy to the end of the round, and the action with the
 best mean value wins.

@@ -4,7 +4,9 @@
 Every decision samples the hidden tiles many times (``Request.sample_match``),
 plays each legal action out to the end of the round with an epsilon-greedy
 policy and keeps the best on average; the auction bids only up to what opening
-is worth by simulation (see ``bidref.engines_ai.search``). It thinks for a
+is worth by simulation (see ``bidref.engines_ai.search``). The events tell it
+when the opponent draws, and so which values the opponent's hand lacked; the
+samples respect that (``bidref.engines_ai.inference``). It thinks for a
 share of its delay plus its bank spread over the turns still expected, and
 never more than ``--max-seconds`` per decision.
 
