@@ -34,7 +34,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
@@ -47,6 +47,7 @@ from .protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
     EngineHello,
+    ErrorCode,
     ErrorMsg,
     Log,
     Pong,
@@ -58,13 +59,14 @@ from .protocol import (
     Settings,
     decode_engine_line,
     encode,
-    encode_request,
     quote,
 )
+from .protocol.fastview import RequestEncoder, event_json
 from .rules import (
     MILLISECOND,
     RULES_VERSION,
     SECOND,
+    Charge,
     Deal,
     Drew,
     Event,
@@ -79,7 +81,6 @@ from .rules import (
     TimeControl,
     listed_deals,
     parse_action,
-    player_view,
     public_event,
     seeded_deals,
 )
@@ -157,6 +158,20 @@ class MatchSpec:
     timing_tolerance_ns: int = 200 * MILLISECOND
     stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
     max_line: int = MAX_LINE
+    eager_events: bool = False  # write events to both seats at once, not with the next request
+
+    def __post_init__(self) -> None:
+        if len(self.engines) != 2:
+            raise ValueError(f"a match needs 2 engines, got {len(self.engines)}")
+        if self.max_rounds is not None and self.max_rounds < 1:
+            raise ValueError(f"max_rounds={self.max_rounds}: give at least 1, or None")
+        if self.illegal not in ("reject", "forfeit"):
+            raise ValueError(f"illegal={self.illegal!r}: use 'reject' or 'forfeit'")
+        if self.transport not in ("pipe", "pty"):
+            raise ValueError(f"transport={self.transport!r}: use 'pipe' or 'pty'")
+        if self.startup_timeout_ns <= 0 or self.grace_ns < 0 or self.timing_tolerance_ns < 0:
+            raise ValueError("startup_timeout_ns must be positive; grace_ns and "
+                             "timing_tolerance_ns must not be negative")
 
 
 @dataclass(frozen=True)
@@ -233,29 +248,37 @@ class _End(Exception):
         super().__init__(reason)
 
 
-def request_line(match: Match, req_id: int, mclock: MatchClock) -> str:
-    """The request line for the player to act (the view never holds a hidden tile)."""
+def request_line(match: Match, req_id: int, mclock: MatchClock,
+                 encoder: RequestEncoder | None = None) -> str:
+    """The request line for the player to act (the view never holds a hidden tile).
+
+    Same text as ``encode(Request(...))`` of ``player_view(match, p).to_dict()``.
+    """
     p = match.to_act
-    view = player_view(match, p).to_dict()
     delay_left = mclock.delay_left // MILLISECOND
     bank = mclock.banks[p] // MILLISECOND
     clock = {"delay_left_ms": delay_left, "bank_ms": bank,
              "opponent_bank_ms": mclock.banks[1 - p] // MILLISECOND,
              "deadline_ms": delay_left + bank}
-    legal: Any = view["legal_actions"]
-    return encode_request(req_id, view, clock, legal)
+    return (encoder or RequestEncoder()).encode(match, req_id, clock)
 
 
 def event_lines(event: Event, seat: int) -> str | None:
     """The ``event`` message line for ``seat``, in the form that seat may see."""
     if isinstance(event, RoundStarted):
-        d = event.public()
-    else:
-        pub = public_event(event, seat)
-        if pub is None:
-            return None
-        d = pub.to_dict()
-    return '{"type":"event","event":' + _dumps(d) + "}"
+        return '{"type":"event","event":' + _dumps(event.public()) + "}"
+    pub = public_event(event, seat)
+    if pub is None:
+        return None
+    return '{"type":"event","event":' + event_json(pub) + "}"
+
+
+def _event_pair(event: Event) -> tuple[str | None, str | None]:
+    """The event lines for seats 0 and 1 (one encoding when both see the same)."""
+    if isinstance(event, Drew):
+        return event_lines(event, 0), event_lines(event, 1)
+    line = event_lines(event, 0)
+    return line, line
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -314,6 +337,8 @@ class _Referee:
         self.last_accept = 0
         self.logs = [0, 0]
         self.last: str | None = None
+        self.encoder = RequestEncoder()
+        self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.opened = [False, False]
         self.over = False  # the match result is known: stop talking to engines
 
@@ -335,6 +360,14 @@ class _Referee:
             end = e
         except KeyboardInterrupt:
             end = _End(None, "aborted", {"cause": "interrupted"}, rated=False)
+        except BaseException:
+            # A bug of ours (or of an injected seat): never leave engines running.
+            for i, seat in enumerate(self.seats):
+                if self.opened[i]:
+                    with contextlib.suppress(Exception):
+                        seat.close(None, 0)
+            self.tx.close()
+            raise
         return self._finish(end)
 
     def _header(self) -> None:
@@ -378,13 +411,14 @@ class _Referee:
                            rated=False) from None
         for i, seat in enumerate(self.seats):
             deadline = sent_at[i] + self.spec.startup_timeout_ns
-            hello = self._await_hello(i, seat, deadline)
+            hello, raw, t = self._await_hello(i, seat, deadline)
             self.names[i] = hello.name
-            self.tx.write("hello", self.clock(), {
-                "seat": i, "sent": hello_lines[i], "received": encode(hello),
-                "engine": hello.model_dump(exclude={"type"})})
+            self.tx.write("hello", t, {
+                "seat": i, "sent": hello_lines[i], "received": raw,
+                "engine": hello.model_dump(exclude={"type"}), "elapsed_ns": t - sent_at[i]})
 
-    def _await_hello(self, i: int, seat: Seat, deadline: int) -> EngineHello:
+    def _await_hello(self, i: int, seat: Seat, deadline: int) -> tuple[EngineHello, str, int]:
+        """The engine's hello, its raw line and the time it was read."""
         def fail(problem: str) -> _End:
             return _End(1 - i, "startup", {"seat": i, "problem": problem}, rated=False)
 
@@ -392,9 +426,7 @@ class _Referee:
             inc = seat.receive(deadline)
             if inc is None:
                 secs = self.spec.startup_timeout_ns / SECOND
-                return_fail = fail(f"no hello within the start-up timeout of {secs:g} s"
-                                   f"{self._tail(i)}")
-                raise return_fail
+                raise fail(f"no hello within the start-up timeout of {secs:g} s{self._tail(i)}")
             if isinstance(inc, Eof):
                 info = seat.exit_info(self.spec.grace_ns)
                 how = info.describe() if info else "closed its stdout"
@@ -413,7 +445,7 @@ class _Referee:
             if msg.protocol != PROTOCOL_VERSION:
                 raise fail(f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
                            f"{PROTOCOL_VERSION!r}")
-            return msg
+            return msg, inc.text, inc.t
 
     def _tail(self, i: int) -> str:
         tail = self.seats[i].stderr_tail().strip()
@@ -437,8 +469,14 @@ class _Referee:
         mclock = self.mclock = self.mclock.begin(p, match.turn)
         self.req_id += 1
         rid = self.req_id
-        line = request_line(match, rid, mclock)
-        start = self._send(p, line)
+        line = request_line(match, rid, mclock, self.encoder)
+        pending = self.outbox[p]
+        if pending:
+            # events not yet sent to the player to move go in the same write
+            self.outbox[p] = []
+            start = self._send(p, "\n".join([*pending, line]))
+        else:
+            start = self._send(p, line)
         if self.first_request is None:
             self.first_request = start
         deadline = mclock.deadline(start)
@@ -475,8 +513,7 @@ class _Referee:
             try:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
-                self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code,  # type: ignore[arg-type]
-                                                     message=str(e))))
+                self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code, message=str(e))))
                 raise _End(1 - p, "protocol", {"seat": p, "line": quote(inc.text),
                                                "problem": e.problem}) from None
             if type(msg) is ActionMsg:
@@ -488,7 +525,8 @@ class _Referee:
                 mclock, charge = mclock.charge(max(0, t - start))
                 self.mclock = mclock
                 try:
-                    action = parse_action(msg.action)
+                    action = (self.encoder.actions_by_text.get(msg.action)
+                              or parse_action(msg.action))
                     events = match.apply(action, p)
                 except (NotationError, IllegalActionError) as err:
                     start, deadline = self._illegal(p, rid, msg, inc.text, t, charge, err)
@@ -496,7 +534,7 @@ class _Referee:
                 self.decisions += 1
                 self.last_accept = t
                 if tx.enabled:
-                    tx.write("reply", t, {
+                    seq = tx.write("reply", t, {
                         "seat": p, "id": rid, "status": "accepted", "action": str(action),
                         "rule": None, "elapsed_ns": charge.elapsed,
                         "charge": {"delay_used_ns": charge.delay_used,
@@ -504,6 +542,8 @@ class _Referee:
                                    "timed_out": charge.timed_out,
                                    "overrun_ns": charge.overrun},
                         "banks_ns": list(mclock.banks)})
+                    # the raw line may carry extra fields: private until the round ends
+                    tx.private(seq, "reply_raw", {"seat": p, "raw": inc.text})
                 self._dispatch(events, t)
                 if self.observer is not None:
                     self.last = f"{'AB'[p]}: {action}"
@@ -511,9 +551,11 @@ class _Referee:
                 return
             self._other_message(p, msg, inc.text, t)
 
-    def _illegal(self, p: int, rid: int, msg: ActionMsg, raw: str, t: int, charge: Any,
+    def _illegal(self, p: int, rid: int, msg: ActionMsg, raw: str, t: int, charge: Charge,
                  err: NotationError | IllegalActionError) -> tuple[int, int]:
-        code = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
+        """Record an illegal action; forfeit, or reply with an error and return the new
+        (start, deadline) of the same pending decision."""
+        code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
         message = str(err) if rule else (f"{err}; answer with one of the request's "
                                          "'legal' actions")
@@ -529,8 +571,7 @@ class _Referee:
         if self.policy.forfeits(p, err):
             raise _End(1 - p, "illegal", {"seat": p, "action": msg.action, "rule": rule,
                                           "code": code, "message": message})
-        start = self._send(p, encode(ErrorMsg(id=rid, code=code,  # type: ignore[arg-type]
-                                              message=message, rule=rule)))
+        start = self._send(p, encode(ErrorMsg(id=rid, code=code, message=message, rule=rule)))
         deadline = self.mclock.deadline(start)
         tx.write("retry", start, {"seat": p, "id": rid, "deadline_ns": deadline - self.origin,
                                   "delay_left_ns": self.mclock.delay_left,
@@ -567,8 +608,11 @@ class _Referee:
     # -- events ------------------------------------------------------------------------------
 
     def _dispatch(self, events: list[Event], t: int) -> None:
+        """Record ``events`` and queue each seat's form of them. A seat's event
+        lines are written together with its next request (one write per
+        decision), or at once with ``MatchSpec.eager_events``, and at the end."""
         tx = self.tx
-        out: list[list[str]] = [[], []]
+        out = self.outbox
         for ev in events:
             if isinstance(ev, RoundStarted):
                 tx.start_round(t, ev.round, ev.deal.to_dict(), {
@@ -583,24 +627,29 @@ class _Referee:
                                              if ev.tile else None})
                 if isinstance(ev, RoundEnded):
                     tx.reveal_round(t)
-            for s in (0, 1):
-                line = event_lines(ev, s)
-                if line is not None:
-                    out[s].append(line)
+            a, b = _event_pair(ev)
+            if a is not None:
+                out[0].append(a)
+            if b is not None:
+                out[1].append(b)
             if isinstance(ev, MatchEnded):
                 self.over = True
+        if not self.over and self.match is not None and not self.spec.eager_events:
+            return  # each seat gets its lines with its next request
         for s in (0, 1):
             if out[s]:
+                text = "\n".join(out[s])
+                out[s] = []
                 if self.over:
-                    self._send_quietly(s, "\n".join(out[s]))
+                    self._send_quietly(s, text)
                 else:
-                    self._send(s, "\n".join(out[s]))
+                    self._send(s, text)
 
     def _send(self, p: int, text: str) -> int:
         try:
             return self.seats[p].send(text)
-        except SeatGone:
-            raise self._crash(p) from None
+        except SeatGone as e:
+            raise self._crash(p, str(e)) from None
 
     def _send_quietly(self, p: int, text: str) -> None:
         with contextlib.suppress(SeatGone):
@@ -608,12 +657,15 @@ class _Referee:
 
     # -- ends ---------------------------------------------------------------------------------
 
-    def _crash(self, p: int) -> _End:
+    def _crash(self, p: int, write_problem: str | None = None) -> _End:
         info = self.seats[p].exit_info(self.spec.grace_ns)
+        if info is not None:
+            problem = info.describe()
+        else:
+            problem = write_problem or "closed its stdout but is still running"
         detail: dict[str, Any] = {
             "seat": p, "exit_code": info.exit_code if info else None,
-            "signal": info.signal if info else None,
-            "problem": info.describe() if info else "closed its stdout",
+            "signal": info.signal if info else None, "problem": problem,
             "stderr_tail": self.seats[p].stderr_tail()[-500:]}
         return _End(1 - p, "crash", detail)
 
@@ -635,12 +687,17 @@ class _Referee:
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
+        quit_sent = [False, False]
         for i in (0, 1):
             if self.opened[i]:
-                self._send_quietly(i, quit_line)
+                with contextlib.suppress(SeatGone):
+                    self.seats[i].send(quit_line)
+                    quit_sent[i] = True
         exits: list[dict[str, object]] = []
         for i, seat in enumerate(self.seats):
             info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None
+            if info is not None and info.how == "exited" and quit_sent[i]:
+                info = replace(info, how="quit")  # it exited after our quit line
             exits.append({"seat": i, "exit_code": info.exit_code if info else None,
                           "signal": info.signal if info else None,
                           "how": info.how if info else "not_started",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -61,7 +62,8 @@ def match(
         help="Engine in seat A: an executable, a .py file, a quoted command line, "
              "or an engine file (.toml/.json).")],
     engine_b: Annotated[str, typer.Argument(help="Engine in seat B (same forms).")],
-    seed: Annotated[int | None, typer.Option(help="Seed of the deals (default: random).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="Seed of the deals (default: random, and shown).")] = None,
     bank: Annotated[float, typer.Option(help="Each player's bank for the match, in s.")] = 120.0,
     delay: Annotated[float, typer.Option(help="Delay per genuine turn, in s.")] = 10.0,
     transcript: Annotated[Path | None, typer.Option(
@@ -108,6 +110,8 @@ def match(
         raise bad(str(e)) from None
     if stderr_dir is not None:
         stderr_dir.mkdir(parents=True, exist_ok=True)
+    if seed is None:
+        seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
     ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
@@ -123,7 +127,7 @@ def match(
 
     console = Console()
     console.print(f"[bold]A[/bold] {engines[0].name}  vs  [bold]B[/bold] {engines[1].name}"
-                  f"  ·  {spec.time_control.describe()}", highlight=False)
+                  f"  ·  {spec.time_control.describe()}  ·  seed {seed}", highlight=False)
     with Live(console=console, refresh_per_second=8, transient=False) as live:
         def observe(state: LiveState) -> None:
             live.update(render_state(state))

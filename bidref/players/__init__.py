@@ -11,10 +11,12 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
 
     name: str                      # a label for results (the engine's hello name may replace it)
     def open(self) -> None         # start the player (process, UI, …); raise SeatStartError
-    def send(self, line: str) -> int
-        # Deliver one protocol line (no newline) to the player; return the clock
-        # time (ns) once it is delivered: for a request, the player's time starts
-        # there. Raise SeatGone if the player can no longer receive.
+    def send(self, text: str) -> int
+        # Deliver protocol lines to the player: ``text`` is one line, or several
+        # joined by "\n" (the referee batches events with the next request), with
+        # no final newline. Return the clock time (ns) once all is delivered: for a
+        # request (always the last line) the player's time starts there. Raise
+        # SeatGone if the player can no longer receive.
     def receive(self, deadline: int | None) -> Incoming | None
         # The next line from the player as Line(text, t) with t the clock time its
         # end was read, Overlong(...) for a line over the limit, or Eof(t) when the
@@ -70,7 +72,7 @@ class Seat(Protocol):
 
     def open(self) -> None: ...
 
-    def send(self, line: str) -> int: ...
+    def send(self, text: str) -> int: ...
 
     def receive(self, deadline: int | None) -> Incoming | None: ...
 
@@ -116,9 +118,9 @@ class EngineSeat:
     def pid(self) -> int | None:
         return None if self._t is None else self._t.pid
 
-    def send(self, line: str) -> int:
+    def send(self, text: str) -> int:
         try:
-            return self.transport.write_line(line)
+            return self.transport.write_line(text)
         except WriteError as e:
             raise SeatGone(str(e)) from None
 

@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 from .messages import (
     ActionMsg,
     EngineMessage,
+    ErrorCode,
     Log,
     Pong,
     RefereeMessage,
@@ -44,7 +45,7 @@ class ProtocolError(ValueError):
     """A line that is not a valid message. ``line`` is the raw line; ``code`` is
     the error code sent back to the engine (bad_json or bad_message)."""
 
-    code = "bad_message"
+    code: ErrorCode = "bad_message"
 
     def __init__(self, line: str, problem: str) -> None:
         self.line = line
@@ -53,11 +54,11 @@ class ProtocolError(ValueError):
 
 
 class BadJson(ProtocolError):
-    code = "bad_json"
+    code: ErrorCode = "bad_json"
 
 
 class BadMessage(ProtocolError):
-    code = "bad_message"
+    code: ErrorCode = "bad_message"
 
 
 def encode(message: _Message) -> str:

@@ -19,12 +19,10 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from bidref.rules import Draw, Open, Play, Tile, parse_action, parse_point, tile
-    from bidref.rules.layout import Layout
+    from bidref.rules import Draw, Layout, Open, Play, Tile, parse_action, parse_point, tile
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from bidref.rules import Draw, Open, Play, Tile, parse_action, parse_point, tile
-    from bidref.rules.layout import Layout
+    from bidref.rules import Draw, Layout, Open, Play, Tile, parse_action, parse_point, tile
 
 View = dict[str, Any]
 

@@ -1,0 +1,121 @@
+"""Referee overhead: per-decision wall time in real matches vs a raw ping round trip.
+
+Run (after `make -C sample_engines`)::
+
+    .venv/bin/python benchmarks/referee_overhead.py [--pings 3000] [--matches 10]
+
+(a) the raw round trip: a ``ping`` line written to the compiled first-legal C
+    engine over the pipe transport until its ``pong`` line is back in the
+    caller's hands (from the start of the write call to the return of ``read``:
+    one write, the engine, the reader thread and the hand-over to the caller —
+    the same path a decision takes). The time from the end of the write to the
+    reader thread's stamp (what an engine is charged) is printed too;
+(b) the wall time per decision inside real matches between two of those engines:
+    the time between consecutive replies the referee reads (which includes the
+    referee's work — applying the action, sending events to both engines,
+    building and writing the next request — and the engine's round trip).
+
+Prints both medians and their ratio; the target is a ratio <= 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bidref.engines import EngineSpec, Incoming, Line, PipeTransport  # noqa: E402
+from bidref.players import EngineSeat  # noqa: E402
+from bidref.referee import MatchSpec, run_match  # noqa: E402
+from bidref.rules import TimeControl  # noqa: E402
+
+ENGINE = ROOT / "sample_engines" / "c_first" / "engine"
+
+
+class TimingSeat(EngineSeat):
+    """An engine seat that notes the clock time of every line it reads."""
+
+    stamps: list[int]
+
+    def receive(self, deadline: int | None) -> Incoming | None:
+        got = super().receive(deadline)
+        if isinstance(got, Line):
+            self.stamps.append(got.t)
+        return got
+
+
+def raw_round_trips(n: int) -> tuple[list[int], list[int]]:
+    """(full round trips, write-end-to-stamp times) of ``n`` pings, in ns."""
+    t = PipeTransport([str(ENGINE)])
+    full: list[int] = []
+    charged: list[int] = []
+    clock = time.monotonic_ns
+    try:
+        for i in range(n):
+            t0 = clock()
+            sent = t.write_line(f'{{"type":"ping","id":{i}}}')
+            got = t.read(None)
+            t1 = clock()
+            assert isinstance(got, Line) and got.text.startswith('{"type":"pong"'), got
+            full.append(t1 - t0)
+            charged.append(max(0, got.t - sent))
+    finally:
+        t.close('{"type":"quit"}', 500_000_000)
+    return full, charged
+
+
+def decision_times(seed: int) -> tuple[list[int], int]:
+    """Reply-to-reply intervals (ns) in one match between two C engines, and its decisions."""
+    spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
+                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    seats = [TimingSeat(e) for e in spec.engines]
+    for s in seats:
+        s.stamps = []
+    out = run_match(spec, seats=seats)
+    assert out.reason == "balance", out.summary()
+    stamps = sorted(seats[0].stamps[1:] + seats[1].stamps[1:])  # [0] is the hello
+    return [b - a for a, b in itertools.pairwise(stamps)], out.decisions
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pings", type=int, default=3000)
+    ap.add_argument("--matches", type=int, default=10)
+    args = ap.parse_args()
+    if not ENGINE.exists():
+        subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True)
+    raw_round_trips(200)  # warm up
+    # Interleave ping blocks and matches, so that load from elsewhere on the
+    # machine affects both measurements alike.
+    raw: list[int] = []
+    charged: list[int] = []
+    per: list[int] = []
+    decisions = 0
+    t0 = time.perf_counter()
+    for seed in range(args.matches):
+        full, ch = raw_round_trips(args.pings // args.matches)
+        raw += full
+        charged += ch
+        intervals, n = decision_times(seed)
+        per += intervals
+        decisions += n
+    wall = time.perf_counter() - t0
+    raw_med = statistics.median(raw) / 1000
+    per_med = statistics.median(per) / 1000
+    print(f"raw ping round trip (C engine, pipe): median {raw_med:8.1f} us  "
+          f"({len(raw)} pings; write end to reply stamp: "
+          f"{statistics.median(charged) / 1000:.1f} us)")
+    print(f"wall time per decision (C vs C):      median {per_med:8.1f} us  "
+          f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)")
+    print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()

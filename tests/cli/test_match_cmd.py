@@ -1,0 +1,73 @@
+"""`bidref match` through the typer app: exit codes, --json, the live display."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bidref.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM = str(ROOT / "sample_engines" / "python_random" / "engine.py")
+runner = CliRunner()
+
+
+@pytest.mark.e2e
+def test_json_result(c_first: Path, tmp_path: Path) -> None:
+    t = tmp_path / "t.jsonl"
+    res = runner.invoke(app, ["match", str(c_first), RANDOM, "--seed", "3", "--bank", "20",
+                              "--delay", "0.05", "--max-rounds", "2", "--json",
+                              "--transcript", str(t)])
+    assert res.exit_code == 0, res.output
+    result = json.loads(res.stdout)
+    assert result["reason"] in ("balance", "round_limit")
+    assert result["engines"] == ["c_first", "python_random"]
+    assert result["transcript_path"] == str(t)
+    assert json.loads(t.read_text().splitlines()[-1])["type"] == "result"
+
+
+@pytest.mark.e2e
+def test_live_display_ends_with_a_result_line(c_first: Path) -> None:
+    res = runner.invoke(app, ["match", str(c_first), str(c_first), "--seed", "5",
+                              "--bank", "20", "--delay", "0.05", "--max-rounds", "2"])
+    assert res.exit_code == 0, res.output
+    assert "c_first" in res.output
+    assert "result: " in res.output and "after 2 rounds" in res.output
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--illegal", "maybe"], "--illegal 'maybe': use reject or forfeit"),
+    (["--transport", "ssh"], "--transport 'ssh': use pipe or pty"),
+    (["--bank", "-1"], "give bank and delay >= 0"),
+])
+def test_bad_arguments_exit_2(args: list[str], says: str) -> None:
+    res = runner.invoke(app, ["match", "a", "b", *args])
+    assert res.exit_code == 2
+    assert says in res.output
+
+
+def test_a_missing_engine_path_exits_2_and_says_how_to_build() -> None:
+    res = runner.invoke(app, ["match", "sample_engines/c_nope/engine", RANDOM])
+    assert res.exit_code == 2
+    assert "does not exist" in res.output and "make -C sample_engines" in res.output
+
+
+@pytest.mark.e2e
+def test_a_broken_engine_start_exits_3_with_the_reason() -> None:
+    broken = f"{sys.executable} -c 'import sys; print(\"boom\", file=sys.stderr); sys.exit(1)'"
+    res = runner.invoke(app, ["match", broken, RANDOM, "--json"])
+    assert res.exit_code == 3
+    result = json.loads(res.stdout)
+    assert result["reason"] == "startup" and result["winner"] == 1
+    assert "ended before its hello (exit code 1)" in result["detail"]["problem"]
+    assert "boom" in result["detail"]["problem"]
+
+
+def test_help_teaches_with_an_example() -> None:
+    res = runner.invoke(app, ["match", "--help"])
+    assert res.exit_code == 0
+    assert "bidref match sample_engines/c_first/engine" in res.output

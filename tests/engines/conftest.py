@@ -1,0 +1,1 @@
+from tests.referee.build import c_first  # noqa: F401

@@ -1,0 +1,27 @@
+"""Test engine: first legal action. With argv[1] == "noflush" it never flushes stdout
+(like C stdio on a pipe), so it only works under a pty. With "crash" it exits with
+code 3 at its second request. With "flood" it writes 2 MB to stderr before its hello."""
+
+import json
+import sys
+
+mode = sys.argv[1] if len(sys.argv) > 1 else ""
+flush = mode != "noflush"
+requests = 0
+if mode == "flood":
+    sys.stderr.write(("x" * 999 + "\n") * 2100)
+    sys.stderr.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        out = {"type": "hello", "name": "first_legal", "protocol": "bidref/1"}
+    elif msg["type"] == "request":
+        requests += 1
+        if mode == "crash" and requests == 2:
+            sys.exit(3)
+        out = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
+    elif msg["type"] == "quit":
+        break
+    else:
+        continue
+    print(json.dumps(out), flush=flush)

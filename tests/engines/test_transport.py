@@ -1,0 +1,192 @@
+"""Transports with real processes: framing, pipes and ptys, stderr draining, teardown."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import bidref.engines.framing
+from bidref.engines import (
+    EngineSpec,
+    Eof,
+    Line,
+    LineFramer,
+    LineTooLong,
+    PipeTransport,
+    PtyTransport,
+    resolve_engine,
+    start_engine,
+)
+from bidref.engines.spec import EngineSpecError, load_engine_file
+
+SCRIPTS = Path(__file__).parent / "scripts"
+SECOND = 1_000_000_000
+
+
+def test_framing_doctest() -> None:
+    assert doctest.testmod(bidref.engines.framing, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_framer_reports_a_long_line_once_and_recovers() -> None:
+    f = LineFramer(max_line=10)
+    assert f.feed(b"12345") == []
+    items = f.feed(b"6789012345")
+    assert len(items) == 1 and isinstance(items[0], LineTooLong)
+    assert f.feed(b"more of it") == []
+    assert f.feed(b"tail\nok\n") == ["ok"]
+    items = f.feed(b"a" * 30 + b"\nnext\n")
+    assert isinstance(items[0], LineTooLong) and items[0].length == 30 and items[1] == "next"
+
+
+def test_framer_replaces_bad_utf8() -> None:
+    assert LineFramer().feed(b"\xff{}\n") == ["\ufffd{}"]
+
+
+def _pid_dead(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie not yet reaped by init counts as dead
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except OSError:
+        return True
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("kind", ["pipe", "pty"])
+def test_ping_pong_and_a_clean_quit(kind: str, c_first: Path) -> None:
+    t = start_engine(EngineSpec("c", (str(c_first),)), kind)
+    try:
+        for i in range(3):
+            sent = t.write_line(f'{{"type":"ping","id":{i}}}')
+            got = t.read(time.monotonic_ns() + 5 * SECOND)
+            assert isinstance(got, Line) and got.text == f'{{"type":"pong","id":{i}}}'
+            assert got.t >= sent - 1_000_000
+    finally:
+        info = t.close('{"type":"quit"}', SECOND)
+    assert (info.exit_code, info.how) == (0, "quit")
+    assert _pid_dead(t.pid)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
+def test_no_process_survives_grandchildren_included(
+        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    t = cls([sys.executable, str(SCRIPTS / "grandchild.py"), str(pidfile)])
+    t.write_line('{"type":"hello"}')
+    assert isinstance(t.read(time.monotonic_ns() + 10 * SECOND), Line)
+    grandchild = int(pidfile.read_text())
+    assert not _pid_dead(grandchild)
+    info = t.close('{"type":"quit"}', 200_000_000)  # quit and SIGTERM are ignored
+    assert info.how == "sigkill" and info.signal == "SIGKILL"
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(t.pid) and _pid_dead(grandchild)
+
+
+@pytest.mark.e2e
+def test_stderr_is_drained_while_the_engine_writes_megabytes(tmp_path: Path) -> None:
+    log = tmp_path / "err.log"
+    t = PipeTransport([sys.executable, str(SCRIPTS / "first_legal.py"), "flood"],
+                      stderr_log=log)
+    try:
+        t.write_line('{"type":"hello"}')
+        got = t.read(time.monotonic_ns() + 20 * SECOND)
+        assert isinstance(got, Line) and '"hello"' in got.text
+    finally:
+        t.close('{"type":"quit"}', SECOND)
+    assert t.stderr_bytes() == 2100 * 1000
+    assert log.stat().st_size < (1 << 20) + 100
+    assert t.stderr_tail().endswith("x\n")
+
+
+@pytest.mark.e2e
+def test_an_engine_that_exits_gives_eof_and_its_exit_code() -> None:
+    t = PipeTransport([sys.executable, "-c", "import sys; sys.exit(5)"])
+    got = t.read(time.monotonic_ns() + 10 * SECOND)
+    assert isinstance(got, Eof)
+    info = t.wait_exit(5 * SECOND)
+    assert info is not None and info.exit_code == 5
+    assert t.close(None, SECOND).exit_code == 5
+
+
+@pytest.mark.e2e
+def test_pty_gets_lines_from_an_engine_that_never_flushes() -> None:
+    argv = [sys.executable, str(SCRIPTS / "first_legal.py"), "noflush"]
+    env = {"PYTHONUNBUFFERED": ""}  # empty: stdout buffered on a pipe, as by default
+    pipe = PipeTransport(argv, env=env)
+    pty = PtyTransport(argv, env=env)
+    try:
+        for t in (pipe, pty):
+            t.write_line('{"type":"hello"}')
+        assert pipe.read(time.monotonic_ns() + SECOND // 2) is None  # stuck in its buffer
+        got = pty.read(time.monotonic_ns() + 10 * SECOND)
+        assert isinstance(got, Line) and '"first_legal"' in got.text
+    finally:
+        pipe.close(None, SECOND // 5)
+        pty.close(None, SECOND // 5)
+
+
+def test_a_missing_program_is_a_clear_start_error() -> None:
+    from bidref.engines import EngineStartError
+
+    with pytest.raises(EngineStartError, match="cannot start"):
+        PipeTransport(["/nonexistent/engine"])
+
+
+def test_resolve_engine_forms(tmp_path: Path, c_first: Path) -> None:
+    py = resolve_engine("sample_engines/python_random/engine.py")
+    assert py.command == (sys.executable, "sample_engines/python_random/engine.py")
+    assert py.name == "python_random"
+    assert resolve_engine(str(c_first)).command == (str(c_first),)
+    assert resolve_engine("python3 -u bot.py --fast").command == (
+        "python3", "-u", "bot.py", "--fast")
+    with pytest.raises(EngineSpecError, match="make -C sample_engines"):
+        resolve_engine("sample_engines/c_nothing/engine")
+    plain = tmp_path / "bot"
+    plain.write_text("#!/bin/sh\n")
+    with pytest.raises(EngineSpecError, match="chmod"):
+        resolve_engine(str(plain))
+
+
+def test_engine_files(tmp_path: Path) -> None:
+    (tmp_path / "engine.py").write_text("")
+    f = tmp_path / "greedy.toml"
+    f.write_text('name = "g"\ncommand = "engine.py --x"\nenv = { A = "1" }\n'
+                 'options = { depth = 3 }\n')
+    spec = load_engine_file(f)
+    assert spec.name == "g"
+    assert spec.command == (sys.executable, str(tmp_path / "engine.py"), "--x")
+    assert spec.cwd == str(tmp_path) and spec.env == {"A": "1"}
+    assert spec.options == {"depth": 3}
+    j = tmp_path / "e.json"
+    j.write_text('{"command": ["sh", "-c", "true"], "colour": 1}')
+    with pytest.raises(EngineSpecError, match="unknown keys \\['colour'\\]"):
+        resolve_engine(str(j))
+
+
+@pytest.mark.e2e
+def test_stdout_is_read_at_all_times_so_an_engine_never_blocks_on_it() -> None:
+    # 4 MB of log lines, far more than a pipe holds, written while nobody calls read()
+    code = ("import sys\nfor i in range(40000):\n"
+            "    sys.stdout.write('{\"type\":\"log\",\"message\":\"' + 'x' * 80 + '\"}\\n')\n"
+            "sys.stdout.flush()\n")
+    t = PipeTransport([sys.executable, "-c", code])
+    try:
+        info = t.wait_exit(20 * SECOND)
+        assert info is not None and info.exit_code == 0, "the engine blocked on its stdout"
+        n = 0
+        while isinstance(t.read(time.monotonic_ns() + SECOND), Line):
+            n += 1
+        assert n == 40000
+    finally:
+        t.close(None, SECOND)

@@ -1,0 +1,87 @@
+"""Real matches between sample engines in two languages, at fast time controls."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bidref.engines import EngineSpec, resolve_engine
+from bidref.referee import MatchSpec, run_match
+from bidref.rules import TimeControl
+from bidref.transcript import commitment
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "tests" / "engines" / "scripts"
+FAST = TimeControl.of_seconds(bank=20, delay=0.05)  # generous bank: CI may be slow
+
+pytestmark = pytest.mark.e2e
+
+
+def test_c_against_python_random_over_pipes(c_first: Path, tmp_path: Path) -> None:
+    spec = MatchSpec(engines=(resolve_engine(str(c_first)), resolve_engine(
+        str(ROOT / "sample_engines/python_random/engine.py"))), seed=3, time_control=FAST,
+        max_rounds=4, stderr_dir=str(tmp_path))
+    out = run_match(spec, transcript_path=tmp_path / "t.jsonl")
+    assert out.reason in ("balance", "round_limit"), out.summary()
+    assert out.rated and out.engines == ("c_first", "python_random")
+    assert out.decisions > 20
+    assert [e["how"] for e in out.exits] == ["quit", "quit"]
+    lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert lines[-1]["type"] == "result"
+    for rev in (x for x in lines if x["type"] == "round_reveal"):
+        start = next(x for x in lines if x["type"] == "round_start"
+                     and x["round"] == rev["round"])
+        assert commitment(rev["salt"], rev["deal"]) == start["deal_commitment"]
+
+
+def test_python_greedy_against_c_under_a_pty(c_first: Path) -> None:
+    spec = MatchSpec(engines=(
+        resolve_engine(str(ROOT / "sample_engines/python_greedy/engine.py")),
+        resolve_engine(str(c_first))), seed=7, time_control=FAST, max_rounds=3,
+        transport="pty")
+    out = run_match(spec)
+    assert out.reason in ("balance", "round_limit"), out.summary()
+    assert out.engines == ("python_greedy", "c_first")
+
+
+def test_a_real_crash_reports_the_exit_code(c_first: Path) -> None:
+    crasher = EngineSpec("crasher", (sys.executable, str(SCRIPTS / "first_legal.py"), "crash"))
+    out = run_match(MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5,
+                              time_control=FAST))
+    assert (out.reason, out.winner) == ("crash", 1), out.summary()
+    assert out.detail["exit_code"] == 3
+
+
+def test_a_real_hang_loses_on_time_and_nothing_survives(c_first: Path,
+                                                        tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    hang = EngineSpec("hang", (sys.executable, str(SCRIPTS / "grandchild.py"), str(pidfile)))
+    spec = MatchSpec(engines=(resolve_engine(str(c_first)), hang), seed=5,
+                     time_control=TimeControl.of_seconds(bank=0.2, delay=0.05),
+                     grace_ns=100_000_000)
+    out = run_match(spec)
+    assert (out.reason, out.winner) == ("time", 0), out.summary()
+    # the referee woke near the deadline: well within its timing tolerance
+    assert 0 <= out.detail["overrun_ms"] < 200
+    assert out.exits[1]["how"] == "sigkill"
+    from tests.engines.test_transport import _pid_dead
+
+    grandchild = int(pidfile.read_text())
+    import time
+
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)
+
+
+def test_a_missing_engine_is_a_startup_failure(c_first: Path) -> None:
+    out = run_match(MatchSpec(engines=(resolve_engine(str(c_first)),
+                                       EngineSpec("ghost", ("/nonexistent/ghost",))),
+                              time_control=FAST))
+    assert (out.reason, out.winner, out.rated) == ("startup", 0, False)
+    assert "cannot start" in out.detail["problem"]
