@@ -73,6 +73,7 @@ log = logging.getLogger(__name__)
 SEAT: Final = 0
 PING_TIMEOUT: Final = 2 * SECOND
 QUIT_GRACE: Final = 2 * SECOND
+KILL_GRACE: Final = 100 * MILLISECOND
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +218,8 @@ class _Session:
 
     def close(self, quit_line: str | None = None) -> None:
         if self.transport is not None:
-            self.transport.close(quit_line, QUIT_GRACE)
+            # Without a quit line there is nothing to wait for: end it at once.
+            self.transport.close(quit_line, QUIT_GRACE if quit_line else KILL_GRACE)
             self.transport = None
 
     def silence(self, waited: int) -> str:
