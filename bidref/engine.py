@@ -391,7 +391,8 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
 
     ``engine`` is an :class:`Engine` or just a function ``Request -> action``
     (then ``name``/``author``/``version`` name it in the handshake). Python
-    logging goes to stderr; nothing but protocol lines is written to stdout.
+    logging goes to stderr; nothing but protocol lines is written to stdout (while it
+    runs, a stray ``print`` goes to stderr).
     """
     if not isinstance(engine, Engine):
         engine = _FunctionEngine(engine, name, author, version)
@@ -400,6 +401,10 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
                             format=f"{engine.name}: %(levelname)s %(message)s")
     io = _LineIO(stdin or sys.stdin, stdout or sys.stdout)
     engine._io = io
+    saved_stdout = sys.stdout
+    if stdout is None:
+        # A stray print() in the engine must not corrupt the protocol: send it to stderr.
+        sys.stdout = sys.stderr
     pending: Request | None = None
 
     def reply(req: Request, action: Action | str) -> None:
@@ -465,5 +470,7 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
         pass
     except KeyboardInterrupt:
         pass
+    finally:
+        sys.stdout = saved_stdout
     engine.on_quit()
     return 0

@@ -196,3 +196,19 @@ def test_sample_match_keeps_the_round_limit() -> None:
     m = Match.new(4, MatchConfig(max_rounds=1))
     v = player_view(m, m.to_act)
     assert sample_match(v, random.Random(0), max_rounds=1).config.max_rounds == 1
+
+
+def test_a_stray_print_goes_to_stderr_not_into_the_protocol(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    m = Match.new(7)
+    lines = [HELLO, json.loads(request_line(m, 5)), {"type": "quit"}]
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(json.dumps(x) + "\n" for x in lines)))
+
+    def chatty(req: Request) -> str:
+        print("thinking hard")
+        return str(req.legal[0])
+
+    assert run(chatty) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["type"] for line in out.splitlines()] == ["hello", "action"]
+    assert "thinking hard" in err
