@@ -150,7 +150,7 @@ POSITIONS: Final[dict[str, tuple[str, PositionTest]]] = {
 
 
 def _bidding_driver(m: Match, rng: random.Random) -> None:
-    """Drive a match forward: mostly the first legal play, bids now and then."""
+    """Drive a match forward: a random legal play, a cheap bid now and then."""
     legal = m.legal_actions()
     if m.phase is Phase.AUCTION:
         bids = [a for a in legal[1:3]
@@ -163,7 +163,8 @@ def _bidding_driver(m: Match, rng: random.Random) -> None:
 @cache
 def find_position(name: str) -> Match:
     """The first position of kind ``name`` (see ``POSITIONS``) with seat 0 to act,
-    in seeded matches driven by a seeded policy: the same on every run."""
+    in seeded matches driven by a seeded policy: the same on every run. Cached:
+    treat it as read-only (copy it to play on)."""
     test = POSITIONS[name][1]
     for seed in range(500):
         m = Match.new(seed)
