@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Strength benchmark: paired matches between policies, win rates with 95 % intervals.
+
+Every deal seed is played twice with the seats swapped, so both sides get the
+same cards. Two modes:
+
+- ``inprocess`` (default): the policies play inside this process against a
+  simulated match clock (real thinking time is measured and charged; running
+  out of time loses). Fast enough for hundreds of matches.
+- ``process``: real engine processes refereed by ``bidref.referee.run_match``
+  (the protocol, the pipes and the clock for real); slower, use fewer matches.
+
+Examples::
+
+    python benchmarks/strength.py --pairs 100 --bank 2 --delay 0.05        # both pairings
+    python benchmarks/strength.py --only strong-greedy --pairs 150 --workers 2
+    python benchmarks/strength.py --mode process --pairs 10 --bank 5 --delay 0.05
+
+Policies: ``random``, ``greedy`` (most points now, bids 15 with a scoring
+opening tile), ``strong`` (determinized Monte Carlo, ``bidref.engines_ai``).
+In process mode they are ``sample_engines/python_random``, ``python_greedy``
+and ``python_strong``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action  # noqa: E402
+from bidref.engines_ai.inference import OpponentModel  # noqa: E402
+from bidref.engines_ai.search import bank_reserve, budget_seconds  # noqa: E402
+from bidref.rules import (  # noqa: E402
+    SECOND,
+    Action,
+    Draw,
+    Match,
+    MatchClock,
+    MatchConfig,
+    TimeControl,
+)
+
+INFERENCE = True  # strong: use what the opponent's draws reveal (--no-inference: not)
+
+
+class Policy:
+    """A player of in-process matches: ``choose`` its action, ``observe`` every action."""
+
+    def __init__(self, name: str, seed: int, tc: TimeControl, seat: int) -> None:
+        if name not in ("random", "greedy", "strong"):
+            raise SystemExit(f"unknown policy {name!r}: use random, greedy or strong")
+        self.name = name
+        self.rng = random.Random(seed)
+        self.tc = tc
+        self.seat = seat
+        self.searcher = StrongPlayer(seed=seed)
+        self.model = OpponentModel(seat)
+        if INFERENCE:
+            self.searcher.watch(self.model)
+
+    def choose(self, m: Match, c: MatchClock) -> Action:
+        if self.name == "random":
+            return random_action(m, self.rng)
+        if self.name == "greedy":
+            return greedy_action(m, self.rng)
+        budget = budget_seconds(c.delay_left / SECOND, c.banks[m.to_act] / SECOND,
+                                expected_turns=30, reserve=bank_reserve(self.tc.bank / SECOND))
+        self.model.new_round(m.round_number)
+        root = m.redeal_hidden(m.to_act, self.rng)  # the searcher sees no hidden tile
+        return self.searcher.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
+
+    def observe(self, m: Match, action: Action) -> None:
+        """Called before ``action`` is applied to ``m``."""
+        if m.to_act != self.seat and isinstance(action, Draw):
+            self.model.new_round(m.round_number)
+            self.model.observe_draw(m.layout.open_values())
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winner: int | None  # seat, None for a draw
+    reason: str
+    rounds: int
+
+
+def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
+                   max_rounds: int | None) -> Outcome:
+    """One match; seat 0 plays ``names[0]``. Thinking time is charged for real."""
+    m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
+    policies = (Policy(names[0], seed * 2 + 1, tc, 0), Policy(names[1], seed * 2 + 2, tc, 1))
+    clock = MatchClock.start(tc)
+    while not m.over:
+        p = m.to_act
+        clock = clock.begin(p, m.turn)
+        t0 = time.perf_counter_ns()
+        action = policies[p].choose(m, clock)
+        clock, charge = clock.charge(time.perf_counter_ns() - t0)
+        if charge.timed_out:
+            print(f"  seed {seed}: {names[p]} lost on time, overran by "
+                  f"{charge.overrun / 1e6:.0f} ms", file=sys.stderr)
+            return Outcome(1 - p, "time", m.round_number)
+        for pol in policies:
+            pol.observe(m, action)
+        m.apply(action)
+    assert m.result is not None
+    return Outcome(m.result.winner, m.result.reason, m.result.rounds)
+
+
+def play_process(seed: int, names: tuple[str, str], tc: TimeControl,
+                 max_rounds: int | None) -> Outcome:
+    """One match between real engine processes, refereed by bidref."""
+    from bidref.engines import resolve_engine
+    from bidref.referee import MatchSpec, run_match
+
+    paths = {"random": "sample_engines/python_random/engine.py",
+             "greedy": "sample_engines/python_greedy/engine.py",
+             "strong": "sample_engines/python_strong/engine.py"}
+    a, b = (resolve_engine(str(ROOT / paths[n])) for n in names)
+    out = run_match(MatchSpec(engines=(a, b), seed=seed, time_control=tc,
+                              max_rounds=max_rounds))
+    if out.reason not in ("balance", "round_limit", "time"):
+        print(f"  seed {seed} {names}: {out.summary()}", file=sys.stderr)
+    return Outcome(out.winner, str(out.reason), out.rounds)
+
+
+def _job(args: tuple[str, int, tuple[str, str], float, float, int | None, bool]) -> Outcome:
+    mode, seed, names, bank, delay, max_rounds, inference = args
+    global INFERENCE
+    INFERENCE = inference
+    tc = TimeControl.of_seconds(bank=bank, delay=delay)
+    play = play_inprocess if mode == "inprocess" else play_process
+    return play(seed, names, tc, max_rounds)
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k/n (95 % by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
+    jobs = []
+    for i in range(args.pairs):
+        seed = args.seed + i
+        jobs.append((args.mode, seed, (a, b), args.bank, args.delay, args.max_rounds,
+                     not args.no_inference))
+        jobs.append((args.mode, seed, (b, a), args.bank, args.delay, args.max_rounds,
+                     not args.no_inference))
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            outcomes = list(pool.map(_job, jobs))
+    else:
+        outcomes = [_job(j) for j in jobs]
+    elapsed = time.perf_counter() - t0
+    wins = draws = losses = timeouts = rounds = 0
+    for j, o in zip(jobs, outcomes, strict=True):
+        a_seat = 0 if j[2][0] == a else 1
+        rounds += o.rounds
+        if o.winner is None:
+            draws += 1
+        elif o.winner == a_seat:
+            wins += 1
+        else:
+            losses += 1
+        if o.reason == "time":
+            timeouts += 1
+    n = len(outcomes)
+    lo, hi = wilson(wins, n)
+    slo, shi = wilson(wins + draws / 2, n)
+    print(f"{a} vs {b}: {n} matches ({args.pairs} deal seeds x 2 seats), "
+          f"{args.mode}, bank {args.bank:g} s + delay {args.delay:g} s, "
+          f"max rounds {args.max_rounds}")
+    print(f"  {a} won {wins}, drew {draws}, lost {losses} "
+          f"(losses on time: {timeouts}; {rounds / n:.1f} rounds a match; {elapsed:.0f} s)")
+    print(f"  win rate {wins / n:.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
+    print(f"  score (draw = 1/2) {(wins + draws / 2) / n:.1%}  95% CI [{slo:.1%}, {shi:.1%}]")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mode", choices=["inprocess", "process"], default="inprocess")
+    ap.add_argument("--pairs", type=int, default=100, help="deal seeds (2 matches each)")
+    ap.add_argument("--seed", type=int, default=1000, help="first deal seed")
+    ap.add_argument("--bank", type=float, default=2.0, help="bank in seconds")
+    ap.add_argument("--delay", type=float, default=0.05, help="delay per turn in seconds")
+    ap.add_argument("--max-rounds", type=int, default=10,
+                    help="round limit, then adjudication by balance (0: none)")
+    ap.add_argument("--workers", type=int, default=1, help="matches played in parallel")
+    ap.add_argument("--no-inference", action="store_true",
+                    help="in-process strong: ignore what the opponent's draws reveal")
+    ap.add_argument("--only", choices=["greedy-random", "strong-greedy"], default=None)
+    args = ap.parse_args()
+    global INFERENCE
+    INFERENCE = not args.no_inference
+    if args.max_rounds == 0:
+        args.max_rounds = None
+    pairings = [("greedy", "random"), ("strong", "greedy")]
+    if args.only:
+        a, b = args.only.split("-")
+        pairings = [(a, b)]
+    for a, b in pairings:
+        run_pairing(a, b, args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,547 @@
+"""Conformance check of an engine against protocol ``bidref/1`` (``bidref check-engine``).
+
+In the spirit of fastchess's ``--compliance``: the engine is started as the
+referee would start it, greeted, and sent decision requests for positions of
+every kind (forced and free opening, the auction as first speaker and as
+jockey answering a bid, ordinary play, a forced draw, the decision after a
+draw, and a play onto the spinner's branches). Each reply must echo the
+request's id, be legal, and come before the request's deadline. Then the
+check sends a ``stale_id`` error, pretends an answer was refused (the engine
+must answer the same request again with another action), and says ``quit``
+(the engine must exit by itself within the grace period).
+
+An engine that is running but silent gets the hint that its stdout is
+probably not flushed; one that exited gets its exit status and the tail of
+its stderr. After a crash the engine is restarted for the remaining items, so
+each item is judged on its own.
+
+The positions come from seeded matches (``find_position``), so the check is
+the same on every run. Time is read only through the injected clock of the
+transport (integer nanoseconds).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Final
+
+from bidref import __version__
+from bidref.engines import EngineSpec, EngineStartError, Transport, WriteError, start_engine
+from bidref.engines.transport import Clock, Eof, Overlong
+from bidref.protocol import (
+    PROTOCOL_VERSION,
+    ActionMsg,
+    EngineHello,
+    EngineMessage,
+    ErrorMsg,
+    Log,
+    Ping,
+    Pong,
+    ProtocolError,
+    Quit,
+    RefereeHello,
+    RulesAnswer,
+    RulesRequest,
+    Settings,
+    decode_engine_line,
+    encode,
+    encode_request,
+)
+from bidref.rules import (
+    DRAW,
+    MILLISECOND,
+    RULES_VERSION,
+    SECOND,
+    Bid,
+    IllegalActionError,
+    Match,
+    NotationError,
+    Phase,
+    Play,
+    Side,
+    parse_action,
+    player_view,
+)
+
+log = logging.getLogger(__name__)
+
+SEAT: Final = 0
+PING_TIMEOUT: Final = 2 * SECOND
+QUIT_GRACE: Final = 2 * SECOND
+KILL_GRACE: Final = 100 * MILLISECOND
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One item of the report."""
+
+    item: str
+    passed: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"item": self.item, "passed": self.passed, "detail": self.detail}
+
+
+@dataclass
+class CheckReport:
+    engine: str
+    command: list[str]
+    results: list[CheckResult] = field(default_factory=list)
+    engine_name: str | None = None  # from the engine's hello
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    def failed_items(self) -> list[str]:
+        return [r.item for r in self.results if not r.passed]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"engine": self.engine, "command": self.command, "name": self.engine_name,
+                "passed": self.passed, "items": [r.to_dict() for r in self.results]}
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """The time control the check announces and enforces, and the start-up timeout."""
+
+    bank: int = 2 * SECOND
+    delay: int = 200 * MILLISECOND
+    startup: int = 10 * SECOND
+    transport: str = "pipe"
+
+
+# -- positions -----------------------------------------------------------------------------------
+
+PositionTest = Callable[[Match], bool]
+
+
+def _branch_play(m: Match) -> bool:
+    return any(isinstance(a, Play) and a.at.side >= Side.BRANCH_A for a in m.legal_actions())
+
+
+POSITIONS: Final[dict[str, tuple[str, PositionTest]]] = {
+    "forced opening": ("opening with the highest double (or tile), the only legal action",
+                       lambda m: m.phase is Phase.OPENING and m.forced_tile is not None),
+    "auction: first bid": ("the non-jockey speaks first: decline or bid",
+                           lambda m: m.phase is Phase.AUCTION and m.bid is None),
+    "auction: answer a bid": ("the jockey answers a bid: accept or raise",
+                              lambda m: m.phase is Phase.AUCTION and m.bid is not None
+                              and m.to_act == m.jockey),
+    "free opening": ("the winner of the auction opens with any tile",
+                     lambda m: m.phase is Phase.OPENING and m.forced_tile is None),
+    "play": ("an ordinary play with a choice",
+             lambda m: m.phase is Phase.PLAY and m.drawn_this_turn == 0
+             and len(m.legal_actions()) >= 3),
+    "draw": ("nothing to play: draw is the only legal action",
+             lambda m: m.phase is Phase.PLAY and m.legal_actions() == [DRAW]),
+    "play after a draw": ("the drawn tile is playable and must be played",
+                          lambda m: m.phase is Phase.PLAY and m.drawn_this_turn > 0
+                          and m.legal_actions() != [DRAW]),
+    "spinner branches": ("a play onto a branch of the spinner is legal",
+                         lambda m: m.phase is Phase.PLAY and _branch_play(m)),
+}
+
+
+def _bidding_driver(m: Match, rng: random.Random) -> None:
+    """Drive a match forward: a random legal play, a cheap bid now and then."""
+    legal = m.legal_actions()
+    if m.phase is Phase.AUCTION:
+        bids = [a for a in legal[1:3]
+                if isinstance(a, Bid) and m.net_payment(m.to_act, a.amount) < m.balances[m.to_act]]
+        m.apply(bids[0] if bids and rng.random() < 0.6 else legal[0])
+        return
+    m.apply(legal[rng.randrange(len(legal))])
+
+
+@cache
+def find_position(name: str) -> Match:
+    """The first position of kind ``name`` (see ``POSITIONS``) with seat 0 to act,
+    in seeded matches driven by a seeded policy: the same on every run. Cached:
+    treat it as read-only (copy it to play on)."""
+    test = POSITIONS[name][1]
+    for seed in range(500):
+        m = Match.new(seed)
+        rng = random.Random(seed)
+        for _ in range(400):
+            if m.over:
+                break
+            if m.to_act == SEAT and test(m):
+                return m
+            _bidding_driver(m, rng)
+    raise LookupError(f"no {name!r} position in 500 seeded matches")  # pragma: no cover
+
+
+# -- the session with one engine process ----------------------------------------------------------
+
+
+class _Dead(Exception):
+    pass
+
+
+@dataclass
+class _Reply:
+    message: EngineMessage
+    elapsed: int  # ns from the request write to the reply line
+
+
+class _Session:
+    """One engine process at a time, restarted after a crash."""
+
+    def __init__(self, spec: EngineSpec, settings: CheckSettings, clock: Clock,
+                 starter: Callable[[EngineSpec, str, Clock], Transport]) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.clock = clock
+        self.starter = starter
+        self.transport: Transport | None = None
+        self.bad_lines: list[str] = []
+        self.latencies: list[int] = []
+        self.late: list[str] = []
+        self.unanswered: set[int] = set()
+        self.next_id = 0
+        self.hello: EngineHello | None = None
+
+    # -- process ---------------------------------------------------------------------------
+
+    def start(self) -> Transport:
+        self.transport = self.starter(self.spec, self.settings.transport, self.clock)
+        return self.transport
+
+    def alive(self) -> bool:
+        return self.transport is not None and self.transport.poll_exit() is None
+
+    def close(self, quit_line: str | None = None) -> None:
+        if self.transport is not None:
+            # Without a quit line there is nothing to wait for: end it at once.
+            self.transport.close(quit_line, QUIT_GRACE if quit_line else KILL_GRACE)
+            self.transport = None
+
+    def silence(self, waited: int) -> str:
+        """Why nothing came within ``waited`` ns: exited, or alive but silent."""
+        t = self.transport
+        info = t.poll_exit() if t is not None else None
+        if t is not None and info is not None:
+            _settle_stderr(t)
+            tail = t.stderr_tail().strip()[-300:]
+            return (f"the engine exited ({info.describe()}) without answering"
+                    + (f"; its stderr ends: {tail!r}" if tail else ""))
+        return (f"no answer within {waited / SECOND:g} s; the engine is running but wrote "
+                "nothing: if it did answer, its stdout is probably not flushed (flush after "
+                "every line; in Python print(..., flush=True) or run python -u)")
+
+    # -- lines -----------------------------------------------------------------------------
+
+    def send(self, line: str) -> int:
+        if self.transport is None:
+            raise _Dead("the engine is not running")
+        try:
+            return self.transport.write_line(line)
+        except WriteError as e:
+            raise _Dead(f"could not write to the engine: {e}") from None
+
+    def receive(self, sent_at: int, deadline: int) -> _Reply | None:
+        """The next hello/action/pong before ``deadline``; logs are skipped and
+        rules requests answered. None at the deadline; raises _Dead at EOF."""
+        assert self.transport is not None
+        while True:
+            item = self.transport.read(deadline)
+            if item is None:
+                return None
+            if isinstance(item, Eof):
+                self.transport.wait_exit(SECOND)
+                raise _Dead(self.silence(deadline - sent_at))
+            if isinstance(item, Overlong):
+                self.bad_lines.append(f"a line of {item.length} characters")
+                continue
+            try:
+                msg = decode_engine_line(item.text)
+            except ProtocolError as e:
+                self.bad_lines.append(str(e))
+                continue
+            if isinstance(msg, Log):
+                continue
+            if isinstance(msg, RulesRequest):
+                self._answer_rules(msg)
+                continue
+            return _Reply(msg, item.t - sent_at)
+
+    def _answer_rules(self, req: RulesRequest) -> None:
+        from bidref.rules_text import rules_section
+
+        text = rules_section(req.topic)
+        self.send(encode(RulesAnswer(id=req.id, topic=req.topic, text=text)))
+
+    # -- protocol steps ------------------------------------------------------------------
+
+    def do_hello(self) -> CheckResult:
+        name = "hello"
+        s = self.settings
+        hello = RefereeHello(
+            bidref=__version__, rules=RULES_VERSION, seat=SEAT,
+            settings=Settings(bank_ms=s.bank // MILLISECOND, delay_ms=s.delay // MILLISECOND,
+                              max_rounds=None, illegal="reject",
+                              startup_ms=s.startup // MILLISECOND))
+        try:
+            t0 = self.send(encode(hello))
+            reply = self.receive(t0, t0 + s.startup)
+        except _Dead as e:
+            return CheckResult(name, False, str(e))
+        if reply is None:
+            return CheckResult(name, False, self.silence(s.startup))
+        msg = reply.message
+        if not isinstance(msg, EngineHello):
+            return CheckResult(name, False, f"answered the hello with a {msg.type!r} message; "
+                               "the first line must be the engine's hello")
+        self.hello = msg
+        if msg.protocol != PROTOCOL_VERSION:
+            return CheckResult(name, False, f"speaks protocol {msg.protocol!r}; the referee "
+                               f"speaks {PROTOCOL_VERSION!r}")
+        return CheckResult(name, True, f"{msg.name} {msg.version} by {msg.author or '?'}, "
+                           f"{msg.protocol}, in {reply.elapsed / MILLISECOND:.0f} ms")
+
+    def ensure_running(self) -> str | None:
+        """Restart the engine (with its hello) if it died; the reason if that fails."""
+        if self.alive():
+            return None
+        self.close()
+        try:
+            self.start()
+        except EngineStartError as e:
+            return f"could not restart the engine: {e}"
+        result = self.do_hello()
+        return None if result.passed else f"the restarted engine failed its hello: {result.detail}"
+
+    def request(self, m: Match) -> tuple[int, int, int]:
+        """Send a decision request for ``m``; return (id, write time, deadline)."""
+        self.next_id += 1
+        s = self.settings
+        view = player_view(m, SEAT).to_dict()
+        clock = {"delay_left_ms": s.delay // MILLISECOND, "bank_ms": s.bank // MILLISECOND,
+                 "opponent_bank_ms": s.bank // MILLISECOND,
+                 "deadline_ms": (s.delay + s.bank) // MILLISECOND}
+        t0 = self.send(encode_request(self.next_id, view, clock,
+                                      [str(a) for a in m.legal_actions()]))
+        return self.next_id, t0, t0 + s.delay + s.bank
+
+    def await_action(self, req_id: int, sent: int, deadline: int, what: str,
+                     timed: bool = True) -> tuple[ActionMsg | None, str]:
+        """The action answering ``req_id``, or None and why not. ``timed``: count
+        it for the reply-time item (not a second answer after an error)."""
+        while True:
+            reply = self.receive(sent, deadline)
+            if reply is None:
+                if timed:
+                    self.late.append(what)
+                self.unanswered.add(req_id)
+                return None, self.silence(deadline - sent)
+            msg = reply.message
+            # A late answer to a request given up on earlier is not this item's fault.
+            if not (isinstance(msg, ActionMsg) and msg.id in self.unanswered):
+                break
+        if not isinstance(msg, ActionMsg):
+            return None, f"sent a {msg.type!r} message instead of an action"
+        self.latencies.append(reply.elapsed)
+        if msg.id != req_id:
+            return None, (f"answered with id {msg.id} to request {req_id}: echo the id of "
+                          "the request you answer")
+        return msg, ""
+
+
+def _settle_stderr(t: Transport, polls: int = 20) -> None:
+    """Give the stderr reader of an exited engine a moment to catch up (≤ 0.2 s)."""
+    import time
+
+    seen = t.stderr_bytes()
+    for _ in range(polls):
+        time.sleep(0.01)
+        now = t.stderr_bytes()
+        if now == seen and now > 0:
+            return
+        seen = now
+
+
+def judge_action(m: Match, text: str) -> str | None:
+    """None if ``text`` is a legal action in ``m``; else the referee's complaint."""
+    try:
+        action = parse_action(text)
+    except NotationError as e:
+        return f"{text!r} is not bidref notation: {e}"
+    try:
+        m.copy().apply(action)
+    except IllegalActionError as e:
+        return f"illegal: {e}"
+    return None
+
+
+# -- the items ------------------------------------------------------------------------------------
+
+
+def _decision_item(session: _Session, name: str) -> CheckResult:
+    m = find_position(name)
+    try:
+        req_id, sent, deadline = session.request(m)
+        msg, why = session.await_action(req_id, sent, deadline, name)
+    except _Dead as e:
+        return CheckResult(name, False, str(e))
+    if msg is None:
+        return CheckResult(name, False, why)
+    complaint = judge_action(m, msg.action)
+    if complaint:
+        return CheckResult(name, False, complaint)
+    return CheckResult(name, True, f"{msg.action!r} ({POSITIONS[name][0]})")
+
+
+def _stale_item(session: _Session) -> CheckResult:
+    name = "stale id"
+    m1, m2 = find_position("play"), find_position("spinner branches")
+    try:
+        req_id, sent, deadline = session.request(m1)
+        msg, why = session.await_action(req_id, sent, deadline, name)
+        if msg is None:
+            return CheckResult(name, False, f"first request: {why}")
+        session.send(encode(ErrorMsg(id=req_id - 1, code="stale_id",
+                                     message=f"a reply to request {req_id - 1}, which is no "
+                                     "longer pending, was ignored")))
+        req2, sent2, deadline2 = session.request(m2)
+        msg2, why2 = session.await_action(req2, sent2, deadline2, name)
+    except _Dead as e:
+        return CheckResult(name, False, str(e))
+    if msg2 is None:
+        return CheckResult(name, False, f"after a stale_id error: {why2}")
+    complaint = judge_action(m2, msg2.action)
+    if complaint:
+        return CheckResult(name, False, f"after a stale_id error: {complaint}")
+    return CheckResult(name, True, f"kept going after a stale_id error and answered request "
+                       f"{req2} with its id")
+
+
+def _error_item(session: _Session) -> CheckResult:
+    name = "error reply"
+    m = find_position("play")
+    try:
+        req_id, sent, deadline = session.request(m)
+        msg, why = session.await_action(req_id, sent, deadline, name)
+        if msg is None:
+            return CheckResult(name, False, f"first answer: {why}")
+        refused = msg.action
+        session.send(encode(ErrorMsg(
+            id=req_id, code="illegal", rule="§8",
+            message=f"illegal action {refused!r} (check-engine refuses it on purpose): the "
+                    "same request stays pending; answer it again")))
+        again, why = session.await_action(req_id, sent, deadline, name, timed=False)
+    except _Dead as e:
+        return CheckResult(name, False, str(e))
+    if again is None:
+        return CheckResult(name, False, f"after an illegal error on {refused!r}: {why}; the "
+                           "same request stays pending and needs another answer")
+    if again.action.strip() == refused.strip():
+        return CheckResult(name, False, f"sent the refused action {refused!r} again")
+    complaint = judge_action(m, again.action)
+    if complaint:
+        return CheckResult(name, False, f"second answer: {complaint}")
+    return CheckResult(name, True, f"answered {again.action!r} after {refused!r} was refused")
+
+
+def _ping_item(session: _Session) -> CheckResult:
+    name = "ping"
+    try:
+        t0 = session.send(encode(Ping(id=777)))
+        reply = session.receive(t0, t0 + PING_TIMEOUT)
+    except _Dead as e:
+        return CheckResult(name, False, str(e))
+    if reply is None:
+        return CheckResult(name, False, session.silence(PING_TIMEOUT))
+    msg = reply.message
+    if not isinstance(msg, Pong) or msg.id != 777:
+        return CheckResult(name, False, f"answered ping 777 with {msg!r}; send "
+                           '{"type":"pong","id":777}')
+    return CheckResult(name, True, f"pong in {reply.elapsed / MILLISECOND:.0f} ms")
+
+
+def _timing_item(session: _Session) -> CheckResult:
+    name = "reply time"
+    limit = (session.settings.bank + session.settings.delay) / MILLISECOND
+    if session.late:
+        return CheckResult(name, False, f"no reply within {limit:.0f} ms in: "
+                           + ", ".join(session.late))
+    lat = session.latencies
+    if not lat:
+        return CheckResult(name, False, "no replies to time")
+    return CheckResult(name, True, f"{len(lat)} replies: median "
+                       f"{statistics.median(lat) / MILLISECOND:.1f} ms, max "
+                       f"{max(lat) / MILLISECOND:.1f} ms (limit {limit:.0f} ms)")
+
+
+def _output_item(session: _Session) -> CheckResult:
+    name = "clean stdout"
+    if session.bad_lines:
+        return CheckResult(name, False, f"{len(session.bad_lines)} line(s) that are not "
+                           f"protocol messages, first: {session.bad_lines[0]}; write "
+                           "diagnostics to stderr or send log messages")
+    return CheckResult(name, True, "every line was a protocol message")
+
+
+def _quit_item(session: _Session) -> CheckResult:
+    name = "quit"
+    t = session.transport
+    if t is None or t.poll_exit() is not None:
+        return CheckResult(name, False, "the engine was no longer running when told to quit")
+    info = t.close(encode(Quit()), QUIT_GRACE)
+    session.transport = None
+    if info.how == "quit":
+        return CheckResult(name, True, f"exited by itself after quit ({info.describe()})")
+    return CheckResult(name, False, f"still running {QUIT_GRACE / SECOND:g} s after quit; "
+                       f"ended with {info.how.upper()}: exit when you read quit")
+
+
+def _default_starter(spec: EngineSpec, transport: str, clock: Clock) -> Transport:
+    return start_engine(spec, transport, clock=clock)
+
+
+def check_engine(spec: EngineSpec, settings: CheckSettings | None = None, *,
+                 clock: Clock | None = None,
+                 starter: Callable[[EngineSpec, str, Clock], Transport] | None = None,
+                 ) -> CheckReport:
+    """Run every check against ``spec``; never raises for a misbehaving engine."""
+    import time
+
+    settings = settings or CheckSettings()
+    session = _Session(spec, settings, clock or time.monotonic_ns, starter or _default_starter)
+    report = CheckReport(spec.name, list(spec.command))
+    add = report.results.append
+    try:
+        session.start()
+    except EngineStartError as e:
+        add(CheckResult("hello", False, str(e)))
+        return report
+    try:
+        hello = session.do_hello()
+        add(hello)
+        report.engine_name = session.hello.name if session.hello else None
+        if session.hello is None:
+            # Nothing came back: every other item would just wait and fail the same way.
+            for item in ("ping", *POSITIONS, "stale id", "error reply", "reply time",
+                         "clean stdout", "quit"):
+                add(CheckResult(item, False, "not checked: the engine never said hello"))
+            return report
+        add(_ping_item(session))
+        for name in POSITIONS:
+            problem = session.ensure_running()
+            add(CheckResult(name, False, problem) if problem else _decision_item(session, name))
+        for label, check in (("stale id", _stale_item), ("error reply", _error_item)):
+            problem = session.ensure_running()
+            add(CheckResult(label, False, problem) if problem else check(session))
+        add(_timing_item(session))
+        add(_output_item(session))
+        problem = session.ensure_running()
+        add(CheckResult("quit", False, problem) if problem else _quit_item(session))
+        return report
+    finally:
+        session.close()

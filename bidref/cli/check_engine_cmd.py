@@ -1,0 +1,66 @@
+"""`bidref check-engine`: does an engine speak protocol bidref/1 correctly?"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..rules import seconds
+from . import app
+
+
+@app.command("check-engine")
+def check_engine_cmd(
+    engine: Annotated[str, typer.Argument(
+        help="The engine: a program, a .py file, an engine file (.toml/.json) or a "
+             "command line in quotes, e.g. \"node my_engine.js\".")],
+    bank: Annotated[float, typer.Option(help="Bank in seconds announced and enforced.")] = 2.0,
+    delay: Annotated[float, typer.Option(help="Delay per turn in seconds.")] = 0.2,
+    startup: Annotated[float, typer.Option(help="Seconds allowed for the hello.")] = 10.0,
+    transport: Annotated[str, typer.Option(help="pipe or pty.")] = "pipe",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check that ENGINE follows protocol bidref/1, item by item.
+
+    It greets the engine, sends decision requests in every phase (forced and
+    free opening, the auction as first speaker and as jockey, play, draw, the
+    play after a draw, the spinner's branches), a stale-id error, a refused
+    answer, and quit, and times every reply. Exit code 0 only if every item
+    passes.
+
+    Example: bidref check-engine sample_engines/js_random/engine.js
+    """
+    from ..check_engine import CheckSettings, check_engine
+    from ..engines import EngineSpecError, resolve_engine
+
+    try:
+        spec = resolve_engine(engine)
+    except EngineSpecError as e:
+        typer.echo(f"check-engine: {e}", err=True)
+        raise typer.Exit(code=2) from None
+    if transport not in ("pipe", "pty"):
+        typer.echo(f"check-engine: unknown transport {transport!r}: use pipe or pty", err=True)
+        raise typer.Exit(code=2)
+    settings = CheckSettings(bank=seconds(bank), delay=seconds(delay), startup=seconds(startup),
+                             transport=transport)
+    report = check_engine(spec, settings)
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        console = Console()
+        table = Table(title=f"check-engine {report.engine_name or spec.name} "
+                            f"({bank:g} s bank + {delay:g} s delay)")
+        table.add_column("item")
+        table.add_column("result")
+        table.add_column("detail", overflow="fold")
+        for r in report.results:
+            table.add_row(r.item, "[green]PASS[/]" if r.passed else "[bold red]FAIL[/]", r.detail)
+        console.print(table)
+        n_ok = sum(r.passed for r in report.results)
+        verdict = "[green]all passed[/]" if report.passed else "[bold red]failed[/]"
+        console.print(f"{n_ok}/{len(report.results)} items passed: {verdict}")
+    raise typer.Exit(code=0 if report.passed else 1)

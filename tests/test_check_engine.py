@@ -1,0 +1,134 @@
+"""`bidref check-engine`: good engines pass, each broken engine fails its items."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bidref.check_engine import (
+    POSITIONS,
+    SEAT,
+    CheckSettings,
+    check_engine,
+    find_position,
+    judge_action,
+)
+from bidref.cli import app
+from bidref.engines import resolve_engine
+from bidref.rules import MILLISECOND, SECOND
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKEN = ROOT / "tests" / "engines_broken"
+FAST = CheckSettings(bank=1 * SECOND, delay=100 * MILLISECOND, startup=3 * SECOND)
+ALL_ITEMS = ["hello", "ping", *POSITIONS, "stale id", "error reply", "reply time",
+             "clean stdout", "quit"]
+EVERY_ANSWER = {*POSITIONS, "stale id", "error reply"}
+
+
+def sample_engines() -> list[str]:
+    """Every sample engine folder's entry point (engine.py/.js/.sh, or a compiled engine)."""
+    out = []
+    for d in sorted((ROOT / "sample_engines").iterdir()):
+        for name in ("engine.py", "engine.js", "engine.sh", "engine.c"):
+            if (d / name).is_file():
+                out.append(str(d / name))
+                break
+    return out
+
+
+@pytest.mark.parametrize("name", list(POSITIONS))
+def test_every_position_kind_is_found_with_seat_0_to_act(name: str) -> None:
+    m = find_position(name)
+    assert m.to_act == SEAT
+    assert POSITIONS[name][1](m)
+    assert find_position(name) is m  # cached: the same position every time
+
+
+def test_judge_action_explains_what_is_wrong() -> None:
+    m = find_position("forced opening")
+    assert judge_action(m, str(m.legal_actions()[0])) is None
+    assert "not bidref notation" in (judge_action(m, "fly away") or "")
+    assert "must be opened first" in (judge_action(m, "draw") or "")
+
+
+def _run(path: str, settings: CheckSettings = FAST) -> dict[str, tuple[bool, str]]:
+    if path.endswith("engine.c"):
+        if shutil.which("cc") is None:
+            pytest.skip("no C compiler to build the C sample engines")
+        subprocess.run(["make", "-s", "-C", str(ROOT / "sample_engines")], check=True)
+        path = path[: -len(".c")]
+    if path.endswith(".js") and shutil.which("node") is None:
+        pytest.skip("Node.js is not installed")
+    spec = resolve_engine(path)
+    report = check_engine(spec, settings)
+    assert [r.item for r in report.results] == ALL_ITEMS
+    return {r.item: (r.passed, r.detail) for r in report.results}
+
+
+# Known gap, reported to the lead: these engines (branch `referee`) ignore `error`
+# lines, so after an `illegal` error they never answer the still-pending request
+# again (PROTOCOL.md: "the same request stays pending"). They never send an illegal
+# action, so their matches do not show it; check-engine does. Exact, so that a fix
+# (or any other failure) makes this test fail and this entry be removed.
+KNOWN_FAILURES = {name: {"error reply"} for name in ("c_first", "python_greedy",
+                                                      "python_random")}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("path", sample_engines(), ids=lambda p: Path(p).parent.name)
+def test_every_sample_engine_passes(path: str) -> None:
+    results = _run(path)
+    failed = {k: v[1] for k, v in results.items() if not v[0]}
+    assert set(failed) == KNOWN_FAILURES.get(Path(path).parent.name, set()), failed
+
+
+BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
+    "never_flushes": (set(ALL_ITEMS), "not flushed"),
+    "wrong_id": (EVERY_ANSWER, "echo the id"),
+    "crashes_on_auction": ({"auction: first bid", "auction: answer a bid"},
+                           "exit code 3) without answering; its stderr ends: "
+                           "'crashes_on_auction: no idea how to bid'"),
+    "illegal_moves": (EVERY_ANSWER, "illegal"),
+    "ignores_quit": ({"quit"}, "SIGTERM"),
+    "bad_hello": ({"hello"}, "bidref/0"),
+    "noisy_stdout": ({"clean stdout"}, "thinking about"),
+}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(BROKEN_EXPECTED))
+def test_each_broken_engine_fails_exactly_its_items(name: str) -> None:
+    # A silent engine costs the whole start-up timeout: keep it short here.
+    quick = CheckSettings(bank=FAST.bank, delay=FAST.delay, startup=SECOND)
+    results = _run(str(BROKEN / f"{name}.py"), quick if name == "never_flushes" else FAST)
+    expected, hint = BROKEN_EXPECTED[name]
+    failed = {k for k, (ok, _) in results.items() if not ok}
+    assert failed == expected
+    first = next(item for item in ALL_ITEMS if item in expected)
+    assert hint in results[first][1]
+
+
+@pytest.mark.e2e
+def test_cli_reports_json_and_exit_codes() -> None:
+    runner = CliRunner()
+    bad = runner.invoke(app, ["check-engine", str(BROKEN / "bad_hello.py"), "--json",
+                              "--bank", "1", "--delay", "0.1"])
+    assert bad.exit_code == 1
+    report = json.loads(bad.output)
+    assert report["passed"] is False and report["name"] == "bad_hello"
+    assert [i["item"] for i in report["items"] if not i["passed"]] == ["hello"]
+    good = runner.invoke(app, ["check-engine", str(ROOT / "sample_engines/sh_random/engine.sh"),
+                               "--bank", "1", "--delay", "0.1"])
+    assert good.exit_code == 0, good.output
+    assert "15/15 items passed" in good.output
+
+
+def test_cli_refuses_a_missing_engine() -> None:
+    result = CliRunner().invoke(app, ["check-engine", "./no/such/engine"])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output

@@ -1,0 +1,39 @@
+"""The sample engines of the engines work play complete matches under the referee."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bidref.engines import resolve_engine
+from bidref.referee import MatchSpec, run_match
+from bidref.rules import TimeControl
+
+ROOT = Path(__file__).resolve().parents[1]
+SE = ROOT / "sample_engines"
+FAST = TimeControl.of_seconds(bank=5, delay=0.05)
+
+PAIRINGS = [
+    # python_strong thinks 20 ms a decision here so that the test stays quick.
+    (f"{SE / 'python_strong/engine.py'} --max-seconds 0.02", str(SE / "js_random/engine.js")),
+    (str(SE / "sh_random/engine.sh"), str(SE / "python_sdk_minimal/engine.py")),
+]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("a,b", PAIRINGS, ids=["strong-js", "sh-sdk_minimal"])
+def test_sample_engines_play_complete_matches(a: str, b: str) -> None:
+    if shutil.which("node") is None and "engine.js" in a + b:
+        pytest.skip("Node.js is not installed")
+    spec = MatchSpec(engines=(resolve_engine(a), resolve_engine(b)), seed=11,
+                     time_control=FAST, max_rounds=3)
+    out = run_match(spec)
+    # Finished by the game (a balance at 0, or the round limit), not by a fault.
+    assert out.reason in ("balance", "round_limit"), out.summary()
+    assert out.rounds >= 1 and sum(out.balances) == 300
+    assert out.decisions > 10
+    # Both engines exited by themselves (after quit), with exit code 0.
+    assert [(e["how"] in ("quit", "exited"), e["exit_code"]) for e in out.exits] == [
+        (True, 0), (True, 0)], out.exits
