@@ -45,14 +45,10 @@ from typing import IO, Any, Final
 
 from bidref import __version__
 from bidref.rules import (
-    TILES,
     Action,
-    Deal,
-    Layout,
     LayoutView,
     Match,
     MatchConfig,
-    Open,
     Phase,
     Play,
     PlayerView,
@@ -60,9 +56,9 @@ from bidref.rules import (
     Tile,
     parse_action,
     point,
-    seeded_deals,
     tile,
 )
+from bidref.rules.determinize import layout_from_view
 from bidref.rules.layout import Side
 
 log = logging.getLogger(__name__)
@@ -121,17 +117,6 @@ def view_from_dict(d: dict[str, Any]) -> PlayerView:
     )
 
 
-def layout_from_view(view: LayoutView) -> Layout:
-    """Rebuild the layout by placing its tiles again in the order they were placed."""
-    lay = Layout()
-    if not view.placed:
-        return lay
-    lay.open_tile(view.placed[0])
-    for t, (at, _joined) in zip(view.placed[1:], view.connections, strict=True):
-        lay.place(t, at)
-    return lay
-
-
 def sample_match(view: PlayerView, rng: random.Random, max_rounds: int | None = None) -> Match:
     """A :class:`Match` that agrees with everything ``view`` shows, with the tiles
     hidden from the player (opponent's hand, boneyard, later deals) dealt at random.
@@ -139,46 +124,7 @@ def sample_match(view: PlayerView, rng: random.Random, max_rounds: int | None = 
     It is one *determinization* for search: call it (or ``redeal_hidden`` on
     its result) once per simulation. Its ``legal_actions()`` equal the view's.
     """
-    layout = layout_from_view(view.layout)
-    me = view.player
-    seen = set(view.hand) | set(view.layout.placed)
-    hidden = [t for t in TILES if t not in seen]
-    rng.shuffle(hidden)
-    n = view.opponent_hand_size
-    if n + view.boneyard_size != len(hidden):
-        raise ValueError(
-            f"the view does not add up: {len(hidden)} hidden tiles but the opponent holds "
-            f"{n} and the boneyard {view.boneyard_size}"
-        )
-    opp_hand = sorted(hidden[:n])
-    own = list(view.hand)
-    m = Match.__new__(Match)
-    m.config = MatchConfig(max_rounds=max_rounds)
-    m.deals = seeded_deals(rng.getrandbits(64))
-    m.balances = list(view.balances)
-    m.round_number = view.round
-    m.deal = Deal.from_seed(0, 1)  # placeholder: the round's real deal is secret
-    m.hands = (own, opp_hand) if me == 0 else (opp_hand, own)
-    m.boneyard = hidden[n:]
-    m.layout = layout
-    m.phase = Phase(view.phase)
-    m.to_act = me if view.to_act is None else view.to_act
-    m.turn = view.turn
-    m.jockey = view.jockey
-    m.next_jockey = None
-    m.forced_tile = None
-    if view.opening == "forced" and m.phase is Phase.OPENING and view.legal_actions:
-        first = view.legal_actions[0]
-        m.forced_tile = first.tile if isinstance(first, Open) else None
-    m.bid = view.standing_bid
-    m.bidder = view.bidder
-    m.history = []
-    m.passes = 0  # a player asked to act never faces a pending pass that matters
-    m.drawn_this_turn = view.drawn_this_turn
-    m.result = None
-    m.start_events = []
-    m._legal = None
-    return m
+    return Match.from_view(view, rng, MatchConfig(max_rounds=max_rounds))
 
 
 # -- requests --------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
-from bidref.rules import Match, Tile, seeded_deals
+from bidref.rules import Match, Tile
 
 
 class OpponentModel:
@@ -59,11 +59,10 @@ class OpponentModel:
         others remain)."""
         if not self.constraints:
             return root.redeal_hidden(self.player, rng)
-        m = root.copy()
         opp = 1 - self.player
-        hidden = m.hands[opp] + m.boneyard
+        hidden = root.hands[opp] + root.boneyard
         rng.shuffle(hidden)
-        n = len(m.hands[opp])
+        n = len(root.hands[opp])
         slack = self.slack()
         left = [allowed for _, allowed in slack]
         hand: list[Tile] = []
@@ -80,10 +79,4 @@ class OpponentModel:
             rest.append(t)
         while len(hand) < n:  # the facts cannot all hold: fill up at random
             hand.append(rest.pop())
-        hand.sort()
-        own = m.hands[self.player]
-        m.hands = (own, hand) if self.player == 0 else (hand, own)
-        m.boneyard = rest
-        m.deals = seeded_deals(rng.getrandbits(64))
-        m._legal = None
-        return m
+        return root.redeal_hidden(self.player, rng, opponent_hand=hand)

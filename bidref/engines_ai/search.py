@@ -87,15 +87,7 @@ def bank_reserve(initial_bank: float) -> float:
 
 def _opener_state(m: Match, opener: int) -> Match:
     """A copy of an auction position in which ``opener`` is about to open for free."""
-    c = m.copy()
-    c.phase = Phase.OPENING
-    c.to_act = opener
-    c.forced_tile = None
-    c.bid = None
-    c.bidder = None
-    c.turn += 1
-    c._legal = None
-    return c
+    return m.with_free_opening(opener)
 
 
 class StrongPlayer:

@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .actions import (
     ACCEPT,
@@ -55,6 +55,9 @@ from .events import (
 )
 from .layout import _POINTS, Layout, Point, Side, points_earned
 from .tiles import TILES, Tile
+
+if TYPE_CHECKING:
+    from .view import PlayerView
 
 TOTAL_POINTS: Final = 300
 START_BALANCE: Final = 150
@@ -211,27 +214,71 @@ class Match:
         new.layout = self.layout.copy()
         return new
 
-    def redeal_hidden(self, player: int, rng: random.Random) -> Match:
+    def redeal_hidden(self, player: int, rng: random.Random,
+                      opponent_hand: Sequence[Tile] | None = None) -> Match:
         """A copy in which everything hidden from ``player`` is dealt again at random.
 
         The opponent's hand and the boneyard keep their sizes; ``player``'s own
         hand, the layout and all public facts stay. This is the determinization
-        step of Monte Carlo search over the hidden hands. Later rounds of the
-        copy are dealt from ``rng`` too, so the copy carries no secret seed.
+        step of Monte Carlo search over the hidden hands. With ``opponent_hand``
+        (e.g. sampled by an opponent model) the opponent gets exactly those
+        tiles and only the boneyard is shuffled. Later rounds of the copy are
+        dealt from ``rng`` too, so the copy carries no secret seed.
         """
         new = self.copy()
         opp = 1 - player
         hidden = new.hands[opp] + new.boneyard
-        rng.shuffle(hidden)
         n = len(new.hands[opp])
+        if opponent_hand is None:
+            rng.shuffle(hidden)
+            opp_hand = sorted(hidden[:n], key=_BY_INDEX)
+            rest = hidden[n:]
+        else:
+            opp_hand = sorted(opponent_hand, key=_BY_INDEX)
+            pool = set(hidden)
+            if len(opp_hand) != n or len(set(opp_hand)) != n or not pool.issuperset(opp_hand):
+                raise RulesError(
+                    f"opponent_hand {[str(t) for t in opp_hand]} is not {n} distinct tiles "
+                    f"hidden from player {_name(player)}")
+            rest = [t for t in hidden if t not in set(opp_hand)]
+            rng.shuffle(rest)
         own = new.hands[player]
-        opp_hand = sorted(hidden[:n])
         new.hands = (own, opp_hand) if player == 0 else (opp_hand, own)
-        new.boneyard = hidden[n:]
+        new.boneyard = rest
         seed = rng.getrandbits(64)
         new.deals = seeded_deals(seed)
         new._legal = None
         return new
+
+    def with_free_opening(self, opener: int) -> Match:
+        """A hypothetical copy of an auction position in which ``opener`` opens
+        for free now, as after a decline (RULES.md §6.1) — for search that
+        weighs what winning the opening is worth. The real match is untouched.
+        """
+        if self.phase is not Phase.AUCTION:
+            raise RulesError(f"with_free_opening needs an auction, not the {self.phase.value} "
+                             "phase")
+        c = self.copy()
+        c.phase = Phase.OPENING
+        c.forced_tile = None
+        c.bid = None
+        c.bidder = None
+        c._new_turn(opener)
+        c._legal = None
+        return c
+
+    @classmethod
+    def from_view(cls, view: PlayerView, rng: random.Random,
+                  config: MatchConfig | None = None,
+                  opponent_hand: Sequence[Tile] | None = None) -> Match:
+        """A match that agrees with everything ``view`` shows, the tiles hidden
+        from its player (the opponent's hand, the boneyard, later deals) dealt
+        at random from ``rng`` — one determinization for search. Its
+        ``legal_actions()`` equal the view's when it is the player's turn.
+        """
+        from .determinize import match_from_view
+
+        return match_from_view(cls, view, rng, config, opponent_hand)
 
     # -- queries ------------------------------------------------------------------
 

@@ -3,9 +3,11 @@
  * Reads one JSON object per line on stdin and answers on stdout (flushed):
  *   hello   -> its own hello
  *   request -> {"type":"action","id":ID,"action":FIRST}  (FIRST = legal[0])
+ *   error   -> for the pending request (an illegal or unreadable action): the
+ *              next legal action, since the same request stays pending
  *   ping    -> {"type":"pong","id":ID}
  *   quit    -> exits
- * Everything else (events, errors, rules answers) is ignored.
+ * Everything else (events, rules answers) is ignored.
  *
  * The JSON is scanned, not fully parsed: it finds the top-level keys "type",
  * "id" and "legal" by walking the object while skipping strings (with escapes)
@@ -77,8 +79,33 @@ static int copy_string(const char *s, char *out, size_t outlen) {
     return 1;
 }
 
+/* Copy the k-th string of the JSON array at s (a '[') into out. */
+static int nth_string(const char *s, int k, char *out, size_t outlen) {
+    if (*s != '[') return 0;
+    s++;
+    for (int i = 0;; i++) {
+        while (*s == ' ' || *s == ',') s++;
+        if (*s != '"') return 0;
+        if (i == k) return copy_string(s, out, outlen);
+        s = skip_string(s);
+    }
+}
+
+static char *pending_legal = NULL; /* the pending request's "legal" array, copied */
+static char pending_id[64] = "";
+static int pending_index = 0;
+
+static void answer(const char *id) {
+    char action[512];
+    if (!nth_string(pending_legal, pending_index, action, sizeof action)) {
+        pending_index = 0; /* no further action: the first one again */
+        if (!nth_string(pending_legal, 0, action, sizeof action)) return;
+    }
+    printf("{\"type\":\"action\",\"id\":%s,\"action\":%s}\n", id, action);
+}
+
 int main(void) {
-    char type[64], action[512], id[64];
+    char type[64], id[64];
     ssize_t n;
     while ((n = getline(&line, &cap, stdin)) > 0) {
         const char *t = find_key(line, "type");
@@ -99,11 +126,24 @@ int main(void) {
             } else {
                 const char *l = find_key(line, "legal");
                 if (!l || *l != '[') continue;
-                l++;
-                while (*l == ' ') l++;
-                if (!copy_string(l, action, sizeof action)) continue;
-                printf("{\"type\":\"action\",\"id\":%s,\"action\":%s}\n", id, action);
+                free(pending_legal);
+                pending_legal = strndup(l, (size_t)(skip_value(l) - l));
+                if (!pending_legal) continue;
+                memcpy(pending_id, id, ilen + 1);
+                pending_index = 0;
+                answer(id);
             }
+        } else if (strcmp(type, "\"error\"") == 0) {
+            const char *i = find_key(line, "id");
+            if (!i || !pending_legal) continue;
+            size_t ilen = (size_t)(skip_value(i) - i);
+            if (ilen != strlen(pending_id) || strncmp(i, pending_id, ilen) != 0) continue;
+            const char *c = find_key(line, "code");
+            char code[64];
+            if (!c || !copy_string(c, code, sizeof code)) continue;
+            if (strcmp(code, "\"illegal\"") != 0 && strcmp(code, "\"bad_action\"") != 0) continue;
+            pending_index++;
+            answer(pending_id);
         } else if (strcmp(type, "\"quit\"") == 0) {
             break;
         } else {
@@ -112,5 +152,6 @@ int main(void) {
         fflush(stdout);
     }
     free(line);
+    free(pending_legal);
     return 0;
 }

@@ -91,6 +91,7 @@ def choose(msg: View) -> str:
 
 def main() -> None:
     out = sys.stdout
+    pending: tuple[int, dict[str, Any]] | None = None  # the request waiting for an answer
     for line in sys.stdin:
         msg = json.loads(line)
         kind = msg.get("type")
@@ -98,13 +99,24 @@ def main() -> None:
             reply = {"type": "hello", "name": "python_greedy", "author": "bidref samples",
                      "version": "1", "protocol": "bidref/1"}
         elif kind == "request":
+            pending = (msg["id"], msg)
             reply = {"type": "action", "id": msg["id"], "action": choose(msg)}
+        elif kind == "error" and pending is not None and msg.get("id") == pending[0]:
+            # The referee refused our action and the same request stays pending:
+            # choose again among the legal actions not yet tried.
+            request = pending[1]
+            if msg.get("code") not in ("illegal", "bad_action") or len(request["legal"]) < 2:
+                continue
+            request["legal"] = [a for a in request["legal"] if a != request.get("_sent")]
+            reply = {"type": "action", "id": pending[0], "action": choose(request)}
         elif kind == "ping":
             reply = {"type": "pong", "id": msg["id"]}
         elif kind == "quit":
             return
         else:
             continue
+        if reply["type"] == "action" and pending is not None:
+            pending[1]["_sent"] = reply["action"]
         out.write(json.dumps(reply) + "\n")
         out.flush()
 

@@ -1,0 +1,90 @@
+"""Building a whole :class:`Match` from one player's view (determinization).
+
+A search engine sees only its :class:`PlayerView`; to simulate it needs a full
+state. This module deals the tiles the view hides at random, consistently with
+everything the view shows, and rebuilds the layout by placing its tiles again
+in their recorded order.
+"""
+
+from __future__ import annotations
+
+import operator
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .deal import seeded_deals
+from .errors import RulesError
+from .layout import Layout
+from .tiles import TILES, Tile
+
+if TYPE_CHECKING:
+    from .match import Match, MatchConfig
+    from .view import LayoutView, PlayerView
+
+_BY_INDEX = operator.attrgetter("index")
+
+
+def layout_from_view(view: LayoutView) -> Layout:
+    """Rebuild a layout by placing its tiles again in the order they were placed."""
+    lay = Layout()
+    if not view.placed:
+        return lay
+    lay.open_tile(view.placed[0])
+    for t, (at, _joined) in zip(view.placed[1:], view.connections, strict=True):
+        lay.place(t, at)
+    return lay
+
+
+def match_from_view(cls: type[Match], view: PlayerView, rng: random.Random,
+                    config: MatchConfig | None, opponent_hand: Sequence[Tile] | None) -> Match:
+    from .match import MatchConfig, Phase
+
+    me = view.player
+    seen = set(view.hand) | set(view.layout.placed)
+    hidden = [t for t in TILES if t not in seen]
+    n = view.opponent_hand_size
+    if n + view.boneyard_size != len(hidden):
+        raise RulesError(
+            f"the view does not add up: {len(hidden)} hidden tiles, but the opponent holds "
+            f"{n} and the boneyard {view.boneyard_size}")
+    if opponent_hand is None:
+        rng.shuffle(hidden)
+        opp = sorted(hidden[:n], key=_BY_INDEX)
+        boneyard = hidden[n:]
+    else:
+        opp = sorted(opponent_hand, key=_BY_INDEX)
+        if len(opp) != n or not set(hidden).issuperset(opp):
+            raise RulesError(f"opponent_hand must be {n} tiles hidden from the view's player")
+        boneyard = [t for t in hidden if t not in set(opp)]
+        rng.shuffle(boneyard)
+    own = list(view.hand)
+    hands = (own, opp) if me == 0 else (opp, own)
+    phase = Phase(view.phase)
+
+    # A round's own deal is secret; the copy's later rounds come from rng.
+    m = cls(seeded_deals(rng.getrandbits(64)), config or MatchConfig())
+    m.balances = list(view.balances)
+    m.round_number = view.round
+    m.hands = hands
+    m.boneyard = boneyard
+    m.layout = layout_from_view(view.layout)
+    m.phase = phase
+    m.over = phase is Phase.OVER
+    m.to_act = me if view.to_act is None else view.to_act
+    m.turn = view.turn
+    m.jockey = view.jockey
+    m.next_jockey = None
+    m.forced_tile = None
+    if view.opening == "forced" and phase is Phase.OPENING and view.legal_actions:
+        first = view.legal_actions[0]
+        m.forced_tile = getattr(first, "tile", None)
+    m.bid = view.standing_bid
+    m.bidder = view.bidder
+    m.passes = 0  # a player asked to act never faces a pending pass
+    m.round_actions = len(view.layout.placed)
+    m.drawn_this_turn = view.drawn_this_turn
+    m.result = None
+    m.start_events = []
+    m._legal = None
+    return m
