@@ -281,7 +281,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_gone(pids: set[int], timeout_s: float = 10.0) -> bool:
+def wait_gone(pids: set[int], timeout_s: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if not any(alive(p) for p in pids):
