@@ -407,7 +407,10 @@ class _Referee:
             try:
                 sent_at.append(seat.send(line))
             except SeatGone as e:
-                raise _End(1 - i, "startup", {"seat": i, "problem": f"{e}{self._tail(i)}"},
+                # An engine that already exited closes its stdin first: say how it ended.
+                info = seat.exit_info(self.spec.grace_ns)
+                problem = f"the engine ended before its hello ({info.describe()})" if info else e
+                raise _End(1 - i, "startup", {"seat": i, "problem": f"{problem}{self._tail(i)}"},
                            rated=False) from None
         for i, seat in enumerate(self.seats):
             deadline = sent_at[i] + self.spec.startup_timeout_ns

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bidref.engines import EngineSpec, ExitInfo
+from bidref.players import SeatGone
 from bidref.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.transcript import counter_salt
@@ -304,6 +305,21 @@ def test_a_bad_hello_is_a_startup_failure(reply: str, says: str) -> None:
     out, _, _ = play(lambda m, s: [(MS, reply)] if m["type"] == "hello" else [])
     assert out.reason == "startup"
     assert says in out.detail["problem"]
+
+
+def test_an_engine_gone_before_the_hello_is_written_says_how_it_ended() -> None:
+    # The engine exited before the referee wrote its hello: the write finds a closed
+    # stdin, and the problem names the exit, not the broken pipe.
+    class GoneSeat(FakeSeat):
+        def send(self, text: str) -> int:
+            raise SeatGone("the engine's stdin is closed (Broken pipe)")
+
+    clock = FakeClock()
+    a = GoneSeat("a", clock, first_legal(), exit=ExitInfo(1, None, "exited"))
+    out = run_match(SPEC, seats=[a, FakeSeat("b", clock, first_legal())], clock=clock,
+                    salt=counter_salt(), started_at="2026-01-01T00:00:00Z")
+    assert (out.reason, out.winner, out.rated) == ("startup", 1, False)
+    assert "ended before its hello (exit code 1)" in out.detail["problem"]
 
 
 def test_logs_before_the_hello_are_fine() -> None:
