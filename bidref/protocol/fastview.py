@@ -37,73 +37,105 @@ def _null(v: int | None) -> str:
     return "null" if v is None else str(v)
 
 
-class RequestEncoder:
-    """Encodes request lines for one match (keeps per-round caches)."""
+PHASE_TEXT: Final = {ph: ph.value for ph in Phase}
+"""``phase.value`` without the enum's property lookup."""
 
-    __slots__ = ("_actions", "_conn_layout", "_conn_n", "_conn_parts", "actions_by_text")
+
+class RequestEncoder:
+    """Encodes request lines for one match (keeps per-round caches).
+
+    What did not change since the previous request is not encoded again: the
+    layout's JSON is kept while no tile is placed (a layout only ever grows
+    within a round; a new round has a new :class:`Layout`), its ``placed`` and
+    ``connections`` lists are extended incrementally, and every action's JSON
+    string is made once.
+    """
+
+    __slots__ = ("_actions", "_conns", "_lay", "_lay_json", "_lay_n", "_placed",
+                 "actions_by_text")
 
     def __init__(self) -> None:
-        self._actions: dict[Action, str] = {}
+        self._actions: dict[int, tuple[Action, str]] = {}
+        """id(action) -> (action, its JSON string); holding the action keeps its id unique."""
         self.actions_by_text: dict[str, Action] = {}
         """Every action this encoder has written, by its canonical text (a parse cache)."""
-        self._conn_layout: Layout | None = None
-        self._conn_n = 0
-        self._conn_parts: list[str] = []
+        self._lay: Layout | None = None
+        self._lay_n = -1
+        self._lay_json = ""
+        self._placed: list[str] = []
+        self._conns: list[str] = []
 
-    def _connections(self, lay: Layout) -> str:
-        conns = lay.connections
-        if lay is not self._conn_layout or len(conns) < self._conn_n:
-            self._conn_layout = lay
-            self._conn_n = 0
-            self._conn_parts = []
-        parts = self._conn_parts
+    def _layout(self, lay: Layout) -> str:
+        """The layout object's JSON (cached while no tile is placed)."""
+        placed = lay.placed
+        n = len(placed)
+        if lay is self._lay and n == self._lay_n:
+            return self._lay_json
+        tile = _TILE
         pt = _PT
-        for a, b in conns[self._conn_n:]:
-            parts.append(f"[{pt[a.index]},{pt[b.index]}]")
-        self._conn_n = len(conns)
-        return ",".join(parts)
+        if lay is not self._lay or n < self._lay_n:
+            self._lay = lay
+            self._placed = []
+            self._conns = []
+        parts = self._placed
+        for t in placed[len(parts):]:
+            parts.append(tile[t.index])
+        conns = lay.connections
+        cparts = self._conns
+        for a, b in conns[len(cparts):]:
+            cparts.append(f"[{pt[a.index]},{pt[b.index]}]")
+        ops = lay.open_points
+        points = ",".join([_AP[q.index] for q in ops])
+        scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
+                            for t, v in lay.scoring()])
+        spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
+        self._lay_n = n
+        text = self._lay_json = (
+            f'{{"placed":[{",".join(parts)}],"connections":[{",".join(cparts)}],'
+            f'"attachment_points":[{points}],"scoring":[{scoring}],"count":{lay.count()},'
+            f'"spinner":{spinner}}}')
+        return text
 
     def _action(self, a: Action) -> str:
-        s = self._actions.get(a)
-        if s is None:
-            text = str(a)
-            s = self._actions[a] = json.dumps(text)
-            self.actions_by_text[text] = a
+        text = str(a)
+        s = json.dumps(text)
+        self._actions[id(a)] = (a, s)
+        self.actions_by_text[text] = a
         return s
+
+    def action_json(self, a: Action) -> str:
+        """``json.dumps(str(a))``, cached."""
+        e = self._actions.get(id(a))
+        return e[1] if e is not None else self._action(a)
 
     def encode(self, match: Match, req_id: int, clock: dict[str, int]) -> str:
         """The request line for the player to act in ``match``."""
         p = match.to_act
         tile = _TILE
-        lay = match.layout
-        legal = ",".join([self._action(a) for a in match.legal_actions()])
+        acts = self._actions
+        parts: list[str] = []
+        for a in match.legal_actions():
+            e = acts.get(id(a))
+            parts.append(e[1] if e is not None else self._action(a))
+        legal = ",".join(parts)
         hand = ",".join([tile[t.index] for t in match.hands[p]])
-        placed = ",".join([tile[t.index] for t in lay.placed])
-        points = ",".join([_AP[q.index] for q in lay.open_points])
-        scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
-                            for t, v in lay.scoring()])
-        spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
         b = match.balances
-        phase: Phase = match.phase
-        view = (
-            f'{{"player":{p},"round":{match.round_number},"phase":"{phase.value}",'
+        jockey = match.jockey
+        return (
+            f'{{"type":"request","id":{req_id},"view":'
+            f'{{"player":{p},"round":{match.round_number},"phase":"{PHASE_TEXT[match.phase]}",'
             f'"to_act":{p},"turn":{match.turn},"hand":[{hand}],'
             f'"opponent_hand_size":{len(match.hands[1 - p])},'
             f'"boneyard_size":{len(match.boneyard)},'
-            f'"layout":{{"placed":[{placed}],"connections":[{self._connections(lay)}],'
-            f'"attachment_points":[{points}],"scoring":[{scoring}],"count":{lay.count()},'
-            f'"spinner":{spinner}}},"balances":[{b[0]},{b[1]}],"jockey":{_null(match.jockey)},'
-            f'"opening":"{"forced" if match.jockey is None else "auction"}",'
+            f'"layout":{self._layout(match.layout)},"balances":[{b[0]},{b[1]}],'
+            f'"jockey":{"null" if jockey is None else jockey},'
+            f'"opening":"{"forced" if jockey is None else "auction"}",'
             f'"auction":{{"standing_bid":{_null(match.bid)},"bidder":{_null(match.bidder)}}},'
-            f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}}'
-        )
-        c = (f'{{"delay_left_ms":{clock["delay_left_ms"]},"bank_ms":{clock["bank_ms"]},'
-             f'"opponent_bank_ms":{clock["opponent_bank_ms"]},'
-             f'"deadline_ms":{clock["deadline_ms"]}}}')
-        return (f'{{"type":"request","id":{req_id},"view":{view},"clock":{c},'
-                f'"legal":[{legal}]}}')
-
-
+            f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}},'
+            f'"clock":{{"delay_left_ms":{clock["delay_left_ms"]},"bank_ms":{clock["bank_ms"]},'
+            f'"opponent_bank_ms":{clock["opponent_bank_ms"]},'
+            f'"deadline_ms":{clock["deadline_ms"]}}},'
+            f'"legal":[{legal}]}}')
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
