@@ -258,10 +258,8 @@ def request_line(match: Match, req_id: int, mclock: MatchClock,
     p = match.to_act
     delay_left = mclock.delay_left // MILLISECOND
     bank = mclock.banks[p] // MILLISECOND
-    clock = {"delay_left_ms": delay_left, "bank_ms": bank,
-             "opponent_bank_ms": mclock.banks[1 - p] // MILLISECOND,
-             "deadline_ms": delay_left + bank}
-    return (encoder or RequestEncoder()).encode(match, req_id, clock)
+    return (encoder or RequestEncoder()).encode_ms(
+        match, req_id, delay_left, bank, mclock.banks[1 - p] // MILLISECOND, delay_left + bank)
 
 
 def event_lines(event: Event, seat: int) -> str | None:

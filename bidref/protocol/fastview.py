@@ -33,12 +33,33 @@ _AP: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}","value":{
               for p in _POINTS]
 
 
-def _null(v: int | None) -> str:
-    return "null" if v is None else str(v)
-
-
 PHASE_TEXT: Final = {ph: ph.value for ph in Phase}
 """``phase.value`` without the enum's property lookup."""
+
+
+_ACTION_JSON: dict[int, tuple[Action, str]] = {}
+"""id(action) -> (action, ``json.dumps(str(action))``), shared by all encoders: the
+rules core hands out interned actions, so this stays small. Holding the action
+keeps its id from being reused."""
+ACTIONS_BY_TEXT: dict[str, Action] = {}
+"""Every action an encoder has written, by its canonical text: a cache of
+:func:`~bidref.rules.parse_action` for canonical texts (shared, like the above)."""
+_ACTION_JSON_CAP: Final = 20_000
+
+
+def action_json(a: Action) -> str:
+    """``json.dumps(str(a))``, cached; the action is added to :data:`ACTIONS_BY_TEXT`."""
+    e = _ACTION_JSON.get(id(a))
+    if e is not None:
+        return e[1]
+    if len(_ACTION_JSON) >= _ACTION_JSON_CAP:  # actions that are not interned
+        _ACTION_JSON.clear()
+        ACTIONS_BY_TEXT.clear()
+    text = str(a)
+    s = json.dumps(text)
+    _ACTION_JSON[id(a)] = (a, s)
+    ACTIONS_BY_TEXT[text] = a
+    return s
 
 
 class RequestEncoder:
@@ -51,19 +72,18 @@ class RequestEncoder:
     string is made once.
     """
 
-    __slots__ = ("_actions", "_conns", "_lay", "_lay_json", "_lay_n", "_placed",
+    __slots__ = ("_conns", "_conns_n", "_lay", "_lay_json", "_lay_n", "_placed",
                  "actions_by_text")
 
     def __init__(self) -> None:
-        self._actions: dict[int, tuple[Action, str]] = {}
-        """id(action) -> (action, its JSON string); holding the action keeps its id unique."""
-        self.actions_by_text: dict[str, Action] = {}
-        """Every action this encoder has written, by its canonical text (a parse cache)."""
+        self.actions_by_text = ACTIONS_BY_TEXT
+        """Every action written, by its canonical text (a parse cache)."""
         self._lay: Layout | None = None
         self._lay_n = -1
         self._lay_json = ""
-        self._placed: list[str] = []
-        self._conns: list[str] = []
+        self._placed = ""  # the JSON list items of layout.placed[:_lay_n]
+        self._conns = ""  # the JSON list items of layout.connections[:_conns_n]
+        self._conns_n = 0
 
     def _layout(self, lay: Layout) -> str:
         """The layout object's JSON (cached while no tile is placed)."""
@@ -75,52 +95,55 @@ class RequestEncoder:
         pt = _PT
         if lay is not self._lay or n < self._lay_n:
             self._lay = lay
-            self._placed = []
-            self._conns = []
-        parts = self._placed
-        for t in placed[len(parts):]:
-            parts.append(tile[t.index])
+            self._lay_n = 0
+            self._placed = ""
+            self._conns = ""
+            self._conns_n = 0
+        new = ",".join([tile[t.index] for t in placed[self._lay_n:]])
+        self._placed = f"{self._placed},{new}" if self._placed else new
         conns = lay.connections
-        cparts = self._conns
-        for a, b in conns[len(cparts):]:
-            cparts.append(f"[{pt[a.index]},{pt[b.index]}]")
-        ops = lay.open_points
-        points = ",".join([_AP[q.index] for q in ops])
+        if len(conns) > self._conns_n:
+            new = ",".join([f"[{pt[a.index]},{pt[b.index]}]" for a, b in conns[self._conns_n:]])
+            self._conns = f"{self._conns},{new}" if self._conns else new
+            self._conns_n = len(conns)
+        points = ",".join([_AP[q.index] for q in lay.open_points])
         scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
                             for t, v in lay.scoring()])
         spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
         self._lay_n = n
         text = self._lay_json = (
-            f'{{"placed":[{",".join(parts)}],"connections":[{",".join(cparts)}],'
+            f'{{"placed":[{self._placed}],"connections":[{self._conns}],'
             f'"attachment_points":[{points}],"scoring":[{scoring}],"count":{lay.count()},'
             f'"spinner":{spinner}}}')
         return text
 
-    def _action(self, a: Action) -> str:
-        text = str(a)
-        s = json.dumps(text)
-        self._actions[id(a)] = (a, s)
-        self.actions_by_text[text] = a
-        return s
-
-    def action_json(self, a: Action) -> str:
-        """``json.dumps(str(a))``, cached."""
-        e = self._actions.get(id(a))
-        return e[1] if e is not None else self._action(a)
+    @staticmethod
+    def action_json(a: Action) -> str:
+        """``json.dumps(str(a))``, cached (see :func:`action_json`)."""
+        return action_json(a)
 
     def encode(self, match: Match, req_id: int, clock: dict[str, int]) -> str:
-        """The request line for the player to act in ``match``."""
+        """The request line for the player to act in ``match``; ``clock`` holds the
+        :class:`~bidref.protocol.ClockInfo` fields."""
+        return self.encode_ms(match, req_id, clock["delay_left_ms"], clock["bank_ms"],
+                              clock["opponent_bank_ms"], clock["deadline_ms"])
+
+    def encode_ms(self, match: Match, req_id: int, delay_left_ms: int, bank_ms: int,
+                  opponent_bank_ms: int, deadline_ms: int) -> str:
+        """:meth:`encode` with the clock fields as arguments."""
         p = match.to_act
         tile = _TILE
-        acts = self._actions
+        acts = _ACTION_JSON
         parts: list[str] = []
         for a in match.legal_actions():
             e = acts.get(id(a))
-            parts.append(e[1] if e is not None else self._action(a))
+            parts.append(e[1] if e is not None else action_json(a))
         legal = ",".join(parts)
         hand = ",".join([tile[t.index] for t in match.hands[p]])
         b = match.balances
         jockey = match.jockey
+        bid = match.bid
+        bidder = match.bidder
         return (
             f'{{"type":"request","id":{req_id},"view":'
             f'{{"player":{p},"round":{match.round_number},"phase":"{PHASE_TEXT[match.phase]}",'
@@ -130,11 +153,11 @@ class RequestEncoder:
             f'"layout":{self._layout(match.layout)},"balances":[{b[0]},{b[1]}],'
             f'"jockey":{"null" if jockey is None else jockey},'
             f'"opening":"{"forced" if jockey is None else "auction"}",'
-            f'"auction":{{"standing_bid":{_null(match.bid)},"bidder":{_null(match.bidder)}}},'
+            f'"auction":{{"standing_bid":{"null" if bid is None else bid},'
+            f'"bidder":{"null" if bidder is None else bidder}}},'
             f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}},'
-            f'"clock":{{"delay_left_ms":{clock["delay_left_ms"]},"bank_ms":{clock["bank_ms"]},'
-            f'"opponent_bank_ms":{clock["opponent_bank_ms"]},'
-            f'"deadline_ms":{clock["deadline_ms"]}}},'
+            f'"clock":{{"delay_left_ms":{delay_left_ms},"bank_ms":{bank_ms},'
+            f'"opponent_bank_ms":{opponent_bank_ms},"deadline_ms":{deadline_ms}}},'
             f'"legal":[{legal}]}}')
 
 
