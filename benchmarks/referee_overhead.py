@@ -15,7 +15,9 @@ Run (after `make -C sample_engines`)::
     referee's work — applying the action, sending events to both engines,
     building and writing the next request — and the engine's round trip).
 
-Prints both medians and their ratio; the target is a ratio <= 1.5.
+Prints both medians and their ratio; the target is a ratio <= 1.5. With
+``--transcript`` every match also writes its transcript (to a temporary
+directory), as ``bidref match --transcript`` does.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import itertools
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -71,14 +74,14 @@ def raw_round_trips(n: int) -> tuple[list[int], list[int]]:
     return full, charged
 
 
-def decision_times(seed: int) -> tuple[list[int], int]:
+def decision_times(seed: int, transcript: Path | None = None) -> tuple[list[int], int]:
     """Reply-to-reply intervals (ns) in one match between two C engines, and its decisions."""
     spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
                      time_control=TimeControl.of_seconds(bank=120, delay=10))
     seats = [TimingSeat(e) for e in spec.engines]
     for s in seats:
         s.stamps = []
-    out = run_match(spec, seats=seats)
+    out = run_match(spec, seats=seats, transcript_path=transcript)
     assert out.reason == "balance", out.summary()
     stamps = sorted(seats[0].stamps[1:] + seats[1].stamps[1:])  # [0] is the hello
     return [b - a for a, b in itertools.pairwise(stamps)], out.decisions
@@ -88,7 +91,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pings", type=int, default=3000)
     ap.add_argument("--matches", type=int, default=10)
+    ap.add_argument("--transcript", action="store_true",
+                    help="write each match's transcript (to a temporary directory)")
     args = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
     if not ENGINE.exists():
         subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True)
     raw_round_trips(200)  # warm up
@@ -103,16 +109,20 @@ def main() -> None:
         full, ch = raw_round_trips(args.pings // args.matches)
         raw += full
         charged += ch
-        intervals, n = decision_times(seed)
+        intervals, n = decision_times(
+            seed, Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None)
         per += intervals
         decisions += n
     wall = time.perf_counter() - t0
+    tmp.cleanup()
     raw_med = statistics.median(raw) / 1000
     per_med = statistics.median(per) / 1000
     print(f"raw ping round trip (C engine, pipe): median {raw_med:8.1f} us  "
           f"({len(raw)} pings; write end to reply stamp: "
           f"{statistics.median(charged) / 1000:.1f} us)")
-    print(f"wall time per decision (C vs C):      median {per_med:8.1f} us  "
+    what = "C vs C, transcript" if args.transcript else "C vs C"
+    pad = " " * max(1, 12 - len(what))
+    print(f"wall time per decision ({what}):{pad}median {per_med:8.1f} us  "
           f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)")
     print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
 
