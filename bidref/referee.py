@@ -62,7 +62,7 @@ from .protocol import (
     quote,
 )
 from .protocol.codec import action_reply
-from .protocol.fastview import PHASE_TEXT, RequestEncoder, event_json
+from .protocol.fastview import RequestEncoder, event_json
 from .rules import (
     MILLISECOND,
     RULES_VERSION,
@@ -476,7 +476,7 @@ class _Referee:
             banks = mclock.banks
             seq = tx.write_json("request", start, (
                 f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
-                f'"phase":"{PHASE_TEXT[match.phase]}","clock":{{"delay_left_ns":{mclock.delay_left},'
+                f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
                 f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
                 f'"deadline_ns":{deadline - self.origin}'))
             tx.private(seq, "request_raw", {"seat": p, "raw": line})

@@ -21,8 +21,8 @@ from ..rules import (
     Layout,
     Match,
     Passed,
-    Phase,
     Placed,
+    Point,
     Transfer,
 )
 from ..rules.tiles import TILES
@@ -33,8 +33,11 @@ _AP: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}","value":{
               for p in _POINTS]
 
 
-PHASE_TEXT: Final = {ph: ph.value for ph in Phase}
-"""``phase.value`` without the enum's property lookup."""
+
+_ENDS: dict[tuple[Point, ...], str] = {}
+"""The attachment points, scoring ends and count of a layout (JSON members), by its
+open points: they depend on nothing else (shared by all encoders)."""
+_ENDS_CAP: Final = 50_000
 
 
 _ACTION_JSON: dict[int, tuple[Action, str]] = {}
@@ -99,21 +102,31 @@ class RequestEncoder:
             self._placed = ""
             self._conns = ""
             self._conns_n = 0
-        new = ",".join([tile[t.index] for t in placed[self._lay_n:]])
+        k = self._lay_n
+        # the usual case: one more tile
+        new = tile[placed[k].index] if n == k + 1 else ",".join([tile[t.index] for t in placed[k:]])
         self._placed = f"{self._placed},{new}" if self._placed else new
         conns = lay.connections
-        if len(conns) > self._conns_n:
-            new = ",".join([f"[{pt[a.index]},{pt[b.index]}]" for a, b in conns[self._conns_n:]])
+        k = self._conns_n
+        if len(conns) > k:
+            new = ",".join([f"[{pt[a.index]},{pt[b.index]}]" for a, b in conns[k:]])
             self._conns = f"{self._conns},{new}" if self._conns else new
             self._conns_n = len(conns)
-        points = ",".join([_AP[q.index] for q in lay.open_points])
-        scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
-                            for t, v in lay.scoring()])
+        ops = lay.open_points
+        key = tuple(ops)  # points hash by identity (they are interned)
+        ends = _ENDS.get(key)
+        if ends is None:
+            if len(_ENDS) >= _ENDS_CAP:
+                _ENDS.clear()
+            points = ",".join([_AP[q.index] for q in ops])
+            scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
+                                for t, v in lay.scoring()])
+            ends = _ENDS[key] = (f'"attachment_points":[{points}],"scoring":[{scoring}],'
+                                 f'"count":{lay.count()}')
         spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
         self._lay_n = n
         text = self._lay_json = (
-            f'{{"placed":[{self._placed}],"connections":[{self._conns}],'
-            f'"attachment_points":[{points}],"scoring":[{scoring}],"count":{lay.count()},'
+            f'{{"placed":[{self._placed}],"connections":[{self._conns}],{ends},'
             f'"spinner":{spinner}}}')
         return text
 
@@ -146,7 +159,7 @@ class RequestEncoder:
         bidder = match.bidder
         return (
             f'{{"type":"request","id":{req_id},"view":'
-            f'{{"player":{p},"round":{match.round_number},"phase":"{PHASE_TEXT[match.phase]}",'
+            f'{{"player":{p},"round":{match.round_number},"phase":"{match.phase._value_}",'
             f'"to_act":{p},"turn":{match.turn},"hand":[{hand}],'
             f'"opponent_hand_size":{len(match.hands[1 - p])},'
             f'"boneyard_size":{len(match.boneyard)},'
