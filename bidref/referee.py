@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, Overlong
+from .engines import Clock, EngineSpec, Eof, Line, Overlong
 from .engines.framing import MAX_LINE
 from .players import EngineSeat, Seat, SeatGone, SeatStartError
 from .protocol import (
@@ -490,13 +490,14 @@ class _Referee:
                 if late > tol:
                     raise self._timing_fault(p, deadline, now, "woke")
                 raise self._time_loss(p, max(late, 0))
-            if isinstance(inc, Eof):
-                raise self._crash(p)
-            if isinstance(inc, Overlong):
-                raise _End(1 - p, "protocol", {
-                    "seat": p, "line": quote(inc.prefix),
-                    "problem": f"a line of {inc.length} bytes (the limit is "
-                               f"{self.spec.max_line})"})
+            if type(inc) is not Line:
+                if isinstance(inc, Eof):
+                    raise self._crash(p)
+                if isinstance(inc, Overlong):
+                    raise _End(1 - p, "protocol", {
+                        "seat": p, "line": quote(inc.prefix),
+                        "problem": f"a line of {inc.length} bytes (the limit is "
+                                   f"{self.spec.max_line})"})
             t = inc.t
             if t >= deadline:
                 if t - deadline > tol:
