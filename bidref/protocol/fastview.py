@@ -3,8 +3,10 @@
 :class:`RequestEncoder` writes exactly the text of
 ``encode_request(id, player_view(match, p).to_dict(), clock, legal)`` — the same
 keys, order and compact separators — but from cached JSON fragments of tiles,
-attachment points and actions, and with the layout's connection list extended
-incrementally within a round. A test checks the equality on many random games.
+attachment points and actions, with the layout's JSON kept while no tile is placed
+and its ``placed`` and ``connections`` lists extended incrementally within a
+round. Tests check the equality on many random games (tests/protocol,
+tests/referee/test_fast_paths.py).
 """
 
 from __future__ import annotations
