@@ -32,6 +32,7 @@ demo: $(STAMP) engines
 bench: $(STAMP) engines
 	$(PY) benchmarks/rules_playouts.py
 	$(PY) benchmarks/referee_overhead.py
+	$(PY) benchmarks/referee_work.py
 	$(PY) benchmarks/replay_speed.py
 	$(PY) benchmarks/play_screen.py
 	$(PY) benchmarks/tournament_throughput.py

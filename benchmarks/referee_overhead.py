@@ -13,9 +13,15 @@ Run (after `make -C sample_engines`)::
 (b) the wall time per decision inside real matches between two of those engines:
     the time between consecutive replies the referee reads (which includes the
     referee's work — applying the action, sending events to both engines,
-    building and writing the next request — and the engine's round trip).
+    building and writing the next request — and the engine's round trip). Its
+    two parts are printed too: from a reply's stamp to the end of the next
+    request's write (the hand-over from the reader thread and the referee's
+    work), and from there to the next reply's stamp (the engine reading the
+    request with its events, choosing, and the transport).
 
-Prints both medians and their ratio; the target is a ratio <= 1.5.
+Prints both medians and their ratio; the target is a ratio <= 1.5. With
+``--transcript`` every match also writes its transcript (to a temporary
+directory), as ``bidref match --transcript`` does.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import itertools
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,9 +47,16 @@ ENGINE = ROOT / "sample_engines" / "c_first" / "engine"
 
 
 class TimingSeat(EngineSeat):
-    """An engine seat that notes the clock time of every line it reads."""
+    """An engine seat that notes the clock time of every line it reads, and of the
+    end of every write."""
 
     stamps: list[int]
+    sends: list[int]
+
+    def send(self, text: str) -> int:
+        t = super().send(text)
+        self.sends.append(t)
+        return t
 
     def receive(self, deadline: int | None) -> Incoming | None:
         got = super().receive(deadline)
@@ -71,24 +85,36 @@ def raw_round_trips(n: int) -> tuple[list[int], list[int]]:
     return full, charged
 
 
-def decision_times(seed: int) -> tuple[list[int], int]:
-    """Reply-to-reply intervals (ns) in one match between two C engines, and its decisions."""
+def decision_times(seed: int, transcript: Path | None = None
+                   ) -> tuple[list[int], int, list[int], list[int]]:
+    """Reply-to-reply intervals (ns) in one match between two C engines, its
+    decisions, and the two parts of each interval: reply stamped -> next write
+    done (the referee, incl. the hand-over from the reader thread) and write done
+    -> next reply stamped (the engine and the transport)."""
     spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
                      time_control=TimeControl.of_seconds(bank=120, delay=10))
     seats = [TimingSeat(e) for e in spec.engines]
     for s in seats:
         s.stamps = []
-    out = run_match(spec, seats=seats)
+        s.sends = []
+    out = run_match(spec, seats=seats, transcript_path=transcript)
     assert out.reason == "balance", out.summary()
     stamps = sorted(seats[0].stamps[1:] + seats[1].stamps[1:])  # [0] is the hello
-    return [b - a for a, b in itertools.pairwise(stamps)], out.decisions
+    timeline = sorted([(t, "r") for t in stamps]
+                      + [(t, "s") for t in seats[0].sends[1:] + seats[1].sends[1:]])
+    referee = [b[0] - a[0] for a, b in itertools.pairwise(timeline) if a[1] + b[1] == "rs"]
+    engine = [b[0] - a[0] for a, b in itertools.pairwise(timeline) if a[1] + b[1] == "sr"]
+    return [b - a for a, b in itertools.pairwise(stamps)], out.decisions, referee, engine
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pings", type=int, default=3000)
     ap.add_argument("--matches", type=int, default=10)
+    ap.add_argument("--transcript", action="store_true",
+                    help="write each match's transcript (to a temporary directory)")
     args = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
     if not ENGINE.exists():
         subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True)
     raw_round_trips(200)  # warm up
@@ -97,23 +123,35 @@ def main() -> None:
     raw: list[int] = []
     charged: list[int] = []
     per: list[int] = []
+    referee: list[int] = []
+    engine: list[int] = []
     decisions = 0
     t0 = time.perf_counter()
     for seed in range(args.matches):
         full, ch = raw_round_trips(args.pings // args.matches)
         raw += full
         charged += ch
-        intervals, n = decision_times(seed)
+        intervals, n, ref, eng = decision_times(
+            seed, Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None)
         per += intervals
+        referee += ref
+        engine += eng
         decisions += n
     wall = time.perf_counter() - t0
+    tmp.cleanup()
     raw_med = statistics.median(raw) / 1000
     per_med = statistics.median(per) / 1000
     print(f"raw ping round trip (C engine, pipe): median {raw_med:8.1f} us  "
           f"({len(raw)} pings; write end to reply stamp: "
           f"{statistics.median(charged) / 1000:.1f} us)")
-    print(f"wall time per decision (C vs C):      median {per_med:8.1f} us  "
+    what = "C vs C, transcript" if args.transcript else "C vs C"
+    pad = " " * max(1, 12 - len(what))
+    print(f"wall time per decision ({what}):{pad}median {per_med:8.1f} us  "
           f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)")
+    ref_med = statistics.median(referee) / 1000
+    eng_med = statistics.median(engine) / 1000
+    print(f"  parts (medians): reply stamped -> next request written {ref_med:.1f} us "
+          f"(referee); written -> reply stamped {eng_med:.1f} us (engine)")
     print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
 
 

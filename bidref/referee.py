@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, Overlong
+from .engines import Clock, EngineSpec, Eof, Line, Overlong
 from .engines.framing import MAX_LINE
 from .players import EngineSeat, Seat, SeatGone, SeatStartError
 from .protocol import (
@@ -61,6 +61,7 @@ from .protocol import (
     encode,
     quote,
 )
+from .protocol.codec import action_reply
 from .protocol.fastview import RequestEncoder, event_json
 from .rules import (
     MILLISECOND,
@@ -257,10 +258,8 @@ def request_line(match: Match, req_id: int, mclock: MatchClock,
     p = match.to_act
     delay_left = mclock.delay_left // MILLISECOND
     bank = mclock.banks[p] // MILLISECOND
-    clock = {"delay_left_ms": delay_left, "bank_ms": bank,
-             "opponent_bank_ms": mclock.banks[1 - p] // MILLISECOND,
-             "deadline_ms": delay_left + bank}
-    return (encoder or RequestEncoder()).encode(match, req_id, clock)
+    return (encoder or RequestEncoder()).encode_ms(
+        match, req_id, delay_left, bank, mclock.banks[1 - p] // MILLISECOND, delay_left + bank)
 
 
 def event_lines(event: Event, seat: int) -> str | None:
@@ -271,14 +270,6 @@ def event_lines(event: Event, seat: int) -> str | None:
     if pub is None:
         return None
     return '{"type":"event","event":' + event_json(pub) + "}"
-
-
-def _event_pair(event: Event) -> tuple[str | None, str | None]:
-    """The event lines for seats 0 and 1 (one encoding when both see the same)."""
-    if isinstance(event, Drew):
-        return event_lines(event, 0), event_lines(event, 1)
-    line = event_lines(event, 0)
-    return line, line
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -485,14 +476,15 @@ class _Referee:
         deadline = mclock.deadline(start)
         tx = self.tx
         if tx.enabled:
-            seq = tx.write("request", start, {
-                "seat": p, "id": rid, "round": match.round_number, "turn": match.turn,
-                "phase": match.phase.value,
-                "clock": {"delay_left_ns": mclock.delay_left, "bank_ns": mclock.banks[p],
-                          "opponent_bank_ns": mclock.banks[1 - p]},
-                "deadline_ns": deadline - self.origin})
+            banks = mclock.banks
+            seq = tx.write_json("request", start, (
+                f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
+                f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
+                f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
+                f'"deadline_ns":{deadline - self.origin}'))
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
         tol = self.spec.timing_tolerance_ns
+        encoder = self.encoder
         while True:
             inc = seat.receive(deadline)
             if inc is None:
@@ -501,60 +493,70 @@ class _Referee:
                 if late > tol:
                     raise self._timing_fault(p, deadline, now, "woke")
                 raise self._time_loss(p, max(late, 0))
-            if isinstance(inc, Eof):
-                raise self._crash(p)
-            if isinstance(inc, Overlong):
-                raise _End(1 - p, "protocol", {
-                    "seat": p, "line": quote(inc.prefix),
-                    "problem": f"a line of {inc.length} bytes (the limit is "
-                               f"{self.spec.max_line})"})
+            if type(inc) is not Line:
+                if isinstance(inc, Eof):
+                    raise self._crash(p)
+                if isinstance(inc, Overlong):
+                    raise _End(1 - p, "protocol", {
+                        "seat": p, "line": quote(inc.prefix),
+                        "problem": f"a line of {inc.length} bytes (the limit is "
+                                   f"{self.spec.max_line})"})
             t = inc.t
             if t >= deadline:
                 if t - deadline > tol:
                     raise self._timing_fault(p, deadline, t, "stamped")
                 raise self._time_loss(p, t - deadline)
-            try:
-                msg = decode_engine_line(inc.text)
-            except ProtocolError as e:
-                self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code, message=str(e))))
-                raise _End(1 - p, "protocol", {"seat": p, "line": quote(inc.text),
-                                               "problem": e.problem}) from None
-            if type(msg) is ActionMsg:
-                if msg.id != rid:
-                    self._stale(p, msg, inc.text, t)
-                    continue
-                # A reply can be stamped before write_line() took its own stamp
-                # (the reader thread ran first): that is no time at all.
-                mclock, charge = mclock.charge(max(0, t - start))
-                self.mclock = mclock
+            text = inc.text
+            fast = action_reply(text)  # the usual action line, without a JSON parser
+            if fast is None:
                 try:
-                    action = (self.encoder.actions_by_text.get(msg.action)
-                              or parse_action(msg.action))
-                    events = match.apply(action, p)
-                except (NotationError, IllegalActionError) as err:
-                    start, deadline = self._illegal(p, rid, msg, inc.text, t, charge, err)
+                    msg = decode_engine_line(text)
+                except ProtocolError as e:
+                    self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code,
+                                                          message=str(e))))
+                    raise _End(1 - p, "protocol", {"seat": p, "line": quote(text),
+                                                   "problem": e.problem}) from None
+                if type(msg) is not ActionMsg:
+                    self._other_message(p, msg, text, t)
                     continue
-                self.decisions += 1
-                self.last_accept = t
-                if tx.enabled:
-                    seq = tx.write("reply", t, {
-                        "seat": p, "id": rid, "status": "accepted", "action": str(action),
-                        "rule": None, "elapsed_ns": charge.elapsed,
-                        "charge": {"delay_used_ns": charge.delay_used,
-                                   "bank_used_ns": charge.bank_used,
-                                   "timed_out": charge.timed_out,
-                                   "overrun_ns": charge.overrun},
-                        "banks_ns": list(mclock.banks)})
-                    # the raw line may carry extra fields: private until the round ends
-                    tx.private(seq, "reply_raw", {"seat": p, "raw": inc.text})
-                self._dispatch(events, t)
-                if self.observer is not None:
-                    self.last = f"{'AB'[p]}: {action}"
-                    self._notify(self.last)
-                return
-            self._other_message(p, msg, inc.text, t)
+                got_id, action_text = msg.id, msg.action
+            else:
+                got_id, action_text = fast
+            if got_id != rid:
+                self._stale(p, got_id, text, t)
+                continue
+            # A reply can be stamped before write_line() took its own stamp
+            # (the reader thread ran first): that is no time at all.
+            mclock, charge = mclock.charge(t - start if t > start else 0)
+            self.mclock = mclock
+            try:
+                action = encoder.actions_by_text.get(action_text) or parse_action(action_text)
+                events = match.apply(action, p)
+            except (NotationError, IllegalActionError) as err:
+                start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
+                continue
+            self.decisions += 1
+            self.last_accept = t
+            if tx.enabled:
+                banks = mclock.banks
+                seq = tx.write_json("reply", t, (
+                    f'"seat":{p},"id":{rid},"status":"accepted",'
+                    f'"action":{encoder.action_json(action)},"rule":null,'
+                    f'"elapsed_ns":{charge.elapsed},"charge":{{'
+                    f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
+                    f'"timed_out":{"true" if charge.timed_out else "false"},'
+                    f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'),
+                    flush=False)
+                # the raw line may carry extra fields: private until the round ends
+                tx.private(seq, "reply_raw", {"seat": p, "raw": text})
+            self._dispatch(events, t)
+            tx.flush()  # the reply and its events: one write
+            if self.observer is not None:
+                self.last = f"{'AB'[p]}: {action}"
+                self._notify(self.last)
+            return
 
-    def _illegal(self, p: int, rid: int, msg: ActionMsg, raw: str, t: int, charge: Charge,
+    def _illegal(self, p: int, rid: int, action_text: str, raw: str, t: int, charge: Charge,
                  err: NotationError | IllegalActionError) -> tuple[int, int]:
         """Record an illegal action; forfeit, or reply with an error and return the new
         (start, deadline) of the same pending decision."""
@@ -572,7 +574,7 @@ class _Referee:
         tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
         tx.private(seq, "error_raw", {"seat": p, "message": message})
         if self.policy.forfeits(p, err):
-            raise _End(1 - p, "illegal", {"seat": p, "action": msg.action, "rule": rule,
+            raise _End(1 - p, "illegal", {"seat": p, "action": action_text, "rule": rule,
                                           "code": code, "message": message})
         start = self._send(p, encode(ErrorMsg(id=rid, code=code, message=message, rule=rule)))
         deadline = self.mclock.deadline(start)
@@ -581,11 +583,11 @@ class _Referee:
                                   "bank_ns": self.mclock.banks[p]})
         return start, deadline
 
-    def _stale(self, p: int, msg: ActionMsg, raw: str, t: int) -> None:
-        seq = self.tx.write("stale", t, {"seat": p, "id": msg.id, "pending": self.req_id})
+    def _stale(self, p: int, got_id: int, raw: str, t: int) -> None:
+        seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
         self.tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
-        self._send(p, encode(ErrorMsg(id=msg.id, code="stale_id", message=(
-            f"action for request {msg.id} ignored: the pending request is {self.req_id}"))))
+        self._send(p, encode(ErrorMsg(id=got_id, code="stale_id", message=(
+            f"action for request {got_id} ignored: the pending request is {self.req_id}"))))
 
     def _other_message(self, p: int, msg: Any, raw: str, t: int) -> None:
         if isinstance(msg, RulesRequest):
@@ -617,25 +619,37 @@ class _Referee:
         tx = self.tx
         out = self.outbox
         for ev in events:
-            if isinstance(ev, RoundStarted):
+            tp = type(ev)
+            if tp is RoundStarted:
+                assert isinstance(ev, RoundStarted)
                 tx.start_round(t, ev.round, ev.deal.to_dict(), {
                     "opening": ev.opening, "jockey": ev.jockey,
                     "balances": list(self.match.balances) if self.match else None})
-            elif tx.enabled:
-                pub = public_event(ev, None)
-                assert pub is not None
-                seq = tx.write("event", t, {"event": pub.to_dict()})
-                if isinstance(ev, Drew):
-                    tx.private(seq, "drew", {"seat": ev.player, "tile": ev.tile.as_list()
+                line = '{"type":"event","event":' + _dumps(ev.public()) + "}"
+                out[0].append(line)
+                out[1].append(line)
+                continue
+            if tp is Drew:
+                assert isinstance(ev, Drew)
+                drawer = ev.player
+                public = event_json(ev.public_form())
+                if tx.enabled:
+                    seq = tx.write_json("event", t, '"event":' + public, flush=False)
+                    tx.private(seq, "drew", {"seat": drawer, "tile": ev.tile.as_list()
                                              if ev.tile else None})
-                if isinstance(ev, RoundEnded):
+                out[drawer].append('{"type":"event","event":' + event_json(ev) + "}")
+                out[1 - drawer].append('{"type":"event","event":' + public + "}")
+                continue
+            # every other event is public as it is (public_event returns it unchanged)
+            public = event_json(ev)
+            if tx.enabled:
+                tx.write_json("event", t, '"event":' + public, flush=False)
+                if tp is RoundEnded:
                     tx.reveal_round(t)
-            a, b = _event_pair(ev)
-            if a is not None:
-                out[0].append(a)
-            if b is not None:
-                out[1].append(b)
-            if isinstance(ev, MatchEnded):
+            line = '{"type":"event","event":' + public + "}"
+            out[0].append(line)
+            out[1].append(line)
+            if tp is MatchEnded:
                 self.over = True
         if not self.over and self.match is not None and not self.spec.eager_events:
             return  # each seat gets its lines with its next request
@@ -649,12 +663,14 @@ class _Referee:
                     self._send(s, text)
 
     def _send(self, p: int, text: str) -> int:
+        self.tx.flush()  # what the engine is told is in the transcript first
         try:
             return self.seats[p].send(text)
         except SeatGone as e:
             raise self._crash(p, str(e)) from None
 
     def _send_quietly(self, p: int, text: str) -> None:
+        self.tx.flush()
         with contextlib.suppress(SeatGone):
             self.seats[p].send(text)
 

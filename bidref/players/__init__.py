@@ -119,13 +119,19 @@ class EngineSeat:
         return None if self._t is None else self._t.pid
 
     def send(self, text: str) -> int:
+        t = self._t  # (not the property: this is the referee's hot path)
+        if t is None:
+            raise RuntimeError("open() the seat first")
         try:
-            return self.transport.write_line(text)
+            return t.write_line(text)
         except WriteError as e:
             raise SeatGone(str(e)) from None
 
     def receive(self, deadline: int | None) -> Incoming | None:
-        return self.transport.read(deadline)
+        t = self._t
+        if t is None:
+            raise RuntimeError("open() the seat first")
+        return t.read(deadline)
 
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         if self._t is None:

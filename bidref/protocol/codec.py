@@ -12,6 +12,7 @@ test checks that it equals :func:`encode` of the :class:`Request` model.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final
 
 from pydantic import TypeAdapter, ValidationError
@@ -105,6 +106,37 @@ def _validate(adapter: TypeAdapter[Any], obj: dict[str, Any], line: str, known: 
 
 _ENGINE_TYPES = "hello, action, rules, log, pong"
 _REFEREE_TYPES = "hello, request, error, event, rules, ping, quit"
+
+
+_WS = r"[ \t\r\n]*"  # JSON whitespace (not \s: that also matches other Unicode spaces)
+_ACTION_LINE: Final = re.compile(
+    _WS.join(["", r"\{", r'"type"', ":", r'"action"', ",", r'"id"', ":",
+              r"(0|[1-9][0-9]{0,17})", ",", r'"action"', ":", r'"([^"\\\x00-\x1f]*)"', r"\}", ""]))
+"""An action line in its usual form: keys in this order, a non-negative id of at
+most 18 digits, and an action string without escapes or control characters.
+For such a line the JSON text *is* the value, so no JSON parser is needed."""
+_COMPACT_ACTION_LINE: Final = re.compile(_ACTION_LINE.pattern.replace(_WS, ""))
+"""The same without whitespace (what engines usually write; tried first, it is faster)."""
+
+
+def action_reply(line: str) -> tuple[int, str] | None:
+    """``(id, action)`` when ``line`` is an action message in its usual form, else None.
+
+    The referee's fast path for the most frequent line: where it answers, the
+    answer is exactly what :func:`decode_engine_line` gives (an
+    :class:`ActionMsg` with this ``id`` and ``action``); None only means "not
+    this form" — decode the line with :func:`decode_engine_line`, which may
+    still accept it (other key order, escapes, extra fields) or reject it.
+
+    >>> action_reply('{"type":"action","id":3,"action":"play 1-3 1-1:line_a"}')
+    (3, 'play 1-3 1-1:line_a')
+    >>> action_reply('{"type":"action","id":3,"action":"draw","note":1}') is None
+    True
+    """
+    m = _COMPACT_ACTION_LINE.fullmatch(line) or _ACTION_LINE.fullmatch(line)
+    if m is None:
+        return None
+    return int(m.group(1)), m.group(2)
 
 
 def decode_engine_line(line: str) -> EngineMessage:

@@ -3,8 +3,10 @@
 :class:`RequestEncoder` writes exactly the text of
 ``encode_request(id, player_view(match, p).to_dict(), clock, legal)`` — the same
 keys, order and compact separators — but from cached JSON fragments of tiles,
-attachment points and actions, and with the layout's connection list extended
-incrementally within a round. A test checks the equality on many random games.
+attachment points and actions, with the layout's JSON kept while no tile is placed
+and its ``placed`` and ``connections`` lists extended incrementally within a
+round. Tests check the equality on many random games (tests/protocol,
+tests/referee/test_fast_paths.py).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from ..rules import (
     Layout,
     Match,
     Passed,
-    Phase,
     Placed,
+    Point,
     Transfer,
 )
 from ..rules.tiles import TILES
@@ -33,77 +35,145 @@ _AP: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}","value":{
               for p in _POINTS]
 
 
-def _null(v: int | None) -> str:
-    return "null" if v is None else str(v)
+
+_ENDS: dict[tuple[Point, ...], str] = {}
+"""The attachment points, scoring ends and count of a layout (JSON members), by its
+open points: they depend on nothing else (shared by all encoders)."""
+_ENDS_CAP: Final = 50_000
+
+
+_ACTION_JSON: dict[int, tuple[Action, str]] = {}
+"""id(action) -> (action, ``json.dumps(str(action))``), shared by all encoders: the
+rules core hands out interned actions, so this stays small. Holding the action
+keeps its id from being reused."""
+ACTIONS_BY_TEXT: dict[str, Action] = {}
+"""Every action an encoder has written, by its canonical text: a cache of
+:func:`~bidref.rules.parse_action` for canonical texts (shared, like the above)."""
+_ACTION_JSON_CAP: Final = 20_000
+
+
+def action_json(a: Action) -> str:
+    """``json.dumps(str(a))``, cached; the action is added to :data:`ACTIONS_BY_TEXT`."""
+    e = _ACTION_JSON.get(id(a))
+    if e is not None:
+        return e[1]
+    if len(_ACTION_JSON) >= _ACTION_JSON_CAP:  # actions that are not interned
+        _ACTION_JSON.clear()
+        ACTIONS_BY_TEXT.clear()
+    text = str(a)
+    s = json.dumps(text)
+    _ACTION_JSON[id(a)] = (a, s)
+    ACTIONS_BY_TEXT[text] = a
+    return s
 
 
 class RequestEncoder:
-    """Encodes request lines for one match (keeps per-round caches)."""
+    """Encodes request lines for one match (keeps per-round caches).
 
-    __slots__ = ("_actions", "_conn_layout", "_conn_n", "_conn_parts", "actions_by_text")
+    What did not change since the previous request is not encoded again: the
+    layout's JSON is kept while no tile is placed (a layout only ever grows
+    within a round; a new round has a new :class:`Layout`), its ``placed`` and
+    ``connections`` lists are extended incrementally, and every action's JSON
+    string is made once.
+    """
+
+    __slots__ = ("_conns", "_conns_n", "_lay", "_lay_json", "_lay_n", "_placed",
+                 "actions_by_text")
 
     def __init__(self) -> None:
-        self._actions: dict[Action, str] = {}
-        self.actions_by_text: dict[str, Action] = {}
-        """Every action this encoder has written, by its canonical text (a parse cache)."""
-        self._conn_layout: Layout | None = None
-        self._conn_n = 0
-        self._conn_parts: list[str] = []
+        self.actions_by_text = ACTIONS_BY_TEXT
+        """Every action written, by its canonical text (a parse cache)."""
+        self._lay: Layout | None = None
+        self._lay_n = -1
+        self._lay_json = ""
+        self._placed = ""  # the JSON list items of layout.placed[:_lay_n]
+        self._conns = ""  # the JSON list items of layout.connections[:_conns_n]
+        self._conns_n = 0
 
-    def _connections(self, lay: Layout) -> str:
-        conns = lay.connections
-        if lay is not self._conn_layout or len(conns) < self._conn_n:
-            self._conn_layout = lay
-            self._conn_n = 0
-            self._conn_parts = []
-        parts = self._conn_parts
+    def _layout(self, lay: Layout) -> str:
+        """The layout object's JSON (cached while no tile is placed)."""
+        placed = lay.placed
+        n = len(placed)
+        if lay is self._lay and n == self._lay_n:
+            return self._lay_json
+        tile = _TILE
         pt = _PT
-        for a, b in conns[self._conn_n:]:
-            parts.append(f"[{pt[a.index]},{pt[b.index]}]")
-        self._conn_n = len(conns)
-        return ",".join(parts)
+        if lay is not self._lay or n < self._lay_n:
+            self._lay = lay
+            self._lay_n = 0
+            self._placed = ""
+            self._conns = ""
+            self._conns_n = 0
+        k = self._lay_n
+        # the usual case: one more tile
+        new = tile[placed[k].index] if n == k + 1 else ",".join([tile[t.index] for t in placed[k:]])
+        self._placed = f"{self._placed},{new}" if self._placed else new
+        conns = lay.connections
+        k = self._conns_n
+        if len(conns) > k:
+            new = ",".join([f"[{pt[a.index]},{pt[b.index]}]" for a, b in conns[k:]])
+            self._conns = f"{self._conns},{new}" if self._conns else new
+            self._conns_n = len(conns)
+        ops = lay.open_points
+        key = tuple(ops)  # points hash by identity (they are interned)
+        ends = _ENDS.get(key)
+        if ends is None:
+            if len(_ENDS) >= _ENDS_CAP:
+                _ENDS.clear()
+            points = ",".join([_AP[q.index] for q in ops])
+            scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
+                                for t, v in lay.scoring()])
+            ends = _ENDS[key] = (f'"attachment_points":[{points}],"scoring":[{scoring}],'
+                                 f'"count":{lay.count()}')
+        spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
+        self._lay_n = n
+        text = self._lay_json = (
+            f'{{"placed":[{self._placed}],"connections":[{self._conns}],{ends},'
+            f'"spinner":{spinner}}}')
+        return text
 
-    def _action(self, a: Action) -> str:
-        s = self._actions.get(a)
-        if s is None:
-            text = str(a)
-            s = self._actions[a] = json.dumps(text)
-            self.actions_by_text[text] = a
-        return s
+    @staticmethod
+    def action_json(a: Action) -> str:
+        """``json.dumps(str(a))``, cached (see :func:`action_json`)."""
+        return action_json(a)
 
     def encode(self, match: Match, req_id: int, clock: dict[str, int]) -> str:
-        """The request line for the player to act in ``match``."""
+        """The request line for the player to act in ``match``; ``clock`` holds the
+        :class:`~bidref.protocol.ClockInfo` fields."""
+        return self.encode_ms(match, req_id, clock["delay_left_ms"], clock["bank_ms"],
+                              clock["opponent_bank_ms"], clock["deadline_ms"])
+
+    def encode_ms(self, match: Match, req_id: int, delay_left_ms: int, bank_ms: int,
+                  opponent_bank_ms: int, deadline_ms: int) -> str:
+        """:meth:`encode` with the clock fields as arguments."""
         p = match.to_act
         tile = _TILE
-        lay = match.layout
-        legal = ",".join([self._action(a) for a in match.legal_actions()])
+        acts = _ACTION_JSON
+        parts: list[str] = []
+        for a in match.legal_actions():
+            e = acts.get(id(a))
+            parts.append(e[1] if e is not None else action_json(a))
+        legal = ",".join(parts)
         hand = ",".join([tile[t.index] for t in match.hands[p]])
-        placed = ",".join([tile[t.index] for t in lay.placed])
-        points = ",".join([_AP[q.index] for q in lay.open_points])
-        scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
-                            for t, v in lay.scoring()])
-        spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
         b = match.balances
-        phase: Phase = match.phase
-        view = (
-            f'{{"player":{p},"round":{match.round_number},"phase":"{phase.value}",'
+        jockey = match.jockey
+        bid = match.bid
+        bidder = match.bidder
+        return (
+            f'{{"type":"request","id":{req_id},"view":'
+            f'{{"player":{p},"round":{match.round_number},"phase":"{match.phase._value_}",'
             f'"to_act":{p},"turn":{match.turn},"hand":[{hand}],'
             f'"opponent_hand_size":{len(match.hands[1 - p])},'
             f'"boneyard_size":{len(match.boneyard)},'
-            f'"layout":{{"placed":[{placed}],"connections":[{self._connections(lay)}],'
-            f'"attachment_points":[{points}],"scoring":[{scoring}],"count":{lay.count()},'
-            f'"spinner":{spinner}}},"balances":[{b[0]},{b[1]}],"jockey":{_null(match.jockey)},'
-            f'"opening":"{"forced" if match.jockey is None else "auction"}",'
-            f'"auction":{{"standing_bid":{_null(match.bid)},"bidder":{_null(match.bidder)}}},'
-            f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}}'
-        )
-        c = (f'{{"delay_left_ms":{clock["delay_left_ms"]},"bank_ms":{clock["bank_ms"]},'
-             f'"opponent_bank_ms":{clock["opponent_bank_ms"]},'
-             f'"deadline_ms":{clock["deadline_ms"]}}}')
-        return (f'{{"type":"request","id":{req_id},"view":{view},"clock":{c},'
-                f'"legal":[{legal}]}}')
-
-
+            f'"layout":{self._layout(match.layout)},"balances":[{b[0]},{b[1]}],'
+            f'"jockey":{"null" if jockey is None else jockey},'
+            f'"opening":"{"forced" if jockey is None else "auction"}",'
+            f'"auction":{{"standing_bid":{"null" if bid is None else bid},'
+            f'"bidder":{"null" if bidder is None else bidder}}},'
+            f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}},'
+            f'"clock":{{"delay_left_ms":{delay_left_ms},"bank_ms":{bank_ms},'
+            f'"opponent_bank_ms":{opponent_bank_ms},"deadline_ms":{deadline_ms}}},'
+            f'"legal":[{legal}]}}')
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

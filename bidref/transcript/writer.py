@@ -54,6 +54,12 @@ class TranscriptWriter:
     """Writes one match's transcript. ``path=None`` keeps nothing but still counts lines.
 
     ``origin`` is the clock value that is ``t_ns = 0``.
+
+    Every line is written and flushed at once, unless it is written with
+    ``flush=False``: then it waits (in order) for the next flushing write or
+    :meth:`flush`, so that the lines of one step (a reply and the events it
+    caused) reach the file in one write call. The referee flushes before it
+    sends anything to an engine and before it waits for one.
     """
 
     def __init__(self, path: Path | None, origin: int, salt: SaltSource = default_salt) -> None:
@@ -61,7 +67,9 @@ class TranscriptWriter:
         self.origin = origin
         self.salt = salt
         self.seq = 0
-        self._f: IO[str] | None = path.open("w", encoding="utf-8") if path is not None else None
+        # unbuffered: every flush is one write call of whole lines
+        self._f: IO[bytes] | None = path.open("wb", buffering=0) if path is not None else None
+        self._held: list[str] = []  # lines written with flush=False, not yet in the file
         self._private: list[dict[str, Any]] = []
         self._round: tuple[int, str, dict[str, object]] | None = None  # (round, salt, deal)
         self._seed: tuple[int, str] | None = None
@@ -70,16 +78,41 @@ class TranscriptWriter:
     def enabled(self) -> bool:
         return self._f is not None
 
-    def write(self, kind: str, t: int, fields: dict[str, Any]) -> int:
+    def write(self, kind: str, t: int, fields: dict[str, Any], flush: bool = True) -> int:
         """Write one public line; return its seq."""
         seq = self.seq
         self.seq += 1
-        f = self._f
-        if f is not None:
-            f.write(_dumps({"type": kind, "seq": seq, "t_ns": t - self.origin, **fields}))
-            f.write("\n")
-            f.flush()
+        if self._f is not None:
+            self._held.append(
+                _dumps({"type": kind, "seq": seq, "t_ns": t - self.origin, **fields}))
+            if flush:
+                self.flush()
         return seq
+
+    def write_json(self, kind: str, t: int, fields_json: str, flush: bool = True) -> int:
+        """Write one public line whose fields after ``type``, ``seq`` and ``t_ns``
+        are given as JSON text (the members of an object, without braces), e.g.
+        ``'"seat":0,"id":5'``; the referee's hot lines are built this way.
+        Return its seq."""
+        seq = self.seq
+        self.seq += 1
+        if self._f is not None:
+            self._held.append(
+                f'{{"type":"{kind}","seq":{seq},"t_ns":{t - self.origin},{fields_json}}}')
+            if flush:
+                self.flush()
+        return seq
+
+    def flush(self) -> None:
+        """Write the held lines to the file (one write call)."""
+        f = self._f
+        if f is not None and self._held:
+            self._held.append("")
+            data = memoryview("\n".join(self._held).encode())
+            self._held = []
+            while data:  # a regular file takes it all at once; a pipe may not
+                n = f.write(data)
+                data = data[n or 0:]
 
     def private(self, seq: int, kind: str, fields: dict[str, Any]) -> None:
         """Hold a private item (belonging to line ``seq``) until the round's reveal."""
@@ -116,5 +149,6 @@ class TranscriptWriter:
 
     def close(self) -> None:
         if self._f is not None:
+            self.flush()
             self._f.close()
             self._f = None

@@ -1,0 +1,130 @@
+"""The referee's own work per decision, without any engine process.
+
+Run::
+
+    .venv/bin/python benchmarks/referee_work.py [--matches 10] [--transcript]
+    .venv/bin/python benchmarks/referee_work.py --profile   # cProfile, top functions
+
+Two in-process seats answer every request at once with its first legal action
+(what the compiled ``c_first`` engine does), so the CPU time of the referee's thread
+per decision (whole matches, start and end included, divided by the accepted
+actions) is the referee's work alone: decoding the reply, applying the action, the transcript,
+queueing events and building the next request — plus the few string
+operations of the fake seat (finding the id and the first legal action in the
+request). It complements ``referee_overhead.py``, whose ratio is
+``1 + referee work / raw round trip``: this script measures the numerator with
+no pipe, no scheduler noise and no second process.
+
+``--transcript`` writes a transcript to a temporary file (flushed per line, as
+in ``bidref match --transcript``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bidref.engines import EngineSpec, ExitInfo, Incoming, Line  # noqa: E402
+from bidref.referee import MatchSpec, run_match  # noqa: E402
+from bidref.rules import TimeControl  # noqa: E402
+
+_HELLO = ('{"type":"hello","name":"inproc","author":"bench","version":"0",'
+          '"protocol":"bidref/1"}')
+
+
+class InstantSeat:
+    """Answers each request with its first legal action, at once, in-process."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.pending: list[str] = []
+
+    def open(self) -> None:
+        pass
+
+    def send(self, text: str) -> int:
+        last = text.rpartition("\n")[2]
+        if last.startswith('{"type":"hello"'):
+            self.pending.append(_HELLO)
+        elif last.startswith('{"type":"request"'):
+            rid = last[len('{"type":"request","id":'):last.index(",", 22)]
+            i = last.rindex('"legal":["') + 9
+            action = last[i:last.index('"', i + 1) + 1]
+            self.pending.append(f'{{"type":"action","id":{rid},"action":{action}}}')
+        return time.monotonic_ns()
+
+    def receive(self, deadline: int | None) -> Incoming | None:
+        return Line(self.pending.pop(0), time.monotonic_ns())
+
+    def exit_info(self, wait_ns: int) -> ExitInfo | None:
+        return ExitInfo(0, None, "quit")
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        return ExitInfo(0, None, "quit")
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def stderr_bytes(self) -> int:
+        return 0
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "command": ["(in-process)"], "cwd": None,
+                "transport": "none", "stderr_log": None}
+
+
+def one_match(seed: int, transcript: Path | None) -> tuple[int, int]:
+    """(CPU ns of this thread for the whole match, decisions)."""
+    spec = MatchSpec(engines=(EngineSpec("inproc", ("none",)),) * 2, seed=seed,
+                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    t0 = time.thread_time_ns()
+    out = run_match(spec, seats=[InstantSeat("a"), InstantSeat("b")],
+                    transcript_path=transcript)
+    cpu = time.thread_time_ns() - t0
+    assert out.reason == "balance", out.summary()
+    return cpu, out.decisions
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=10)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of all matches (best kept)")
+    ap.add_argument("--transcript", action="store_true", help="write a transcript too")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "t.jsonl" if args.transcript else None
+        one_match(0, path)  # warm up
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+        per: list[float] = []
+        total = 0
+        for _ in range(args.repeat):
+            cpu = 0
+            total = 0
+            for seed in range(args.matches):
+                ns, n = one_match(seed, path)
+                cpu += ns
+                total += n
+            per.append(cpu / total)
+        if args.profile:
+            prof.disable()
+            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    what = "with transcript" if args.transcript else "no transcript"
+    print(f"referee CPU time per decision ({what}): best {min(per) / 1000:6.1f} us, "
+          f"median {statistics.median(per) / 1000:6.1f} us of {args.repeat} runs "
+          f"({total} decisions in {args.matches} matches each)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The referee's hand-built transcript lines and batched writes keep the format exact."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from bidref.engines import EngineSpec
+from bidref.protocol import encode_request
+from bidref.protocol.fastview import RequestEncoder
+from bidref.referee import MatchSpec, run_match
+from bidref.rules import MILLISECOND, SECOND, Match, TimeControl, player_view
+from bidref.transcript import TranscriptWriter, counter_salt
+
+from .fakes import FakeClock, FakeSeat, first_legal
+
+MS = MILLISECOND
+
+# The key order of the hot lines, as protocols/transcript.md lists them.
+KEYS = {
+    "request": ["type", "seq", "t_ns", "seat", "id", "round", "turn", "phase", "clock",
+                "deadline_ns"],
+    "reply": ["type", "seq", "t_ns", "seat", "id", "status", "action", "rule", "elapsed_ns",
+              "charge", "banks_ns"],
+    "event": ["type", "seq", "t_ns", "event"],
+}
+CLOCK_KEYS = ["delay_left_ns", "bank_ns", "opponent_bank_ns"]
+CHARGE_KEYS = ["delay_used_ns", "bank_used_ns", "timed_out", "overrun_ns"]
+
+
+class CheckingSeat(FakeSeat):
+    """A fake seat that, whenever the referee sends it something, checks that the
+    transcript file already holds every event line it is about to be told."""
+
+    path: Path | None = None
+    checks = 0
+    offset = 0  # how far this seat has read the transcript
+    events: list[dict[str, Any]] | None = None
+
+    def send(self, text: str) -> int:
+        assert self.path is not None
+        if self.path.exists():
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read().decode()
+            self.offset += len(data.encode())
+            assert data == "" or data.endswith("\n"), "a partial line in the transcript"
+            events = self.events = self.events or []
+            events += [json.loads(x)["event"] for x in data.splitlines()
+                       if x.startswith('{"type":"event"')]
+            told = [json.loads(x)["event"] for x in text.split("\n")
+                    if json.loads(x)["type"] == "event"]
+            told = [{**e, "tile": None} if e["kind"] == "drew" else e for e in told
+                    if e["kind"] != "round_started"]
+            if told:
+                assert events[-len(told):] == told
+                self.checks += 1
+        return super().send(text)
+
+
+def _run(tmp_path: Path, seed: int, max_rounds: int | None = None) -> list[str]:
+    clock = FakeClock()
+    path = tmp_path / f"t{seed}.jsonl"
+    seats = [CheckingSeat(n, clock, first_legal(3 * MS)) for n in "ab"]
+    for s in seats:
+        s.path = path
+    spec = MatchSpec(engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
+                     seed=seed, max_rounds=max_rounds,
+                     time_control=TimeControl(bank=60 * SECOND, delay=100 * MS))
+    run_match(spec, seats=seats, clock=clock, transcript_path=path, salt=counter_salt(),
+              started_at="2026-01-01T00:00:00Z")
+    assert all(s.checks > 10 for s in seats)
+    return path.read_text().splitlines()
+
+
+def test_hot_lines_are_what_the_dict_writer_writes(tmp_path: Path) -> None:
+    """Each line is the compact dump of its own content, keys in the documented order:
+    exactly what ``TranscriptWriter.write`` makes of the same dict."""
+    seen: set[str] = set()
+    for seed in (3, 8):
+        for raw in _run(tmp_path, seed, max_rounds=3):
+            obj = json.loads(raw)
+            kind = obj["type"]
+            assert raw == json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+            if kind in KEYS:
+                seen.add(kind if kind != "event" else obj["event"]["kind"])
+                assert list(obj) == KEYS[kind]
+            if kind == "request":
+                assert list(obj["clock"]) == CLOCK_KEYS
+            if kind == "reply":
+                assert list(obj["charge"]) == CHARGE_KEYS
+    assert {"request", "reply", "placed", "drew", "transfer", "round_ended"} <= seen
+
+
+def test_write_json_equals_write(tmp_path: Path) -> None:
+    fields: dict[str, Any] = {"seat": 1, "id": 9, "action": "draw", "rule": None,
+                              "charge": {"timed_out": False, "overrun_ns": 0}, "b": [1, 2]}
+    a = TranscriptWriter(tmp_path / "a.jsonl", 100)
+    b = TranscriptWriter(tmp_path / "b.jsonl", 100)
+    a.write("reply", 150, fields)
+    b.write_json("reply", 150, json.dumps(fields, separators=(",", ":"))[1:-1])
+    a.close()
+    b.close()
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+def test_held_lines_wait_for_the_next_flush(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    w = TranscriptWriter(path, 0)
+    assert w.write("a", 1, {}) == 0
+    assert w.write("b", 2, {}, flush=False) == 1
+    assert w.write_json("c", 3, '"x":1', flush=False) == 2
+    assert path.read_text().splitlines() == ['{"type":"a","seq":0,"t_ns":1}']
+    w.write("d", 4, {})  # a flushing write takes the held lines along, in order
+    assert [json.loads(x)["type"] for x in path.read_text().splitlines()] == list("abcd")
+    w.write("e", 5, {}, flush=False)
+    w.close()  # closing flushes
+    assert path.read_text().endswith('{"type":"e","seq":4,"t_ns":5}\n')
+
+
+def test_encoder_caches_follow_copies_and_new_rounds() -> None:
+    """One encoder fed alternately a match and a copy that went another way."""
+    rng = random.Random(4)
+    m = Match.new(21)
+    enc = RequestEncoder()
+    other = m.copy()
+    for n in range(1, 400):
+        if m.over:
+            m = Match.new(n)
+        if other.over or n % 50 == 0:
+            other = m.copy()
+        for g in (m, other):
+            clock = {"delay_left_ms": n, "bank_ms": 5, "opponent_bank_ms": 6, "deadline_ms": 7}
+            want = encode_request(n, player_view(g, g.to_act).to_dict(), clock,
+                                  [str(a) for a in g.legal_actions()])
+            assert enc.encode(g, n, clock) == want
+        m.apply(rng.choice(m.legal_actions()))
+        other.apply(rng.choice(other.legal_actions()))
