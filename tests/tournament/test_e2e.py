@@ -70,7 +70,7 @@ def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
     dask_plan = _plan(tmp_path / "dask", engines, deals=2)
     dstore = ResultsStore.create(dask_plan.out_dir / RESULTS_FILE, dask_plan.header)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:  # fmt: skip
+                                  dashboard_address=":0") as cluster:  # fmt: skip
         backend = ClusterBackend(play_match, cluster.scheduler_address)
         try:
             run(dask_plan, dstore, backend)

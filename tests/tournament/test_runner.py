@@ -248,7 +248,7 @@ def test_a_dask_cluster_gives_the_same_results_as_the_local_runner(
     plan = make_plan(specs, deals=4, out=tmp_path / "dask")
     store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         backend = ClusterBackend(fake_play, cluster.scheduler_address)
         assert backend.slots == 2
         try:
@@ -362,7 +362,7 @@ def test_an_interrupted_run_keeps_what_finished_and_resumes(
         from bidref.tournament.cluster import ClusterBackend
 
         cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                           dashboard_address=None)  # fmt: skip
+                                           dashboard_address=":0")  # fmt: skip
         b = ClusterBackend(fake_play, cluster.scheduler_address)
         return b, lambda: (b.close(), cluster.close())
 
