@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 SECOND: Final = 1_000_000_000
 MILLISECOND: Final = 1_000_000
@@ -48,8 +48,7 @@ class TimeControl:
         return f"{self.bank / SECOND:g} s bank + {self.delay / SECOND:g} s delay per turn"
 
 
-@dataclass(frozen=True, slots=True)
-class Charge:
+class Charge(NamedTuple):
     """What one stretch of thinking cost."""
 
     player: int
@@ -60,8 +59,13 @@ class Charge:
     overrun: int  # how far past the deadline the reply came (0 if in time)
 
 
-@dataclass(frozen=True, slots=True)
-class MatchClock:
+class MatchClock(NamedTuple):
+    """Both players' clocks: banks, and the turn the clock is running for.
+
+    An immutable value (a named tuple, because the referee builds one per
+    decision and frozen dataclasses cost three times as much to build).
+    """
+
     control: TimeControl
     banks: tuple[int, int]
     player: int | None = None  # whose turn the clock is running for
