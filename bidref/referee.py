@@ -42,7 +42,7 @@ from typing import Any, Final, Literal, Protocol
 from . import __version__
 from .engines import Clock, EngineSpec, Eof, Line, Overlong
 from .engines.framing import MAX_LINE
-from .players import EngineSeat, Seat, SeatGone, SeatStartError
+from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
 from .protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
@@ -54,6 +54,7 @@ from .protocol import (
     ProtocolError,
     Quit,
     RefereeHello,
+    Resign,
     RulesAnswer,
     RulesRequest,
     Settings,
@@ -90,10 +91,10 @@ from .transcript import SaltSource, TranscriptWriter, default_salt
 
 log = logging.getLogger(__name__)
 
-EndReason = Literal["balance", "round_limit", "time", "illegal", "crash", "protocol",
-                    "startup", "aborted"]
-END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "time", "illegal", "crash",
-                                       "protocol", "startup", "aborted")
+EndReason = Literal["balance", "round_limit", "resign", "time", "illegal", "crash",
+                    "protocol", "startup", "aborted"]
+END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "resign", "time", "illegal",
+                                       "crash", "protocol", "startup", "aborted")
 LOG_LINE_CAP: Final = 1000
 LOG_LINES_CAP: Final = 200
 
@@ -206,6 +207,10 @@ class MatchOutcome:
         if self.winner is None:
             what = "aborted" if self.reason in ("aborted", "startup") else "draw"
             head = f"{what} ({self.reason})"
+        elif self.reason == "resign":
+            w, lo = self.winner, 1 - self.winner
+            head = (f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) "
+                    "wins")
         else:
             head = f"{'AB'[self.winner]} ({self.engines[self.winner]}) wins by {self.reason}"
         extra = ""
@@ -598,6 +603,8 @@ class _Referee:
             self._log(p, msg, t)
         elif isinstance(msg, Pong):
             pass
+        elif isinstance(msg, Resign):
+            raise self._resign(p, t, msg.message)
         else:
             self._send(p, encode(ErrorMsg(id=None, code="unexpected", message=(
                 f"a {msg.type!r} message is not expected now; ignored: {quote(raw)}"))))
@@ -666,6 +673,8 @@ class _Referee:
         self.tx.flush()  # what the engine is told is in the transcript first
         try:
             return self.seats[p].send(text)
+        except SeatResigned:
+            raise self._resign(p, self.clock(), None) from None
         except SeatGone as e:
             raise self._crash(p, str(e)) from None
 
@@ -687,6 +696,12 @@ class _Referee:
             "signal": info.signal if info else None, "problem": problem,
             "stderr_tail": self.seats[p].stderr_tail()[-500:]}
         return _End(1 - p, "crash", detail)
+
+    def _resign(self, p: int, t: int, message: str | None) -> _End:
+        seq = self.tx.write("resign", t, {"seat": p})
+        if message:  # private like a log line: it could say something about the hand
+            self.tx.private(seq, "resign_message", {"seat": p, "message": message[:LOG_LINE_CAP]})
+        return _End(1 - p, "resign", {"seat": p})
 
     def _time_loss(self, p: int, overrun: int) -> _End:
         self.tx.write("timeout", self.clock(), {"seat": p, "overrun_ns": overrun})

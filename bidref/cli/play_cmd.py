@@ -40,16 +40,6 @@ def _exit_code(outcome: MatchOutcome) -> int:
     return EXIT_OK
 
 
-def _summary(outcome: MatchOutcome, seats: list[Seat]) -> str:
-    for i, seat in enumerate(seats):
-        if isinstance(seat, HumanSeat) and seat.resigned:
-            other = 1 - i
-            return (f"{'AB'[i]} ({outcome.engines[i]}) resigned: {'AB'[other]} "
-                    f"({outcome.engines[other]}) wins; balances "
-                    f"{outcome.balances[0]}-{outcome.balances[1]} after {outcome.rounds} rounds")
-    return outcome.summary()
-
-
 class _Held(logging.Handler):
     """Keeps log records while the play screen owns the terminal; shown afterwards."""
 
@@ -146,7 +136,7 @@ def play(
     lib_log.addHandler(held)
     propagate, lib_log.propagate = lib_log.propagate, False
     try:
-        outcome, session, seats = _play(spec, specs, humans, names, tr, transcript, clock,
+        outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
                                         console)
     finally:
         lib_log.removeHandler(held)
@@ -158,7 +148,7 @@ def play(
     if session.last_round_end is not None and session.over:
         console.print(session.last_round_end, highlight=False)
     style = "green" if outcome.reason not in ("startup", "aborted") else "red"
-    console.print(f"[{style}]result: {_summary(outcome, seats)}[/{style}]", highlight=False)
+    console.print(f"[{style}]result: {outcome.summary()}[/{style}]", highlight=False)
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
     raise typer.Exit(code=_exit_code(outcome))
@@ -166,7 +156,7 @@ def play(
 
 def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tuple[str, str],
           tr: Literal["pipe", "pty"], transcript: Path | None, clock: Callable[[], int],
-          console: Console) -> tuple[MatchOutcome, PlaySession, list[Seat]]:
+          console: Console) -> tuple[MatchOutcome, PlaySession]:
     """The match on the terminal: character mode, the live screen, the seats."""
     with TerminalKeys(sys.stdin.fileno(), clock) as keys, \
             LiveDisplay(console, clock, names) as display:
@@ -182,4 +172,4 @@ def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tu
 
         outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
                             observer=observe)
-    return outcome, session, seats
+    return outcome, session

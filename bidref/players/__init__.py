@@ -65,6 +65,14 @@ class SeatGone(Exception):
     """A line could not be delivered: the player is gone or stopped reading."""
 
 
+class SeatResigned(SeatGone):
+    """The player resigned while being told something (e.g. a person at a pause).
+
+    A seat that resigns while the referee waits for it sends a ``resign`` line
+    instead; either way the match ends as a loss by resignation.
+    """
+
+
 class Seat(Protocol):
     """See the module docstring for the contract of each method."""
 
@@ -154,4 +162,4 @@ class EngineSeat:
                 "stderr_log": None if self.stderr_log is None else str(self.stderr_log)}
 
 
-__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatStartError"]
+__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatStartError"]

@@ -14,10 +14,11 @@ player's time there. The session makes :meth:`send` return only once the person
 has pressed Start/Continue (after a deal or an end-of-round count) or, in
 hot-seat play, revealed their hand after the hand-over.
 
-A resignation (Ctrl-C, confirmed) ends the seat: :meth:`receive` reports the
-player gone (:class:`~bidref.engines.Eof`) and :meth:`exit_info` says
-``how="resigned"``, so the referee ends the match as a loss for this seat and
-the transcript is complete.
+A resignation (Ctrl-C, confirmed) is a protocol ``resign`` line when the
+referee is waiting for this player's answer, or :class:`SeatResigned` when it
+comes at a pause or hand-over while the seat is being told something; either
+way the referee ends the match as a loss by resignation (end reason
+``resign``) and the transcript is complete.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ from ..protocol import (
     Quit,
     RefereeHello,
     Request,
+    Resign,
     RulesAnswer,
     decode_referee_line,
     encode,
 )
 from ..tui.session import PlaySession, Resigned
-from . import SeatGone
+from . import SeatResigned
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +78,7 @@ class HumanSeat:
 
     def send(self, text: str) -> int:
         if self._resigned:
-            raise SeatGone(f"player {'AB'[self.seat]} resigned")
+            raise SeatResigned(f"player {'AB'[self.seat]} resigned")
         events: list[dict[str, Any]] = []
         started: int | None = None
         try:
@@ -99,7 +101,7 @@ class HumanSeat:
                 self.session.on_events(self.seat, events)
         except Resigned:
             self._resigned = True
-            raise SeatGone(f"player {'AB'[self.seat]} resigned") from None
+            raise SeatResigned(f"player {'AB'[self.seat]} resigned") from None
         # For a request: the moment it reached the person (after any hand-over).
         return started if started is not None else self.clock()
 
@@ -141,7 +143,7 @@ class HumanSeat:
         except Resigned:
             self._resigned = True
             self._request = None
-            return Eof(self.clock())
+            return Line(encode(Resign(message="resigned at the terminal")), self.clock())
         if answer is None:
             return None
         return Line(encode(ActionMsg(id=req.id, action=answer.action)), answer.t)

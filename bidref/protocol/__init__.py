@@ -30,6 +30,7 @@ from .messages import (
     RefereeHello,
     RefereeMessage,
     Request,
+    Resign,
     RulesAnswer,
     RulesRequest,
     Settings,
@@ -38,7 +39,7 @@ from .messages import (
 __all__ = [
     "PROTOCOL_VERSION", "ActionMsg", "BadJson", "BadMessage", "ClockInfo", "EngineHello",
     "EngineMessage", "ErrorCode", "ErrorMsg", "EventMsg", "Log", "Ping", "Pong",
-    "ProtocolError", "Quit", "RefereeHello", "RefereeMessage", "Request", "RulesAnswer",
+    "ProtocolError", "Quit", "RefereeHello", "RefereeMessage", "Request", "Resign", "RulesAnswer",
     "RulesRequest", "Settings", "decode_engine_line", "decode_referee_line", "encode",
     "encode_request", "quote",
 ]  # fmt: skip

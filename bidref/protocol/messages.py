@@ -168,11 +168,20 @@ class Pong(_Message):
     id: int
 
 
+class Resign(_Message):
+    """Give up the match: it ends at once as a loss for the sender (end reason
+    ``resign``), rated like any finished match. Read when the referee next
+    waits for the sender."""
+
+    type: Literal["resign"] = "resign"
+    message: str | None = Field(default=None, description="Why, for the transcript.")
+
+
 RefereeMessage = Annotated[
     RefereeHello | Request | ErrorMsg | EventMsg | RulesAnswer | Ping | Quit,
     Field(discriminator="type"),
 ]
 EngineMessage = Annotated[
-    EngineHello | ActionMsg | RulesRequest | Log | Pong,
+    EngineHello | ActionMsg | RulesRequest | Log | Pong | Resign,
     Field(discriminator="type"),
 ]

@@ -56,7 +56,7 @@ from .writer import FORMAT, commitment
 
 log = logging.getLogger(__name__)
 
-_SEAT_REASONS = ("time", "illegal", "crash", "protocol", "startup")
+_SEAT_REASONS = ("resign", "time", "illegal", "crash", "protocol", "startup")
 
 
 class Mismatch(Exception):
@@ -176,6 +176,7 @@ class _Fold:
         self.round = 0
         self.round_ended: set[int] = set()
         self.last_reply: dict[str, Any] | None = None
+        self.resigned: int | None = None  # the seat whose resign line was read
         self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
         self.done = False
 
@@ -283,6 +284,15 @@ class _Fold:
                 d.get("id") == p["id"] or d.get("pending") != p["id"]):
             raise Mismatch(n, f"a stale reply id {d.get('id')!r} (pending {d.get('pending')!r}),"
                            f" but the pending request is id {p['id']}")
+        self.emit(ln)
+
+    def on_resign(self, ln: Line) -> None:
+        d, n = ln.data, ln.number
+        p = self.pending
+        if p is None or d.get("seat") != p["seat"]:
+            raise Mismatch(n, f"a resignation of seat {d.get('seat')!r}, but the referee was "
+                           "not waiting for that seat (it reads a resignation only then)")
+        self.resigned = d["seat"]
         self.emit(ln)
 
     on_rules = on_hello
@@ -634,6 +644,9 @@ class _Fold:
                                "started")
             if reason == "time":
                 self.check_time(n, seat, detail)
+            if reason == "resign" and self.resigned != seat:
+                raise Mismatch(n, f"a resignation of seat {seat}, but no resign line of that "
+                               "seat came before")
             if reason == "illegal":
                 last = self.last_reply
                 if (last is None or last.get("seat") != seat

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bidref.engines import Eof, Line
-from bidref.players import SeatGone
+from bidref.players import SeatResigned
 from bidref.players.human import HumanSeat
 from bidref.protocol import ErrorMsg, Ping, Quit, RefereeHello, Settings, encode
 from bidref.referee import request_line
@@ -63,8 +63,10 @@ def test_resigned_seat_is_gone() -> None:
     m = Match.new(seed=2)
     mc = MatchClock.start(TimeControl.of_seconds(60, 5)).begin(m.to_act, m.turn)
     seat.send(request_line(m, 1, mc))
+    got = seat.receive(T0 + 60 * SECOND)
+    assert isinstance(got, Line) and json.loads(got.text)["type"] == "resign"
     assert isinstance(seat.receive(T0 + 60 * SECOND), Eof)
     info = seat.exit_info(0)
     assert info is not None and info.how == "resigned"
-    with pytest.raises(SeatGone):
+    with pytest.raises(SeatResigned):
         seat.send(encode(Ping(id=1)))

@@ -14,6 +14,7 @@ from bidref.players import Seat
 from bidref.players.human import HumanSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action
+from bidref.transcript.replay import replay
 from bidref.tui.screen import Clocks, ScreenModel
 from bidref.tui.session import PlaySession
 
@@ -206,10 +207,14 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
                      time_control=TimeControl.of_seconds(30, 5), eager_events=True)
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
-    assert outcome.winner == 1
+    assert (outcome.winner, outcome.reason, outcome.rated) == (1, "resign", True)
     assert human.resigned
     recs = _records(path)
     assert recs[-1]["type"] == "result" and recs[-1]["winner"] == 1
+    assert recs[-1]["reason"] == "resign"
+    assert [r["seat"] for r in recs if r["type"] == "resign"] == [0]
+    report = replay(path.read_bytes())
+    assert report.ok and report.truncated is None, report.problem
     exits = [r for r in recs if r["type"] == "engine_exit"]
     assert exits[0]["how"] == "resigned"
     assert any("Resign the match?" in m.message for m in display.models)

@@ -117,6 +117,7 @@ def test_ctrl_c_asks_then_resigns(tmp_path: Path) -> None:
     assert "A (human) resigned: B (c_first) wins" in out
     recs = _records(tr)
     assert recs[-1]["type"] == "result" and recs[-1]["winner"] == 1
+    assert recs[-1]["reason"] == "resign"
     assert any(r["type"] == "engine_exit" and r["how"] == "resigned" for r in recs)
 
 

@@ -13,6 +13,7 @@ from bidref.players import SeatGone
 from bidref.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.transcript import counter_salt
+from bidref.transcript.replay import replay
 
 from .fakes import (
     EOF_MARK,
@@ -343,6 +344,30 @@ def test_round_limit_adjudicates_by_balance() -> None:
     assert a.received[0]["settings"]["max_rounds"] == 1
 
 
+def test_an_engine_that_resigns_loses_a_rated_match(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    resign = json.dumps({"type": "resign", "message": "my hand is hopeless"})
+    out, _, _ = play(on_nth_request(4, [(2 * MS, resign)]), transcript=path)
+    assert (out.reason, out.winner, out.rated) == ("resign", 1, True)
+    assert out.detail == {"seat": 0}
+    assert out.summary().startswith("A (a) resigned: B (b) wins")
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    (line,) = [x for x in lines if x["type"] == "resign"]
+    assert line["seat"] == 0
+    reveal = [x for x in lines if x["type"] == "round_reveal"][-1]
+    assert any(i["kind"] == "resign_message" and i["message"] == "my hand is hopeless"
+               for i in reveal["private"])
+    report = replay(path.read_bytes())
+    assert report.ok and report.truncated is None, report.problem
+    # A result that blames the other seat is caught.
+    result = json.loads(path.read_text().splitlines()[-1])
+    result["winner"], result["detail"]["seat"] = 0, 1
+    forged = "\n".join([*path.read_text().splitlines()[:-1], json.dumps(result)]) + "\n"
+    report = replay(forged.encode())
+    assert not report.ok and report.problem is not None
+    assert "no resign line of that seat" in str(report.problem)
+
+
 def test_ctrl_c_aborts_the_match_and_still_closes_the_seats() -> None:
     out, _, _ = play(on_nth_request(3, [(MS, INTERRUPT_MARK)]))
     assert (out.reason, out.rated, out.winner) == ("aborted", False, None)
@@ -350,10 +375,10 @@ def test_ctrl_c_aborts_the_match_and_still_closes_the_seats() -> None:
 
 
 def test_every_end_reason_is_reachable() -> None:
-    # The tests above cover: balance, round_limit, time, illegal, crash, protocol,
-    # startup, aborted — one name each, no more.
-    assert set(END_REASONS) == {"balance", "round_limit", "time", "illegal", "crash",
-                                "protocol", "startup", "aborted"}
+    # The tests above cover: balance, round_limit, resign, time, illegal, crash,
+    # protocol, startup, aborted — one name each, no more.
+    assert set(END_REASONS) == {"balance", "round_limit", "resign", "time", "illegal",
+                                "crash", "protocol", "startup", "aborted"}
 
 
 def test_match_spec_and_outcome_are_picklable() -> None:
