@@ -12,23 +12,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .framing import MAX_LINE
-from .transport import (
-    Clock,
-    EngineStartError,
-    ExitInfo,
-    Incoming,
-    StderrSink,
-    drain,
-    exit_info_of,
-    get_incoming,
-    read_stdout,
-    terminate,
-    wait_exit,
-    write_all,
-)
+from .process import ProcessTransport
+from .transport import Clock, EngineStartError, Incoming, StderrSink, drain, read_stdout
 
 
-class PipeTransport:
+class PipeTransport(ProcessTransport):
     """Start ``argv`` with pipes; see :mod:`bidref.engines.transport`."""
 
     def __init__(self, argv: Sequence[str], *, cwd: str | None = None,
@@ -46,8 +34,8 @@ class PipeTransport:
             raise EngineStartError(f"cannot start {list(argv)!r}: {e.strerror or e}") from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.pid = self.proc.pid
-        self._stdin = self.proc.stdin.fileno()
-        os.set_blocking(self._stdin, False)
+        self._wfd = self.proc.stdin.fileno()
+        os.set_blocking(self._wfd, False)
         self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
         self._sink = StderrSink(stderr_log)
         self._threads = [
@@ -58,45 +46,14 @@ class PipeTransport:
         ]
         for t in self._threads:
             t.start()
-        self._closed: ExitInfo | None = None
 
-    def write_line(self, text: str) -> int:
-        write_all(self._stdin, (text + "\n").encode())
-        return self.clock()
+    def _reap(self) -> None:
+        self.proc.wait()
 
-    def read(self, deadline: int | None) -> Incoming | None:
-        return get_incoming(self._queue, self.clock, deadline)
-
-    def poll_exit(self) -> ExitInfo | None:
-        return self._closed or exit_info_of(self.pid, "running")
-
-    def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
-        return self._closed or wait_exit(self.pid, timeout_ns, "running")
-
-    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
-        if self._closed is not None:
-            return self._closed
-
-        def send_quit() -> None:
-            if quit_line is not None:
-                write_all(self._stdin, (quit_line + "\n").encode(), timeout_ns=grace_ns)
-
-        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap)
+    def _release(self) -> None:
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None:
                 with contextlib.suppress(OSError):
                     f.close()
         for t in self._threads:
             t.join(timeout=1.0)
-        self._sink.close()
-        self._closed = info
-        return info
-
-    def _reap(self) -> None:
-        self.proc.wait()
-
-    def stderr_tail(self) -> str:
-        return self._sink.tail()
-
-    def stderr_bytes(self) -> int:
-        return self._sink.total

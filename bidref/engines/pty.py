@@ -22,22 +22,11 @@ from pathlib import Path
 import pexpect
 
 from .framing import MAX_LINE
-from .transport import (
-    Clock,
-    EngineStartError,
-    ExitInfo,
-    Incoming,
-    StderrSink,
-    exit_info_of,
-    get_incoming,
-    read_stdout,
-    terminate,
-    wait_exit,
-    write_all,
-)
+from .process import ProcessTransport
+from .transport import Clock, EngineStartError, Incoming, StderrSink, read_stdout
 
 
-class PtyTransport:
+class PtyTransport(ProcessTransport):
     """Start ``argv`` under a pty; see :mod:`bidref.engines.transport`."""
 
     def __init__(self, argv: Sequence[str], *, cwd: str | None = None,
@@ -62,48 +51,17 @@ class PtyTransport:
             target=read_stdout, name=f"engine-{self.pid}-pty", daemon=True,
             args=(self._fd, clock, self._queue, max_line, self._sink.write))
         self._thread.start()
-        self._closed: ExitInfo | None = None
 
-    def write_line(self, text: str) -> int:
-        write_all(self._wfd, (text + "\n").encode())
-        return self.clock()
+    def _reap(self) -> None:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        # Tell pexpect the child is gone so it does not signal a reused pid later.
+        self.child.terminated = True
+        self.child.closed = True
 
-    def read(self, deadline: int | None) -> Incoming | None:
-        return get_incoming(self._queue, self.clock, deadline)
-
-    def poll_exit(self) -> ExitInfo | None:
-        return self._closed or exit_info_of(self.pid, "running")
-
-    def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
-        return self._closed or wait_exit(self.pid, timeout_ns, "running")
-
-    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
-        if self._closed is not None:
-            return self._closed
-
-        def send_quit() -> None:
-            if quit_line is not None:
-                write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
-
-        def reap() -> None:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(self.pid, 0)
-            # Tell pexpect the child is gone so it does not signal a reused pid later.
-            self.child.terminated = True
-            self.child.closed = True
-
-        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, reap)
+    def _release(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._wfd)
         self._thread.join(timeout=1.0)
         with contextlib.suppress(OSError):
             os.close(self._fd)
-        self._sink.close()
-        self._closed = info
-        return info
-
-    def stderr_tail(self) -> str:
-        return self._sink.tail()
-
-    def stderr_bytes(self) -> int:
-        return self._sink.total

@@ -18,6 +18,8 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
+import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
@@ -51,9 +53,14 @@ def _on_parent_death(signum: int, frame: FrameType | None) -> None:
     _on_interrupt(signum, frame)
 
 
-def worker_init() -> None:
-    """Set up a worker process: clean interrupts, and end with the runner."""
-    _WorkerState.parent = os.getppid()
+def worker_init(runner_pid: int) -> None:
+    """Set up a worker process: clean interrupts, and end with the runner.
+
+    ``runner_pid`` comes from the runner itself: a runner killed before this
+    worker got here has already left it to init, and ``getppid()`` alone would
+    not tell.
+    """
+    _WorkerState.parent = runner_pid
     signal.signal(signal.SIGINT, _on_interrupt)
     signal.signal(_PARENT_DIED, _on_parent_death)
     if sys.platform.startswith("linux"):
@@ -62,6 +69,20 @@ def worker_init() -> None:
             libc.prctl(_PR_SET_PDEATHSIG, _PARENT_DIED, 0, 0, 0)
     if os.getppid() != _WorkerState.parent:  # the runner died before prctl
         os._exit(1)
+    # Belt and braces where the death signal does not reach (other systems, or a
+    # signal lost in a race): a watchdog that notices the runner is gone.
+    threading.Thread(target=_watch_runner, name="bidref-runner-watch", daemon=True).start()
+
+
+def _watch_runner(period_s: float = 0.5) -> None:
+    while True:
+        time.sleep(period_s)
+        if os.getppid() != _WorkerState.parent:
+            # Idle: leave now. Busy: end the match cleanly (its engines too).
+            if not _WorkerState.busy:
+                os._exit(1)
+            os.kill(os.getpid(), _PARENT_DIED)
+            return
 
 
 def play_in_worker(play: PlayFn, job: MatchJob) -> MatchReport:
@@ -104,6 +125,7 @@ class LocalBackend:
                 max_workers=self.slots,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=worker_init,
+                initargs=(os.getpid(),),
             )
         return ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="bidref-match")
 

@@ -430,3 +430,19 @@ def test_an_interrupt_waits_until_the_record_is_written_and_counted() -> None:
         steps.append("counted")
     assert steps == ["written", "counted"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_worker_whose_runner_died_before_it_started_exits_at_once() -> None:
+    # The runner's pid is handed to the worker: a runner killed before the worker
+    # ran its initializer has already left it to init, which getppid() cannot tell.
+    code = ("from bidref.tournament.local import worker_init\n"
+            "worker_init(2**22 + 7)\n"  # not our parent's pid
+            "print('still running')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1 and "still running" not in done.stdout
+    code = f"from bidref.tournament.local import worker_init\nworker_init({os.getpid()})\n"
+    code += "print('still running')\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and "still running" in done.stdout

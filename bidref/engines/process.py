@@ -1,0 +1,74 @@
+"""What the pipe and pty transports share: one engine process, its line queue,
+its stderr log, and the teardown policy (see :mod:`bidref.engines.transport`).
+
+A subclass starts the process and its reader threads, then sets ``pid``,
+``_wfd`` (the descriptor lines are written to), ``_queue`` and ``_sink``; it
+says how to reap the process and what to release after it (:meth:`_reap`,
+:meth:`_release`).
+"""
+
+from __future__ import annotations
+
+import queue
+
+from .transport import (
+    Clock,
+    ExitInfo,
+    Incoming,
+    StderrSink,
+    exit_info_of,
+    get_incoming,
+    terminate,
+    wait_exit,
+    write_all,
+)
+
+
+class ProcessTransport:
+    clock: Clock
+    pid: int
+    _wfd: int
+    _queue: queue.SimpleQueue[Incoming]
+    _sink: StderrSink
+    _closed: ExitInfo | None = None
+
+    def write_line(self, text: str) -> int:
+        write_all(self._wfd, (text + "\n").encode())
+        return self.clock()
+
+    def read(self, deadline: int | None) -> Incoming | None:
+        return get_incoming(self._queue, self.clock, deadline)
+
+    def poll_exit(self) -> ExitInfo | None:
+        return self._closed or exit_info_of(self.pid, "running")
+
+    def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
+        return self._closed or wait_exit(self.pid, timeout_ns, "running")
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        """Quit line, grace, SIGTERM and SIGKILL to the group, reap; idempotent."""
+        if self._closed is not None:
+            return self._closed
+
+        def send_quit() -> None:
+            if quit_line is not None:
+                write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
+
+        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap)
+        self._release()
+        self._sink.close()
+        self._closed = info
+        return info
+
+    def _reap(self) -> None:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        """Close descriptors and join reader threads once the process is gone."""
+        raise NotImplementedError
+
+    def stderr_tail(self) -> str:
+        return self._sink.tail()
+
+    def stderr_bytes(self) -> int:
+        return self._sink.total
