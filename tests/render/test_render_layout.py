@@ -15,8 +15,8 @@ from bidref.render.layout import MIN_WIDTH, LayoutPicture, layout_text
 from bidref.render.svg import Frame, to_html, to_svg
 from bidref.rules import Layout, Match, Side, parse_side, point, tile
 
-# A copy of the rules' worked layouts (shared/rules/layout-examples.json) as test vectors.
-EXAMPLES = Path(__file__).with_name("layout-examples.json")
+# The rules' worked layouts, read where the rules live (shared/ beside the repository).
+EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "layout-examples.json"
 
 
 def _states() -> list[tuple[str, Layout, object]]:
