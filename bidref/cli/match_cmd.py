@@ -14,16 +14,21 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engines import EngineSpecError, resolve_engine
-from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
+from ..referee import LiveState, MatchSpec, run_match
 from ..rules import SECOND, TimeControl
 from . import app
-
-# Exit codes: a finished match (any winner or a draw) is a success.
-EXIT_OK = 0
-EXIT_BAD_ARGS = 2
-EXIT_STARTUP = 3
-EXIT_ABORTED = 4
-EXIT_INTERRUPTED = 130
+from .common import (
+    EXIT_BAD_ARGS,
+    BankOption,
+    DelayOption,
+    MaxRoundsOption,
+    SeedOption,
+    StartupOption,
+    TranscriptOption,
+    TransportOption,
+    clock_args_problem,
+    exit_code_for,
+)
 
 
 def _clock_text(ns: int) -> str:
@@ -48,33 +53,21 @@ def render_state(state: LiveState) -> Table:
     return table
 
 
-def exit_code_for(outcome: MatchOutcome) -> int:
-    if outcome.reason == "startup":
-        return EXIT_STARTUP
-    if outcome.reason == "aborted":
-        return EXIT_INTERRUPTED if outcome.detail.get("cause") == "interrupted" else EXIT_ABORTED
-    return EXIT_OK
-
-
 @app.command("match")
 def match(
     engine_a: Annotated[str, typer.Argument(
         help="Engine in seat A: an executable, a .py file, a quoted command line, "
              "or an engine file (.toml/.json).")],
     engine_b: Annotated[str, typer.Argument(help="Engine in seat B (same forms).")],
-    seed: Annotated[int | None, typer.Option(
-        help="Seed of the deals (default: random, and shown).")] = None,
-    bank: Annotated[float, typer.Option(help="Each player's bank for the match, in s.")] = 120.0,
-    delay: Annotated[float, typer.Option(help="Delay per genuine turn, in s.")] = 10.0,
-    transcript: Annotated[Path | None, typer.Option(
-        help="Write the JSONL transcript here.", dir_okay=False)] = None,
-    max_rounds: Annotated[int | None, typer.Option(
-        help="Stop after N rounds and adjudicate by balance.", min=1)] = None,
+    seed: SeedOption = None,
+    bank: BankOption = 120.0,
+    delay: DelayOption = 10.0,
+    transcript: TranscriptOption = None,
+    max_rounds: MaxRoundsOption = None,
     illegal: Annotated[str, typer.Option(
         help="reject: an illegal action gets an error reply; forfeit: it loses.")] = "reject",
-    transport: Annotated[str, typer.Option(
-        help="pipe, or pty for engines that buffer stdout on pipes.")] = "pipe",
-    startup: Annotated[float, typer.Option(help="Start-up timeout for the hello, in s.")] = 10.0,
+    transport: TransportOption = "pipe",
+    startup: StartupOption = 10.0,
     stderr_dir: Annotated[Path | None, typer.Option(
         help="Keep each engine's stderr (capped) in a log file in this folder.",
         file_okay=False)] = None,
@@ -99,11 +92,9 @@ def match(
 
     if illegal not in ("reject", "forfeit"):
         raise bad(f"--illegal {illegal!r}: use reject or forfeit")
-    if transport not in ("pipe", "pty"):
-        raise bad(f"--transport {transport!r}: use pipe or pty")
-    if bank < 0 or delay < 0 or startup <= 0:
-        raise bad(f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
-                  "give bank and delay >= 0 and a positive start-up timeout")
+    problem = clock_args_problem(transport, bank, delay, startup)
+    if problem:
+        raise bad(problem)
     try:
         engines = (resolve_engine(engine_a), resolve_engine(engine_b))
     except EngineSpecError as e:

@@ -23,21 +23,20 @@ from ..tui.keys import TerminalKeys
 from ..tui.live import LiveDisplay
 from ..tui.session import PlaySession
 from . import app
-
-EXIT_OK = 0
-EXIT_BAD_ARGS = 2
-EXIT_STARTUP = 3
-EXIT_ABORTED = 4
+from .common import (
+    EXIT_BAD_ARGS,
+    BankOption,
+    DelayOption,
+    MaxRoundsOption,
+    SeedOption,
+    StartupOption,
+    TranscriptOption,
+    TransportOption,
+    clock_args_problem,
+    exit_code_for,
+)
 
 HUMAN = "human"
-
-
-def _exit_code(outcome: MatchOutcome) -> int:
-    if outcome.reason == "startup":
-        return EXIT_STARTUP
-    if outcome.reason == "aborted":
-        return EXIT_ABORTED
-    return EXIT_OK
 
 
 class _Held(logging.Handler):
@@ -64,16 +63,13 @@ def play(
         help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
              "line, or an engine file).")],
     seat_b: Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")],
-    seed: Annotated[int | None, typer.Option(help="Seed of the deals (default: random).")] = None,
-    bank: Annotated[float, typer.Option(help="Each player's bank for the match, in s.")] = 120.0,
-    delay: Annotated[float, typer.Option(help="Delay per genuine turn, in s.")] = 10.0,
-    transcript: Annotated[Path | None, typer.Option(
-        help="Write the JSONL transcript here.", dir_okay=False)] = None,
-    max_rounds: Annotated[int | None, typer.Option(
-        help="Stop after N rounds and adjudicate by balance.", min=1)] = None,
-    transport: Annotated[str, typer.Option(
-        help="pipe, or pty for engines that buffer stdout on pipes.")] = "pipe",
-    startup: Annotated[float, typer.Option(help="Engine start-up timeout, in s.")] = 10.0,
+    seed: SeedOption = None,
+    bank: BankOption = 120.0,
+    delay: DelayOption = 10.0,
+    transcript: TranscriptOption = None,
+    max_rounds: MaxRoundsOption = None,
+    transport: TransportOption = "pipe",
+    startup: StartupOption = 10.0,
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -104,11 +100,9 @@ def play(
     if not humans:
         raise bad("neither seat is 'human': to watch two engines play, use `bidref match "
                   f"{seat_a} {seat_b}`")
-    if transport not in ("pipe", "pty"):
-        raise bad(f"--transport {transport!r}: use pipe or pty")
-    if bank < 0 or delay < 0 or startup <= 0:
-        raise bad(f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
-                  "give bank and delay >= 0 and a positive start-up timeout")
+    problem = clock_args_problem(transport, bank, delay, startup)
+    if problem:
+        raise bad(problem)
     if not _on_a_terminal():
         raise bad("`bidref play` needs a terminal for the person at the keyboard "
                   "(stdin and stdout must be a terminal)")
@@ -151,7 +145,7 @@ def play(
     console.print(f"[{style}]result: {outcome.summary()}[/{style}]", highlight=False)
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
-    raise typer.Exit(code=_exit_code(outcome))
+    raise typer.Exit(code=exit_code_for(outcome))
 
 
 def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tuple[str, str],
