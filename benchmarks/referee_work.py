@@ -33,7 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bidref.engines import EngineSpec, ExitInfo, Incoming, Line  # noqa: E402
+from bidref.engines import EngineSpec, Incoming, Line  # noqa: E402
+from bidref.players.inprocess import InProcessSeat  # noqa: E402
 from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
 
@@ -41,15 +42,13 @@ _HELLO = ('{"type":"hello","name":"inproc","author":"bench","version":"0",'
           '"protocol":"bidref/1"}')
 
 
-class InstantSeat:
+class InstantSeat(InProcessSeat):
     """Answers each request with its first legal action, at once, in-process."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.pending: list[str] = []
 
-    def open(self) -> None:
-        pass
 
     def send(self, text: str) -> int:
         last = text.rpartition("\n")[2]
@@ -64,18 +63,6 @@ class InstantSeat:
 
     def receive(self, deadline: int | None) -> Incoming | None:
         return Line(self.pending.pop(0), time.monotonic_ns())
-
-    def exit_info(self, wait_ns: int) -> ExitInfo | None:
-        return ExitInfo(0, None, "quit")
-
-    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
-        return ExitInfo(0, None, "quit")
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def stderr_bytes(self) -> int:
-        return 0
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "command": ["(in-process)"], "cwd": None,

@@ -8,7 +8,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bidref.engines import Eof, ExitInfo, Incoming, Line
+from bidref.engines import Eof, Incoming, Line
+from bidref.players.inprocess import InProcessSeat
 from bidref.rules import SECOND
 from bidref.tui.screen import ScreenModel
 
@@ -130,7 +131,7 @@ class ScriptKeys:
 
 
 @dataclass
-class FirstLegalSeat:
+class FirstLegalSeat(InProcessSeat):
     """An engine seat without a process: answers every request with its first legal
     action after ``think`` ns of the fake clock."""
 
@@ -140,8 +141,6 @@ class FirstLegalSeat:
     outbox: list[str] = field(default_factory=list)
     requests: list[tuple[int, int]] = field(default_factory=list)  # (round, sent at)
 
-    def open(self) -> None:
-        pass
 
     def send(self, line: str) -> int:
         for raw in line.split("\n"):
@@ -163,18 +162,6 @@ class FirstLegalSeat:
             self.clock.t = max(self.clock.t, deadline)
             return None
         return Eof(self.clock.t)
-
-    def exit_info(self, wait_ns: int) -> ExitInfo | None:
-        return ExitInfo(0, None, "quit")
-
-    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
-        return ExitInfo(0, None, "quit")
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def stderr_bytes(self) -> int:
-        return 0
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "command": []}

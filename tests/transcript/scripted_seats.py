@@ -13,8 +13,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bidref.engines import ExitInfo
 from bidref.engines.transport import Eof, Incoming, Line
+from bidref.players.inprocess import InProcessSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, TimeControl
 from bidref.transcript import counter_salt
@@ -28,7 +28,7 @@ class FakeClock:
         return self.now
 
 
-class ScriptedSeat:
+class ScriptedSeat(InProcessSeat):
     def __init__(self, name: str, clock: FakeClock, seed: int, *, illegal_rate: float = 0.0,
                  late_at: int | None = None, max_think_ms: int = 900,
                  chatty: bool = False) -> None:
@@ -43,8 +43,6 @@ class ScriptedSeat:
         self.decisions = 0
         self.pending_legal: tuple[int, list[str]] = (0, [])
 
-    def open(self) -> None:
-        pass
 
     def _reply(self, after_ms: int, obj: dict[str, object]) -> None:
         t = self.clock.now + after_ms * MILLISECOND
@@ -103,18 +101,6 @@ class ScriptedSeat:
         self.queue.pop(0)
         self.clock.now = max(self.clock.now, t)
         return Line(text, t)
-
-    def exit_info(self, wait_ns: int) -> ExitInfo | None:
-        return ExitInfo(0, None, "quit")
-
-    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
-        return ExitInfo(0, None, "quit")
-
-    def stderr_tail(self) -> str:
-        return ""
-
-    def stderr_bytes(self) -> int:
-        return 0
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "command": ["scripted"], "cwd": None}
