@@ -228,20 +228,9 @@ class Match:
         new = self.copy()
         opp = 1 - player
         hidden = new.hands[opp] + new.boneyard
-        n = len(new.hands[opp])
-        if opponent_hand is None:
-            rng.shuffle(hidden)
-            opp_hand = sorted(hidden[:n], key=_BY_INDEX)
-            rest = hidden[n:]
-        else:
-            opp_hand = sorted(opponent_hand, key=_BY_INDEX)
-            pool = set(hidden)
-            if len(opp_hand) != n or len(set(opp_hand)) != n or not pool.issuperset(opp_hand):
-                raise RulesError(
-                    f"opponent_hand {[str(t) for t in opp_hand]} is not {n} distinct tiles "
-                    f"hidden from player {_name(player)}")
-            rest = [t for t in hidden if t not in set(opp_hand)]
-            rng.shuffle(rest)
+        from .determinize import deal_hidden
+
+        opp_hand, rest = deal_hidden(hidden, len(new.hands[opp]), rng, opponent_hand)
         own = new.hands[player]
         new.hands = (own, opp_hand) if player == 0 else (opp_hand, own)
         new.boneyard = rest
