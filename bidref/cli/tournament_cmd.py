@@ -6,6 +6,7 @@ import importlib
 import json
 import logging
 import math
+import os
 import secrets
 import signal
 import sys
@@ -207,6 +208,9 @@ def tournament(
     """
     err = Console(stderr=True, soft_wrap=True)
     console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        # Redirected to a file or a pipe: keep the tables whole rather than 80 columns wide.
+        console = Console(width=140)
     try:
         play = _load_play(play_function)
     except (ImportError, AttributeError) as exc:
