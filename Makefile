@@ -14,8 +14,17 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The C sample engines are compiled here; the JavaScript one needs Node.js, which
+# is installed from the system's packages where it is missing and we may (root).
 engines: $(STAMP)
 	$(MAKE) -C sample_engines
+	@command -v node >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Node.js for the JavaScript sample engine"; \
+	    apt-get update -qq && apt-get install -y -qq nodejs >/dev/null; \
+	  else \
+	    echo "error: Node.js (node) is needed for sample_engines/js_random; install it" >&2; exit 1; \
+	  fi; }
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bidref tests benchmarks sample_engines

@@ -51,7 +51,7 @@ def _plan(out: Path, engines: list[str], deals: int) -> Plan:
 def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
     c_first: Path, tmp_path: Path
 ) -> None:
-    distributed = pytest.importorskip("distributed")
+    import distributed
     engines = [f"c={c_first}", str(GREEDY), str(RANDOM)]
     local_plan = _plan(tmp_path / "local", engines, deals=2)
     store = ResultsStore.create(local_plan.out_dir / RESULTS_FILE, local_plan.header)
