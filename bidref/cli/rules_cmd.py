@@ -31,8 +31,15 @@ def notation(
 
 
 @app.command("rules")
-def rules() -> None:
-    """Print the rules of Spectacular Bid (RULES.md) that the referee enforces."""
-    from ..rules_text import rules_text
+def rules(
+    topic: Annotated[str | None, typer.Argument(
+        help="A section number or a word of its title, e.g. 7 or auction; all if omitted.")]
+    = None,
+) -> None:
+    """Print the rules of Spectacular Bid (RULES.md) that the referee enforces.
 
-    typer.echo(rules_text())
+    Example: bidref rules 6   (the auction for the opening)
+    """
+    from ..rules_text import rules_section
+
+    typer.echo(rules_section(topic))
