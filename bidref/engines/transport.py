@@ -180,13 +180,15 @@ def read_stdout(fd: int, clock: Clock, out: queue.SimpleQueue[Incoming], max_lin
     framer = LineFramer(max_line)
     while True:
         data = _read(fd)
+        # Stamp before framing: splitting and decoding the bytes is our work, not
+        # the engine's time.
+        t = clock()
         if not data:
-            out.put(Eof(clock(), framer.rest()))
+            out.put(Eof(t, framer.rest()))
             return
         items = framer.feed(data)
         if not items:
             continue
-        t = clock()
         for item in items:
             if isinstance(item, LineTooLong):
                 out.put(Overlong(item.prefix, item.length, t))
