@@ -282,6 +282,15 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def wait_for_lines(path: Path, more_than: int, timeout_s: float = 30.0) -> None:
+    """Wait until the runner has written more than ``more_than`` lines to ``path``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text(encoding="utf-8").count("\n") > more_than:
+            return
+        time.sleep(0.01)
+
+
 def wait_gone(pids: set[int], timeout_s: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -313,11 +322,7 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> 
     killed = tmp_path / "killed"
     proc = subprocess.Popen([sys.executable, "-c", KILLABLE_RUN, str(killed), mode], cwd=REPO)
     results = killed / RESULTS_FILE
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if results.exists() and results.read_text(encoding="utf-8").count("\n") > 12:
-            break
-        time.sleep(0.01)
+    wait_for_lines(results, more_than=12)
     workers = children_of(proc.pid)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
@@ -403,11 +408,7 @@ def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) ->
                              "--out", str(out), "--json", *fake], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     results = out / RESULTS_FILE
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if results.exists() and results.read_text(encoding="utf-8").count("\n") > 4:
-            break
-        time.sleep(0.01)
+    wait_for_lines(results, more_than=4)
     workers = children_of(proc.pid)
     os.kill(proc.pid, signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=30)
