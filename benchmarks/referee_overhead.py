@@ -22,6 +22,13 @@ Run (after `make -C sample_engines`)::
 Prints both medians and their ratio; the target is a ratio <= 1.5. With
 ``--transcript`` every match also writes its transcript (to a temporary
 directory), as ``bidref match --transcript`` does.
+
+``--control`` adds (c): the same request writes as in a real match (events
+and request, byte for byte, to the same seat), replayed to two fresh engines
+with no referee work between a reply and the next write. Its ratio is the
+floor this machine gives any referee: what (b) adds over (c) is the
+referee's own work and what it costs the processes around it (wake-ups of
+idle CPUs after it).
 """
 
 from __future__ import annotations
@@ -44,6 +51,52 @@ from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
 
 ENGINE = ROOT / "sample_engines" / "c_first" / "engine"
+
+
+class RecordingSeat(EngineSeat):
+    """An engine seat that keeps, in one list shared by both seats, every write
+    that ends with a request, as (seat index, text)."""
+
+    writes: list[tuple[int, str]]
+    index: int
+
+    def send(self, text: str) -> int:
+        if text.rpartition("\n")[2].startswith('{"type":"request"'):
+            self.writes.append((self.index, text))
+        return super().send(text)
+
+
+def recorded_writes(seed: int) -> list[tuple[int, str]]:
+    """The request writes of one real match between two C engines."""
+    spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
+                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    writes: list[tuple[int, str]] = []
+    seats = [RecordingSeat(e) for e in spec.engines]
+    for i, s in enumerate(seats):
+        s.writes = writes
+        s.index = i
+    run_match(spec, seats=seats)
+    return writes
+
+
+def control_intervals(writes: list[tuple[int, str]]) -> list[int]:
+    """Reply-to-reply intervals (ns) when ``writes`` go to two engines with no
+    referee work in between: each reply read is followed at once by the next write."""
+    ts = [PipeTransport([str(ENGINE)]) for _ in range(2)]
+    stamps: list[int] = []
+    try:
+        for t in ts:
+            t.write_line('{"type":"hello","seat":0}')
+            t.read(None)
+        for seat, text in writes:
+            ts[seat].write_line(text)
+            got = ts[seat].read(None)
+            assert isinstance(got, Line) and got.text.startswith('{"type":"action"'), got
+            stamps.append(got.t)
+    finally:
+        for t in ts:
+            t.close('{"type":"quit"}', 500_000_000)
+    return [b - a for a, b in itertools.pairwise(stamps)]
 
 
 class TimingSeat(EngineSeat):
@@ -113,6 +166,8 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=10)
     ap.add_argument("--transcript", action="store_true",
                     help="write each match's transcript (to a temporary directory)")
+    ap.add_argument("--control", action="store_true",
+                    help="also replay a match's writes with no referee work (the floor)")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     if not ENGINE.exists():
@@ -126,6 +181,8 @@ def main() -> None:
     referee: list[int] = []
     engine: list[int] = []
     decisions = 0
+    control: list[int] = []
+    writes = recorded_writes(0) if args.control else []
     t0 = time.perf_counter()
     for seed in range(args.matches):
         full, ch = raw_round_trips(args.pings // args.matches)
@@ -137,6 +194,8 @@ def main() -> None:
         referee += ref
         engine += eng
         decisions += n
+        if writes:
+            control += control_intervals(writes)
     wall = time.perf_counter() - t0
     tmp.cleanup()
     raw_med = statistics.median(raw) / 1000
@@ -152,6 +211,10 @@ def main() -> None:
     eng_med = statistics.median(engine) / 1000
     print(f"  parts (medians): reply stamped -> next request written {ref_med:.1f} us "
           f"(referee); written -> reply stamped {eng_med:.1f} us (engine)")
+    if control:
+        ctl_med = statistics.median(control) / 1000
+        print(f"control: the same writes, no referee work: median {ctl_med:8.1f} us  "
+              f"(ratio {ctl_med / raw_med:.2f}: the floor of this machine)")
     print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, Line, Overlong
+from .engines import Clock, EngineSpec, Eof, Incoming, Line, Overlong
 from .engines.framing import MAX_LINE
 from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
 from .protocol import (
@@ -68,6 +68,7 @@ from .rules import (
     MILLISECOND,
     RULES_VERSION,
     SECOND,
+    Action,
     Charge,
     Deal,
     Drew,
@@ -267,14 +268,17 @@ def request_line(match: Match, req_id: int, mclock: MatchClock,
         match, req_id, delay_left, bank, mclock.banks[1 - p] // MILLISECOND, delay_left + bank)
 
 
+_EVENT: Final = '{"type":"event","event":'
+
+
 def event_lines(event: Event, seat: int) -> str | None:
     """The ``event`` message line for ``seat``, in the form that seat may see."""
     if isinstance(event, RoundStarted):
-        return '{"type":"event","event":' + _dumps(event.public()) + "}"
+        return _EVENT + _dumps(event.public()) + "}"
     pub = public_event(event, seat)
     if pub is None:
         return None
-    return '{"type":"event","event":' + event_json(pub) + "}"
+    return _EVENT + event_json(pub) + "}"
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -463,68 +467,52 @@ class _Referee:
             self._decision(match)
 
     def _decision(self, match: Match) -> None:
+        # The hot path: everything between reading a reply and writing the next
+        # request is the referee's own time, so it is kept to what the next
+        # request needs. (benchmarks/referee_work.py measures it.)
         p = match.to_act
         seat = self.seats[p]
         mclock = self.mclock = self.mclock.begin(p, match.turn)
-        self.req_id += 1
-        rid = self.req_id
-        line = request_line(match, rid, mclock, self.encoder)
+        rid = self.req_id = self.req_id + 1
+        banks = mclock.banks
+        available = mclock.delay_left + banks[p]
+        line = self.encoder.encode_ms(
+            match, rid, mclock.delay_left // MILLISECOND, banks[p] // MILLISECOND,
+            banks[1 - p] // MILLISECOND, available // MILLISECOND)
         pending = self.outbox[p]
         if pending:
             # events not yet sent to the player to move go in the same write
             self.outbox[p] = []
-            start = self._send(p, "\n".join([*pending, line]))
+            pending.append(line)
+            start = self._send(p, "\n".join(pending))
         else:
             start = self._send(p, line)
+        deadline = start + available
         if self.first_request is None:
             self.first_request = start
-        deadline = mclock.deadline(start)
         tx = self.tx
         if tx.enabled:
-            banks = mclock.banks
             seq = tx.write_json("request", start, (
                 f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
                 f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
                 f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
                 f'"deadline_ns":{deadline - self.origin}'))
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
-        tol = self.spec.timing_tolerance_ns
-        encoder = self.encoder
         while True:
             inc = seat.receive(deadline)
-            if inc is None:
-                now = self.clock()
-                late = now - deadline
-                if late > tol:
-                    raise self._timing_fault(p, deadline, now, "woke")
-                raise self._time_loss(p, max(late, 0))
             if type(inc) is not Line:
-                if isinstance(inc, Eof):
-                    raise self._crash(p)
-                if isinstance(inc, Overlong):
-                    raise _End(1 - p, "protocol", {
-                        "seat": p, "line": quote(inc.prefix),
-                        "problem": f"a line of {inc.length} bytes (the limit is "
-                                   f"{self.spec.max_line})"})
+                self._not_a_line(p, inc, deadline)
+            assert isinstance(inc, Line)
             t = inc.t
             if t >= deadline:
-                if t - deadline > tol:
-                    raise self._timing_fault(p, deadline, t, "stamped")
-                raise self._time_loss(p, t - deadline)
+                raise self._late(p, deadline, t, "stamped")
             text = inc.text
             fast = action_reply(text)  # the usual action line, without a JSON parser
             if fast is None:
-                try:
-                    msg = decode_engine_line(text)
-                except ProtocolError as e:
-                    self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code,
-                                                          message=str(e))))
-                    raise _End(1 - p, "protocol", {"seat": p, "line": quote(text),
-                                                   "problem": e.problem}) from None
-                if type(msg) is not ActionMsg:
-                    self._other_message(p, msg, text, t)
+                got = self._slow_reply(p, text, t)
+                if got is None:
                     continue
-                got_id, action_text = msg.id, msg.action
+                got_id, action_text = got
             else:
                 got_id, action_text = fast
             if got_id != rid:
@@ -532,34 +520,78 @@ class _Referee:
                 continue
             # A reply can be stamped before write_line() took its own stamp
             # (the reader thread ran first): that is no time at all.
-            mclock, charge = mclock.charge(t - start if t > start else 0)
-            self.mclock = mclock
+            elapsed = t - start if t > start else 0
+            action = self.encoder.actions_by_text.get(action_text)
             try:
-                action = encoder.actions_by_text.get(action_text) or parse_action(action_text)
+                if action is None:
+                    action = parse_action(action_text)
                 events = match.apply(action, p)
             except (NotationError, IllegalActionError) as err:
+                mclock, charge = mclock.charge(elapsed)
+                self.mclock = mclock
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
                 continue
+            if tx.enabled:
+                mclock, charge = mclock.charge(elapsed)
+                self._record_reply(p, rid, action, text, t, mclock, charge)
+            else:
+                mclock = mclock.spend(elapsed)
+            self.mclock = mclock
             self.decisions += 1
             self.last_accept = t
-            if tx.enabled:
-                banks = mclock.banks
-                seq = tx.write_json("reply", t, (
-                    f'"seat":{p},"id":{rid},"status":"accepted",'
-                    f'"action":{encoder.action_json(action)},"rule":null,'
-                    f'"elapsed_ns":{charge.elapsed},"charge":{{'
-                    f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
-                    f'"timed_out":{"true" if charge.timed_out else "false"},'
-                    f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'),
-                    flush=False)
-                # the raw line may carry extra fields: private until the round ends
-                tx.private(seq, "reply_raw", {"seat": p, "raw": text})
             self._dispatch(events, t)
-            tx.flush()  # the reply and its events: one write
             if self.observer is not None:
                 self.last = f"{'AB'[p]}: {action}"
                 self._notify(self.last)
             return
+
+    def _not_a_line(self, p: int, inc: Incoming | None, deadline: int) -> None:
+        """Raise the end that ``inc`` (not a line: a timeout, EOF or an over-long
+        line) means for seat ``p``."""
+        if inc is None:
+            raise self._late(p, deadline, self.clock(), "woke")
+        if isinstance(inc, Eof):
+            raise self._crash(p)
+        assert isinstance(inc, Overlong)
+        raise _End(1 - p, "protocol", {
+            "seat": p, "line": quote(inc.prefix),
+            "problem": f"a line of {inc.length} bytes (the limit is {self.spec.max_line})"})
+
+    def _late(self, p: int, deadline: int, seen: int, how: str) -> _End:
+        """A time loss, or a timing fault when the referee was not watching."""
+        late = seen - deadline
+        if late > self.spec.timing_tolerance_ns:
+            return self._timing_fault(p, deadline, seen, how)
+        return self._time_loss(p, max(late, 0))
+
+    def _slow_reply(self, p: int, text: str, t: int) -> tuple[int, str] | None:
+        """Decode a line that is not an action in its usual form: (id, action) for
+        an action; None for any other message (handled here)."""
+        try:
+            msg = decode_engine_line(text)
+        except ProtocolError as e:
+            self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code, message=str(e))))
+            raise _End(1 - p, "protocol", {"seat": p, "line": quote(text),
+                                           "problem": e.problem}) from None
+        if type(msg) is not ActionMsg:
+            self._other_message(p, msg, text, t)
+            return None
+        return msg.id, msg.action
+
+    def _record_reply(self, p: int, rid: int, action: Action, text: str, t: int,
+                      mclock: MatchClock, charge: Charge) -> None:
+        tx = self.tx
+        banks = mclock.banks
+        seq = tx.write_json("reply", t, (
+            f'"seat":{p},"id":{rid},"status":"accepted",'
+            f'"action":{self.encoder.action_json(action)},"rule":null,'
+            f'"elapsed_ns":{charge.elapsed},"charge":{{'
+            f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
+            f'"timed_out":{"true" if charge.timed_out else "false"},'
+            f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'),
+            flush=False)
+        # the raw line may carry extra fields: private until the round ends
+        tx.private(seq, "reply_raw", {"seat": p, "raw": text})
 
     def _illegal(self, p: int, rid: int, action_text: str, raw: str, t: int, charge: Charge,
                  err: NotationError | IllegalActionError) -> tuple[int, int]:
@@ -624,46 +656,52 @@ class _Referee:
         lines are written together with its next request (one write per
         decision), or at once with ``MatchSpec.eager_events``, and at the end."""
         tx = self.tx
-        out = self.outbox
+        recording = tx.enabled
+        out0, out1 = self.outbox
         for ev in events:
             tp = type(ev)
-            if tp is RoundStarted:
-                assert isinstance(ev, RoundStarted)
-                tx.start_round(t, ev.round, ev.deal.to_dict(), {
-                    "opening": ev.opening, "jockey": ev.jockey,
-                    "balances": list(self.match.balances) if self.match else None})
-                line = '{"type":"event","event":' + _dumps(ev.public()) + "}"
-                out[0].append(line)
-                out[1].append(line)
-                continue
             if tp is Drew:
                 assert isinstance(ev, Drew)
                 drawer = ev.player
                 public = event_json(ev.public_form())
-                if tx.enabled:
+                if recording:
                     seq = tx.write_json("event", t, '"event":' + public, flush=False)
                     tx.private(seq, "drew", {"seat": drawer, "tile": ev.tile.as_list()
                                              if ev.tile else None})
-                out[drawer].append('{"type":"event","event":' + event_json(ev) + "}")
-                out[1 - drawer].append('{"type":"event","event":' + public + "}")
+                own = _EVENT + event_json(ev) + "}"
+                other = _EVENT + public + "}"
+                out0.append(own if drawer == 0 else other)
+                out1.append(other if drawer == 0 else own)
+                continue
+            if tp is RoundStarted:
+                assert isinstance(ev, RoundStarted)
+                if recording:
+                    tx.start_round(t, ev.round, ev.deal.to_dict(), {
+                        "opening": ev.opening, "jockey": ev.jockey,
+                        "balances": list(self.match.balances) if self.match else None})
+                line = _EVENT + _dumps(ev.public()) + "}"
+                out0.append(line)
+                out1.append(line)
                 continue
             # every other event is public as it is (public_event returns it unchanged)
             public = event_json(ev)
-            if tx.enabled:
+            if recording:
                 tx.write_json("event", t, '"event":' + public, flush=False)
                 if tp is RoundEnded:
                     tx.reveal_round(t)
-            line = '{"type":"event","event":' + public + "}"
-            out[0].append(line)
-            out[1].append(line)
+            line = _EVENT + public + "}"
+            out0.append(line)
+            out1.append(line)
             if tp is MatchEnded:
                 self.over = True
+        if recording:
+            tx.flush()  # the reply and its events: one write
         if not self.over and self.match is not None and not self.spec.eager_events:
             return  # each seat gets its lines with its next request
-        for s in (0, 1):
-            if out[s]:
-                text = "\n".join(out[s])
-                out[s] = []
+        for s, out in enumerate(self.outbox):
+            if out:
+                text = "\n".join(out)
+                out.clear()
                 if self.over:
                     self._send_quietly(s, text)
                 else:

@@ -33,6 +33,12 @@ _TILE: Final = [f"[{t.low},{t.high}]" for t in TILES]
 _PT: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}"}}' for p in _POINTS]
 _AP: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}","value":{p.value}}}'
               for p in _POINTS]
+# What each attachment point adds to the count (RULES.md §4), by point index: a
+# free end of a non-double adds its value, a free line side of a double adds
+# twice its value (once per double), an opened branch adds 0.
+_SCORE_KIND: Final = [0 if p.side <= 1 else 1 if p.side <= 3 else 2 for p in _POINTS]
+_SC: Final = [f'{{"tile":{_TILE[p.tile.index]},"value":'
+              f'{p.value if p.side <= 1 else 2 * p.value}}}' for p in _POINTS]
 
 
 
@@ -65,6 +71,28 @@ def action_json(a: Action) -> str:
     _ACTION_JSON[id(a)] = (a, s)
     ACTIONS_BY_TEXT[text] = a
     return s
+
+
+def _ends(ops: list[Point]) -> str:
+    """The ``attachment_points``, ``scoring`` and ``count`` members of a layout
+    with these open points (same as :meth:`Layout.scoring` and :meth:`Layout.count`)."""
+    kind = _SCORE_KIND
+    sc = _SC
+    scoring: list[str] = []
+    count = 0
+    last_double = -1
+    for q in ops:
+        i = q.index
+        k = kind[i]
+        if k == 0:
+            scoring.append(sc[i])
+            count += q.value
+        elif k == 1 and q.tile.index != last_double:
+            scoring.append(sc[i])
+            count += 2 * q.value
+            last_double = q.tile.index
+    points = ",".join([_AP[q.index] for q in ops])
+    return f'"attachment_points":[{points}],"scoring":[{",".join(scoring)}],"count":{count}'
 
 
 class RequestEncoder:
@@ -120,11 +148,7 @@ class RequestEncoder:
         if ends is None:
             if len(_ENDS) >= _ENDS_CAP:
                 _ENDS.clear()
-            points = ",".join([_AP[q.index] for q in ops])
-            scoring = ",".join([f'{{"tile":{tile[t.index]},"value":{v}}}'
-                                for t, v in lay.scoring()])
-            ends = _ENDS[key] = (f'"attachment_points":[{points}],"scoring":[{scoring}],'
-                                 f'"count":{lay.count()}')
+            ends = _ENDS[key] = _ends(ops)
         spinner = "null" if lay.spinner is None else tile[lay.spinner.index]
         self._lay_n = n
         text = self._lay_json = (

@@ -96,26 +96,32 @@ class MatchClock(NamedTuple):
         """The absolute time at which the player's time is out."""
         return started_at + self.available()
 
-    def charge(self, elapsed: int) -> tuple[MatchClock, Charge]:
-        """Charge ``elapsed`` of thinking to the player to move."""
-        assert self.player is not None, "begin() a turn first"
+    def spend(self, elapsed: int) -> MatchClock:
+        """The clock after the player to move has thought for ``elapsed``: the
+        delay is used first, then the bank (neither below 0)."""
+        p = self.player
+        assert p is not None, "begin() a turn first"
         if elapsed < 0:
             raise ValueError(f"elapsed time {elapsed} ns is negative")
-        p = self.player
-        bank = self.banks[p]
-        if elapsed >= self.delay_left + bank:
-            # Exactly at the deadline is already too late (§7).
-            charge = Charge(p, elapsed, self.delay_left, bank, True,
-                            elapsed - self.delay_left - bank)
-            return self._with(p, 0, 0), charge
-        delay_used = min(elapsed, self.delay_left)
-        bank_used = elapsed - delay_used
-        charge = Charge(p, elapsed, delay_used, bank_used, False, 0)
-        return self._with(p, self.delay_left - delay_used, bank - bank_used), charge
-
-    def _with(self, p: int, delay_left: int, bank: int) -> MatchClock:
+        delay_left = self.delay_left
+        if elapsed < delay_left:
+            return MatchClock(self.control, self.banks, p, self.turn, delay_left - elapsed)
+        bank = max(self.banks[p] - (elapsed - delay_left), 0)
         banks = (bank, self.banks[1]) if p == 0 else (self.banks[0], bank)
-        return MatchClock(self.control, banks, self.player, self.turn, delay_left)
+        return MatchClock(self.control, banks, p, self.turn, 0)
+
+    def charge(self, elapsed: int) -> tuple[MatchClock, Charge]:
+        """:meth:`spend`, with a record of what it cost."""
+        after = self.spend(elapsed)
+        p = self.player
+        assert p is not None
+        available = self.delay_left + self.banks[p]
+        # Exactly at the deadline is already too late (§7).
+        timed_out = elapsed >= available
+        charge = Charge(p, elapsed, self.delay_left - after.delay_left,
+                        self.banks[p] - after.banks[p], timed_out,
+                        elapsed - available if timed_out else 0)
+        return after, charge
 
     def to_dict(self) -> dict[str, object]:
         return {"banks_ms": [b // MILLISECOND for b in self.banks],

@@ -190,3 +190,58 @@ def test_stdout_is_read_at_all_times_so_an_engine_never_blocks_on_it() -> None:
         assert n == 40000
     finally:
         t.close(None, SECOND)
+
+
+def test_write_all_writes_more_than_a_pipe_holds_in_order() -> None:
+    # Over the pipe's capacity the first write is partial: the rest must follow
+    # intact once the reader makes room.
+    import threading
+
+    from bidref.engines.transport import write_all
+
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    got = bytearray()
+
+    def reader() -> None:
+        while chunk := os.read(r, 4096):
+            got.extend(chunk)
+
+    th = threading.Thread(target=reader)
+    th.start()
+    data = bytes(range(256)) * 2000  # 512 KB
+    try:
+        write_all(w, data)
+    finally:
+        os.close(w)
+        th.join(timeout=10)
+        os.close(r)
+    assert bytes(got) == data
+
+
+def test_write_all_to_a_closed_pipe_is_a_write_error() -> None:
+    from bidref.engines.transport import WriteError, write_all
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        with pytest.raises(WriteError, match="stdin is closed"):
+            write_all(w, b"x\n")
+    finally:
+        os.close(w)
+
+
+def test_a_reply_already_queued_is_returned_even_after_the_deadline() -> None:
+    # The referee decides about lateness from the stamp, so a queued line is
+    # never swallowed by a deadline that passed while the referee was busy.
+    import queue
+
+    from bidref.engines.transport import get_incoming
+
+    now = [10 * SECOND]
+    q: queue.SimpleQueue[Line | Eof] = queue.SimpleQueue()
+    assert get_incoming(q, lambda: now[0], deadline=5 * SECOND) is None
+    q.put(Line("late", 9 * SECOND))
+    assert get_incoming(q, lambda: now[0], deadline=5 * SECOND) == Line("late", 9 * SECOND)
+    q.put(Line("early", 1))
+    assert get_incoming(q, lambda: now[0], deadline=None) == Line("early", 1)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bidref.rules import SECOND, MatchClock, TimeControl, seconds
 
@@ -43,3 +45,23 @@ def test_fractional_seconds_and_bad_input() -> None:
         TimeControl.of_seconds(bank=-1, delay=1)
     with pytest.raises(ValueError):
         MatchClock.start(TC).begin(0, 1).charge(-1)
+
+
+@given(delay=st.integers(0, 20 * SECOND), banks=st.tuples(st.integers(0, 200 * SECOND),
+                                                           st.integers(0, 200 * SECOND)),
+       player=st.integers(0, 1), delay_used=st.integers(0, 20 * SECOND),
+       elapsed=st.integers(0, 300 * SECOND))
+def test_spend_is_charge_without_the_record(delay: int, banks: tuple[int, int], player: int,
+                                            delay_used: int, elapsed: int) -> None:
+    c = MatchClock(TimeControl(bank=200 * SECOND, delay=delay), banks, player, 7,
+                   max(delay - delay_used, 0))
+    after, ch = c.charge(elapsed)
+    assert c.spend(elapsed) == after
+    available = c.available()
+    # what was used is what was thought, up to what there was; the rest stays
+    assert ch.delay_used + ch.bank_used == min(elapsed, available)
+    assert ch.delay_used == min(elapsed, c.delay_left)
+    assert ch.timed_out == (elapsed >= available)
+    assert ch.overrun == (elapsed - available if elapsed >= available else 0)
+    assert after.banks[1 - player] == banks[1 - player]
+    assert after.available() == max(available - elapsed, 0)
