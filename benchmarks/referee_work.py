@@ -17,6 +17,19 @@ no pipe, no scheduler noise and no second process.
 
 ``--transcript`` writes a transcript to a temporary file (flushed per line, as
 in ``bidref match --transcript``).
+
+Two ways of answering, measured one after the other:
+
+- *at once*: a seat says its reply is already there (``has_input``), so the
+  referee prepares nothing while it "thinks" — every reply takes the full path
+  from reading it to writing the next request (what a very fast engine gets);
+- *after preparing*: a seat that never says so, so the referee prepares every
+  legal action first (what an engine that thinks a while gets) — more CPU in
+  all, but a reply then only looks up its prepared branch.
+
+For each, the CPU time per decision and the median time from a reply handed
+to the referee to the next request handed to the seat (the referee's critical
+path, wall clock in-process) are printed.
 """
 
 from __future__ import annotations
@@ -43,39 +56,53 @@ _HELLO = ('{"type":"hello","name":"inproc","author":"bench","version":"0",'
 
 
 class InstantSeat(InProcessSeat):
-    """Answers each request with its first legal action, at once, in-process."""
+    """Answers each request with its first legal action, at once, in-process, and
+    notes the wall time from each reply it hands over to the next request."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, says_input: bool, paths: list[int]) -> None:
         self.name = name
-        self.pending: list[str] = []
+        self.says_input = says_input
+        self.queued: list[str] = []
+        self.paths = paths  # reply handed over -> next request (ns), shared by both seats
+        self.handed = [0]
 
+    def has_input(self) -> bool:
+        return self.says_input
 
     def send(self, text: str) -> int:
+        now = time.perf_counter_ns()
+        if self.handed[0]:
+            self.paths.append(now - self.handed[0])
+            self.handed[0] = 0
         last = text.rpartition("\n")[2]
         if last.startswith('{"type":"hello"'):
-            self.pending.append(_HELLO)
+            self.queued.append(_HELLO)
         elif last.startswith('{"type":"request"'):
             rid = last[len('{"type":"request","id":'):last.index(",", 22)]
             i = last.rindex('"legal":["') + 9
             action = last[i:last.index('"', i + 1) + 1]
-            self.pending.append(f'{{"type":"action","id":{rid},"action":{action}}}')
+            self.queued.append(f'{{"type":"action","id":{rid},"action":{action}}}')
         return time.monotonic_ns()
 
     def receive(self, deadline: int | None) -> Incoming | None:
-        return Line(self.pending.pop(0), time.monotonic_ns())
+        line = Line(self.queued.pop(0), time.monotonic_ns())
+        self.handed[0] = time.perf_counter_ns()
+        return line
 
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "command": ["(in-process)"], "cwd": None,
                 "transport": "none", "stderr_log": None}
 
 
-def one_match(seed: int, transcript: Path | None) -> tuple[int, int]:
+def one_match(seed: int, transcript: Path | None, says_input: bool,
+              paths: list[int]) -> tuple[int, int]:
     """(CPU ns of this thread for the whole match, decisions)."""
     spec = MatchSpec(engines=(EngineSpec("inproc", ("none",)),) * 2, seed=seed,
                      time_control=TimeControl.of_seconds(bank=120, delay=10))
+    seats = [InstantSeat("a", says_input, paths), InstantSeat("b", says_input, paths)]
+    seats[1].handed = seats[0].handed
     t0 = time.thread_time_ns()
-    out = run_match(spec, seats=[InstantSeat("a"), InstantSeat("b")],
-                    transcript_path=transcript)
+    out = run_match(spec, seats=seats, transcript_path=transcript)
     cpu = time.thread_time_ns() - t0
     assert out.reason == "balance", out.summary()
     return cpu, out.decisions
@@ -88,29 +115,33 @@ def main() -> None:
     ap.add_argument("--transcript", action="store_true", help="write a transcript too")
     ap.add_argument("--profile", action="store_true", help="print a cProfile summary")
     args = ap.parse_args()
+    what = "with transcript" if args.transcript else "no transcript"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.jsonl" if args.transcript else None
-        one_match(0, path)  # warm up
-        if args.profile:
-            prof = cProfile.Profile()
-            prof.enable()
-        per: list[float] = []
-        total = 0
-        for _ in range(args.repeat):
-            cpu = 0
+        for says_input, mode in ((True, "replies at once"), (False, "after preparing")):
+            paths: list[int] = []
+            one_match(0, path, says_input, paths)  # warm up
+            if args.profile:
+                prof = cProfile.Profile()
+                prof.enable()
+            per: list[float] = []
             total = 0
-            for seed in range(args.matches):
-                ns, n = one_match(seed, path)
-                cpu += ns
-                total += n
-            per.append(cpu / total)
-        if args.profile:
-            prof.disable()
-            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
-    what = "with transcript" if args.transcript else "no transcript"
-    print(f"referee CPU time per decision ({what}): best {min(per) / 1000:6.1f} us, "
-          f"median {statistics.median(per) / 1000:6.1f} us of {args.repeat} runs "
-          f"({total} decisions in {args.matches} matches each)")
+            for _ in range(args.repeat):
+                paths.clear()
+                cpu = 0
+                total = 0
+                for seed in range(args.matches):
+                    ns, n = one_match(seed, path, says_input, paths)
+                    cpu += ns
+                    total += n
+                per.append(cpu / total)
+            if args.profile:
+                prof.disable()
+                pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+            print(f"{mode:16s} ({what}): CPU per decision best {min(per) / 1000:6.1f} us, "
+                  f"median {statistics.median(per) / 1000:6.1f} us of {args.repeat} runs; "
+                  f"reply -> next request {statistics.median(paths) / 1000:5.1f} us "
+                  f"(median; {total} decisions in {args.matches} matches)")
 
 
 if __name__ == "__main__":

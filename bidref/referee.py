@@ -63,7 +63,7 @@ from .protocol import (
     quote,
 )
 from .protocol.codec import action_reply
-from .protocol.fastview import RequestEncoder, event_json
+from .protocol.fastview import RequestEncoder, clock_members, event_json
 from .rules import (
     MILLISECOND,
     RULES_VERSION,
@@ -284,6 +284,47 @@ def event_lines(event: Event, seat: int) -> str | None:
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
+def _event_lines(events: list[Event]) -> tuple[list[str], list[str], bool]:
+    """Each seat's event lines for ``events`` (in the form that seat may see), and
+    whether the match ended."""
+    out0: list[str] = []
+    out1: list[str] = []
+    over = False
+    for ev in events:
+        tp = type(ev)
+        if tp is Drew:
+            assert isinstance(ev, Drew)
+            own = _EVENT + event_json(ev) + "}"
+            other = _EVENT + event_json(ev.public_form()) + "}"
+            out0.append(own if ev.player == 0 else other)
+            out1.append(other if ev.player == 0 else own)
+            continue
+        if tp is RoundStarted:
+            assert isinstance(ev, RoundStarted)
+            line = _EVENT + _dumps(ev.public()) + "}"
+        else:  # every other event is public as it is (public_event returns it unchanged)
+            line = _EVENT + event_json(ev) + "}"
+            if tp is MatchEnded:
+                over = True
+        out0.append(line)
+        out1.append(line)
+    return out0, out1, over
+
+
+@dataclass(slots=True)
+class _Branch:
+    """Where one action of the player to move leads: worked out while the player
+    thinks (``_Referee._prepare``), taken over if the player chooses it."""
+
+    action: Action
+    match: Match  # the match after the action (a copy)
+    events: list[Event]
+    lines: tuple[list[str], list[str], bool]  # see _event_lines
+    encoder: RequestEncoder  # its caches hold for ``match``
+    request: tuple[Match, int, str, str] | None  # the next request without its clock:
+    # (match, id, text before the clock members, text after); None when the match ends
+
+
 def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
               clock: Clock = time.monotonic_ns, seats: Sequence[Seat] | None = None,
               observer: Observer | None = None, salt: SaltSource = default_salt,
@@ -338,6 +379,7 @@ class _Referee:
         self.logs = [0, 0]
         self.last: str | None = None
         self.encoder = RequestEncoder()
+        self.prepared: tuple[Match, int, str, str] | None = None  # see _Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.opened = [False, False]
         self.over = False  # the match result is known: stop talking to engines
@@ -465,20 +507,28 @@ class _Referee:
         self._notify(None)
         while not match.over:
             self._decision(match)
+            match = self.match  # a prepared branch may have taken its place
 
     def _decision(self, match: Match) -> None:
         # The hot path: everything between reading a reply and writing the next
         # request is the referee's own time, so it is kept to what the next
-        # request needs. (benchmarks/referee_work.py measures it.)
+        # request needs; the rest of the work is done while the player thinks
+        # (_prepare). benchmarks/referee_work.py and referee_overhead.py measure it.
         p = match.to_act
         seat = self.seats[p]
         mclock = self.mclock = self.mclock.begin(p, match.turn)
         rid = self.req_id = self.req_id + 1
         banks = mclock.banks
         available = mclock.delay_left + banks[p]
-        line = self.encoder.encode_ms(
-            match, rid, mclock.delay_left // MILLISECOND, banks[p] // MILLISECOND,
-            banks[1 - p] // MILLISECOND, available // MILLISECOND)
+        clock = clock_members(mclock.delay_left // MILLISECOND, banks[p] // MILLISECOND,
+                              banks[1 - p] // MILLISECOND, available // MILLISECOND)
+        prepared = self.prepared
+        self.prepared = None
+        if prepared is not None and prepared[0] is match and prepared[1] == rid:
+            line = prepared[2] + clock + prepared[3]
+        else:
+            head, tail = self.encoder.encode_parts(match, rid)
+            line = head + clock + tail
         pending = self.outbox[p]
         if pending:
             # events not yet sent to the player to move go in the same write
@@ -498,12 +548,20 @@ class _Referee:
                 f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
                 f'"deadline_ns":{deadline - self.origin}'))
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
+        branches, quiet_until = self._prepare(match, seat, start)
         while True:
             inc = seat.receive(deadline)
             if type(inc) is not Line:
                 self._not_a_line(p, inc, deadline)
             assert isinstance(inc, Line)
             t = inc.t
+            if quiet_until is not None:
+                # This line came while the referee was preparing, after the last
+                # look that found nothing (quiet_until), and the reader thread could
+                # stamp it only once the referee let it run: the player gets the
+                # benefit of that doubt, never the referee's work.
+                t = min(t, quiet_until)
+                quiet_until = None
             if t >= deadline:
                 raise self._late(p, deadline, t, "stamped")
             text = inc.text
@@ -521,29 +579,85 @@ class _Referee:
             # A reply can be stamped before write_line() took its own stamp
             # (the reader thread ran first): that is no time at all.
             elapsed = t - start if t > start else 0
-            action = self.encoder.actions_by_text.get(action_text)
+            branch = branches.get(action_text)
+            if branch is not None:
+                self._accept(p, rid, branch.action, branch, text, t, elapsed)
+                return
             try:
-                if action is None:
-                    action = parse_action(action_text)
-                events = match.apply(action, p)
+                action = self.encoder.actions_by_text.get(action_text) or parse_action(
+                    action_text)
+                if branches:  # a looser spelling of a prepared action?
+                    branch = branches.get(str(action))
+                if branch is None:
+                    events = match.apply(action, p)
             except (NotationError, IllegalActionError) as err:
-                mclock, charge = mclock.charge(elapsed)
+                mclock, charge = self.mclock.charge(elapsed)
                 self.mclock = mclock
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
                 continue
-            if tx.enabled:
-                mclock, charge = mclock.charge(elapsed)
-                self._record_reply(p, rid, action, text, t, mclock, charge)
-            else:
-                mclock = mclock.spend(elapsed)
-            self.mclock = mclock
-            self.decisions += 1
-            self.last_accept = t
-            self._dispatch(events, t)
-            if self.observer is not None:
-                self.last = f"{'AB'[p]}: {action}"
-                self._notify(self.last)
+            if branch is None:
+                branch = _Branch(action, match, events, _event_lines(events), self.encoder,
+                                 None)
+            self._accept(p, rid, action, branch, text, t, elapsed)
             return
+
+    def _prepare(self, match: Match, seat: Seat, start: int
+                 ) -> tuple[dict[str, _Branch], int | None]:
+        """Work out where each legal action of the player to move leads, while it
+        thinks, so that its reply is answered at once. Stops as soon as the
+        player has sent something; a seat that cannot say so (no ``has_input``)
+        gets nothing prepared.
+        Returns the branches by action text, and, when something came in
+        meanwhile, the last time nothing had (see _decision)."""
+        has_input = getattr(seat, "has_input", None)
+        if has_input is None:
+            return {}, None  # no way to stop in time: prepare nothing
+        clock = self.clock
+        quiet = start
+        branches: dict[str, _Branch] = {}
+        for action in match.legal_actions():
+            now = clock()
+            if has_input():
+                # Before any work of ours, the stamp stands as it is.
+                return branches, quiet if branches else None
+            quiet = now
+            branches[str(action)] = self._branch(match, action)
+        if has_input():
+            return branches, quiet if branches else None
+        return branches, None
+
+    def _branch(self, match: Match, action: Action) -> _Branch:
+        """Where ``action`` leads from ``match`` (which is left unchanged)."""
+        after = match.copy()
+        layout = after.layout  # the copy of match.layout, unless a new round starts
+        events = after.apply(action, after.to_act)
+        encoder = self.encoder.fork(match.layout, layout)
+        request = None
+        if not after.over:
+            rid = self.req_id + 1
+            head, tail = encoder.encode_parts(after, rid)
+            request = (after, rid, head, tail)
+        return _Branch(action, after, events, _event_lines(events), encoder, request)
+
+    def _accept(self, p: int, rid: int, action: Action, branch: _Branch, text: str, t: int,
+                elapsed: int) -> None:
+        """Take ``action`` (in time and legal): the match is now ``branch.match``."""
+        tx = self.tx
+        if tx.enabled:
+            mclock, charge = self.mclock.charge(elapsed)
+            self._record_reply(p, rid, action, text, t, mclock, charge)
+        else:
+            mclock = self.mclock.spend(elapsed)
+        self.mclock = mclock
+        self.match = branch.match
+        self.encoder = branch.encoder
+        self.prepared = branch.request
+        self.decisions += 1
+        self.last_accept = t
+        self._dispatch(branch.events, t, branch.lines)
+        if self.observer is not None:
+            self.last = f"{'AB'[p]}: {action}"
+            self._notify(self.last)
 
     def _not_a_line(self, p: int, inc: Incoming | None, deadline: int) -> None:
         """Raise the end that ``inc`` (not a line: a timeout, EOF or an over-long
@@ -651,50 +765,22 @@ class _Referee:
 
     # -- events ------------------------------------------------------------------------------
 
-    def _dispatch(self, events: list[Event], t: int) -> None:
-        """Record ``events`` and queue each seat's form of them. A seat's event
-        lines are written together with its next request (one write per
-        decision), or at once with ``MatchSpec.eager_events``, and at the end."""
+    def _dispatch(self, events: list[Event], t: int,
+                  lines: tuple[list[str], list[str], bool] | None = None) -> None:
+        """Record ``events`` and queue each seat's form of them (``lines``, from
+        :func:`_event_lines`, if already made). A seat's event lines are written
+        together with its next request (one write per decision), or at once with
+        ``MatchSpec.eager_events``, and at the end."""
+        if lines is None:
+            lines = _event_lines(events)
+        own0, own1, over = lines
+        self.outbox[0].extend(own0)
+        self.outbox[1].extend(own1)
+        if over:
+            self.over = True
         tx = self.tx
-        recording = tx.enabled
-        out0, out1 = self.outbox
-        for ev in events:
-            tp = type(ev)
-            if tp is Drew:
-                assert isinstance(ev, Drew)
-                drawer = ev.player
-                public = event_json(ev.public_form())
-                if recording:
-                    seq = tx.write_json("event", t, '"event":' + public, flush=False)
-                    tx.private(seq, "drew", {"seat": drawer, "tile": ev.tile.as_list()
-                                             if ev.tile else None})
-                own = _EVENT + event_json(ev) + "}"
-                other = _EVENT + public + "}"
-                out0.append(own if drawer == 0 else other)
-                out1.append(other if drawer == 0 else own)
-                continue
-            if tp is RoundStarted:
-                assert isinstance(ev, RoundStarted)
-                if recording:
-                    tx.start_round(t, ev.round, ev.deal.to_dict(), {
-                        "opening": ev.opening, "jockey": ev.jockey,
-                        "balances": list(self.match.balances) if self.match else None})
-                line = _EVENT + _dumps(ev.public()) + "}"
-                out0.append(line)
-                out1.append(line)
-                continue
-            # every other event is public as it is (public_event returns it unchanged)
-            public = event_json(ev)
-            if recording:
-                tx.write_json("event", t, '"event":' + public, flush=False)
-                if tp is RoundEnded:
-                    tx.reveal_round(t)
-            line = _EVENT + public + "}"
-            out0.append(line)
-            out1.append(line)
-            if tp is MatchEnded:
-                self.over = True
-        if recording:
+        if tx.enabled:
+            self._record_events(events, t)
             tx.flush()  # the reply and its events: one write
         if not self.over and self.match is not None and not self.spec.eager_events:
             return  # each seat gets its lines with its next request
@@ -706,6 +792,26 @@ class _Referee:
                     self._send_quietly(s, text)
                 else:
                     self._send(s, text)
+
+    def _record_events(self, events: list[Event], t: int) -> None:
+        tx = self.tx
+        for ev in events:
+            tp = type(ev)
+            if tp is Drew:
+                assert isinstance(ev, Drew)
+                seq = tx.write_json("event", t, '"event":' + event_json(ev.public_form()),
+                                    flush=False)
+                tx.private(seq, "drew", {"seat": ev.player,
+                                         "tile": ev.tile.as_list() if ev.tile else None})
+            elif tp is RoundStarted:
+                assert isinstance(ev, RoundStarted)
+                tx.start_round(t, ev.round, ev.deal.to_dict(), {
+                    "opening": ev.opening, "jockey": ev.jockey,
+                    "balances": list(self.match.balances) if self.match else None})
+            else:
+                tx.write_json("event", t, '"event":' + event_json(ev), flush=False)
+                if tp is RoundEnded:
+                    tx.reveal_round(t)
 
     def _send(self, p: int, text: str) -> int:
         self.tx.flush()  # what the engine is told is in the transcript first

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .framing import MAX_LINE
 from .process import ProcessTransport
-from .transport import Clock, EngineStartError, Incoming, StderrSink, drain, read_stdout
+from .transport import Clock, EngineStartError, Incoming, StderrSink, StdoutReader, drain
 
 
 class PipeTransport(ProcessTransport):
@@ -38,9 +38,10 @@ class PipeTransport(ProcessTransport):
         os.set_blocking(self._wfd, False)
         self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
         self._sink = StderrSink(stderr_log)
+        self._reader = StdoutReader(self.proc.stdout.fileno(), clock, self._queue, max_line)
         self._threads = [
-            threading.Thread(target=read_stdout, name=f"engine-{self.pid}-stdout", daemon=True,
-                             args=(self.proc.stdout.fileno(), clock, self._queue, max_line)),
+            threading.Thread(target=self._reader.run, name=f"engine-{self.pid}-stdout",
+                             daemon=True),
             threading.Thread(target=drain, name=f"engine-{self.pid}-stderr", daemon=True,
                              args=(self.proc.stderr.fileno(), self._sink)),
         ]

@@ -2,7 +2,8 @@
 its stderr log, and the teardown policy (see :mod:`bidref.engines.transport`).
 
 A subclass starts the process and its reader threads, then sets ``pid``,
-``_wfd`` (the descriptor lines are written to), ``_queue`` and ``_sink``; it
+``_wfd`` (the descriptor lines are written to), ``_reader`` (a
+:class:`StdoutReader`, whose thread it starts), ``_queue`` and ``_sink``; it
 says how to reap the process and what to release after it (:meth:`_reap`,
 :meth:`_release`).
 """
@@ -16,6 +17,7 @@ from .transport import (
     ExitInfo,
     Incoming,
     StderrSink,
+    StdoutReader,
     exit_info_of,
     get_incoming,
     terminate,
@@ -28,6 +30,7 @@ class ProcessTransport:
     clock: Clock
     pid: int
     _wfd: int
+    _reader: StdoutReader
     _queue: queue.SimpleQueue[Incoming]
     _sink: StderrSink
     _closed: ExitInfo | None = None
@@ -38,6 +41,16 @@ class ProcessTransport:
 
     def read(self, deadline: int | None) -> Incoming | None:
         return get_incoming(self._queue, self.clock, deadline)
+
+    def has_input(self) -> bool:
+        """Whether the engine has written something :meth:`read` has not returned
+        yet; bytes still in the pipe are read (and stamped) now."""
+        if not self._queue.empty():
+            return True
+        if self._reader.waiting():
+            self._reader.take_waiting()
+            return True
+        return False
 
     def poll_exit(self) -> ExitInfo | None:
         return self._closed or exit_info_of(self.pid, "running")

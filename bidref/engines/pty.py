@@ -23,7 +23,7 @@ import pexpect
 
 from .framing import MAX_LINE
 from .process import ProcessTransport
-from .transport import Clock, EngineStartError, Incoming, StderrSink, read_stdout
+from .transport import Clock, EngineStartError, Incoming, StderrSink, StdoutReader
 
 
 class PtyTransport(ProcessTransport):
@@ -47,9 +47,9 @@ class PtyTransport(ProcessTransport):
         os.set_blocking(self._wfd, False)
         self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
         self._sink = StderrSink(stderr_log)
-        self._thread = threading.Thread(
-            target=read_stdout, name=f"engine-{self.pid}-pty", daemon=True,
-            args=(self._fd, clock, self._queue, max_line, self._sink.write))
+        self._reader = StdoutReader(self._fd, clock, self._queue, max_line, self._sink.write)
+        self._thread = threading.Thread(target=self._reader.run, name=f"engine-{self.pid}-pty",
+                                        daemon=True)
         self._thread.start()
 
     def _reap(self) -> None:

@@ -106,6 +106,11 @@ class Transport(Protocol):
         """The next incoming item, or None once the clock reaches ``deadline``."""
         ...
 
+    def has_input(self) -> bool:
+        """Whether the engine has written something that :meth:`read` has not
+        returned yet (on stdout; also true once it closed stdout)."""
+        ...
+
     def poll_exit(self) -> ExitInfo | None:
         """The exit status if the process has exited (without reaping it)."""
         ...
@@ -170,32 +175,84 @@ def _read(fd: int) -> bytes:
             return b""
 
 
-def read_stdout(fd: int, clock: Clock, out: queue.SimpleQueue[Incoming], max_line: int,
-                on_other: Callable[[bytes], None] | None = None) -> None:
-    """Thread body: read ``fd`` until EOF, framing lines and stamping them.
+class StdoutReader:
+    """Reads one engine's stdout: frames lines, stamps them, queues them.
+
+    A background thread (:meth:`run`) reads at all times, so the engine never
+    blocks on a full pipe. The referee may also take bytes that are already
+    there itself (:meth:`take_waiting`), when it is awake anyway, instead of
+    waking up later for the thread's hand-over; a lock keeps the two from
+    splitting one read between them.
 
     ``on_other`` (pty transport) receives lines that do not look like JSON
     objects, which are then treated as stderr output.
     """
-    framer = LineFramer(max_line)
-    while True:
-        data = _read(fd)
+
+    def __init__(self, fd: int, clock: Clock, out: queue.SimpleQueue[Incoming],
+                 max_line: int, on_other: Callable[[bytes], None] | None = None) -> None:
+        os.set_blocking(fd, False)
+        self.fd = fd
+        self.clock = clock
+        self.out = out
+        self.on_other = on_other
+        self.framer = LineFramer(max_line)
+        self.lock = threading.Lock()
+        self.done = False  # EOF has been queued
+        self._poller = select.poll()
+        self._poller.register(fd, select.POLLIN)
+
+    def run(self) -> None:
+        """Thread body: read until EOF."""
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        while True:
+            # Wait for bytes without taking them: they stay in the pipe until this
+            # thread holds the GIL to stamp them, so that meanwhile the referee can
+            # see them (waiting) and take them itself.
+            poller.poll()
+            with self.lock:
+                if not self._take():
+                    return
+
+    def waiting(self) -> bool:
+        """Whether bytes (or EOF) are in the pipe, not read yet."""
+        return not self.done and bool(self._poller.poll(0))
+
+    def take_waiting(self) -> None:
+        """Read what is in the pipe now, if the thread is not reading already."""
+        if self.lock.acquire(blocking=False):
+            try:
+                self._take()
+            finally:
+                self.lock.release()
+
+    def _take(self) -> bool:
+        """One read (the lock held); False once EOF is queued."""
+        if self.done:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return True
+        except OSError:  # EIO on a pty whose other side is closed; EBADF after close
+            data = b""
         # Stamp before framing: splitting and decoding the bytes is our work, not
         # the engine's time.
-        t = clock()
+        t = self.clock()
+        framer = self.framer
         if not data:
-            out.put(Eof(t, framer.rest()))
-            return
-        items = framer.feed(data)
-        if not items:
-            continue
-        for item in items:
+            self.done = True
+            self.out.put(Eof(t, framer.rest()))
+            return False
+        on_other = self.on_other
+        for item in framer.feed(data):
             if isinstance(item, LineTooLong):
-                out.put(Overlong(item.prefix, item.length, t))
+                self.out.put(Overlong(item.prefix, item.length, t))
             elif on_other is not None and not item.lstrip().startswith("{"):
                 on_other((item + "\n").encode())
             else:
-                out.put(Line(item, t))
+                self.out.put(Line(item, t))
+        return True
 
 
 def drain(fd: int, sink: StderrSink) -> None:

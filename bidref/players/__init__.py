@@ -23,6 +23,11 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # player is gone; None once the clock reaches ``deadline`` (absolute ns).
         # Lines the player sent while it was not asked anything are queued, never
         # dropped, and are returned in order.
+    def has_input(self) -> bool     # optional
+        # True when the player has sent something receive() has not returned yet
+        # (an engine seat reads and stamps bytes already in the pipe right away).
+        # The referee prepares the next steps while a player thinks and stops as
+        # soon as this is true; for a seat without it, it prepares nothing.
     def exit_info(self, wait_ns: int) -> ExitInfo | None
         # How the player ended, waiting up to wait_ns; None if it is still there.
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo
@@ -140,6 +145,9 @@ class EngineSeat:
         if t is None:
             raise RuntimeError("open() the seat first")
         return t.read(deadline)
+
+    def has_input(self) -> bool:
+        return self._t is not None and self._t.has_input()
 
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         if self._t is None:

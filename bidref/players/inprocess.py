@@ -18,6 +18,11 @@ class InProcessSeat:
     def open(self) -> None:
         """Nothing to start."""
 
+    def has_input(self) -> bool:
+        """Never: the referee prepares every next step before it waits (an
+        in-process seat answers in its own time, inside ``receive``)."""
+        return False
+
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         return _QUIT
 

@@ -170,6 +170,13 @@ class RequestEncoder:
     def encode_ms(self, match: Match, req_id: int, delay_left_ms: int, bank_ms: int,
                   opponent_bank_ms: int, deadline_ms: int) -> str:
         """:meth:`encode` with the clock fields as arguments."""
+        head, tail = self.encode_parts(match, req_id)
+        return head + clock_members(delay_left_ms, bank_ms, opponent_bank_ms, deadline_ms) + tail
+
+    def encode_parts(self, match: Match, req_id: int) -> tuple[str, str]:
+        """The request line without the members of its ``clock`` object: the text
+        before and after them (see :func:`clock_members`). The referee prepares
+        these while a player thinks, before the clock values are known."""
         p = match.to_act
         tile = _TILE
         acts = _ACTION_JSON
@@ -195,9 +202,28 @@ class RequestEncoder:
             f'"auction":{{"standing_bid":{"null" if bid is None else bid},'
             f'"bidder":{"null" if bidder is None else bidder}}},'
             f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}},'
-            f'"clock":{{"delay_left_ms":{delay_left_ms},"bank_ms":{bank_ms},'
-            f'"opponent_bank_ms":{opponent_bank_ms},"deadline_ms":{deadline_ms}}},'
-            f'"legal":[{legal}]}}')
+            f'"clock":{{', f'}},"legal":[{legal}]}}')
+
+    def fork(self, layout: Layout, copy: Layout) -> RequestEncoder:
+        """An encoder for a copy of a match: ``copy`` is a copy of ``layout`` (the
+        layout this encoder last wrote), so what is cached for ``layout`` holds for
+        ``copy`` too. The two encoders are independent from here on."""
+        new = RequestEncoder()
+        if self._lay is layout:
+            new._lay = copy
+            new._lay_n = self._lay_n
+            new._lay_json = self._lay_json
+            new._placed = self._placed
+            new._conns = self._conns
+            new._conns_n = self._conns_n
+        return new
+
+
+def clock_members(delay_left_ms: int, bank_ms: int, opponent_bank_ms: int,
+                  deadline_ms: int) -> str:
+    """The members of a request's ``clock`` object, as JSON text."""
+    return (f'"delay_left_ms":{delay_left_ms},"bank_ms":{bank_ms},'
+            f'"opponent_bank_ms":{opponent_bank_ms},"deadline_ms":{deadline_ms}')
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

@@ -245,3 +245,51 @@ def test_a_reply_already_queued_is_returned_even_after_the_deadline() -> None:
     assert get_incoming(q, lambda: now[0], deadline=5 * SECOND) == Line("late", 9 * SECOND)
     q.put(Line("early", 1))
     assert get_incoming(q, lambda: now[0], deadline=None) == Line("early", 1)
+
+
+def test_stdout_reader_takes_waiting_bytes_in_order_with_one_eof() -> None:
+    # The referee may take bytes itself while the reader thread runs: every line
+    # arrives once, in order, and EOF is reported once.
+    import queue
+    import threading
+
+    from bidref.engines.transport import StdoutReader
+
+    r, w = os.pipe()
+    q: queue.SimpleQueue[Line | Eof] = queue.SimpleQueue()
+    reader = StdoutReader(r, time.monotonic_ns, q, max_line=1000)
+    th = threading.Thread(target=reader.run)
+    th.start()
+    n = 3000
+    try:
+        for i in range(n):
+            os.write(w, f'{{"n":{i}}}\n'.encode())
+            if i % 3 == 0 and reader.waiting():
+                reader.take_waiting()
+    finally:
+        os.close(w)
+    th.join(timeout=10)
+    reader.take_waiting()  # after EOF: nothing more
+    os.close(r)
+    items = []
+    while not q.empty():
+        items.append(q.get())
+    assert [x.text for x in items[:-1]] == [f'{{"n":{i}}}' for i in range(n)]  # type: ignore[union-attr]
+    assert isinstance(items[-1], Eof) and not reader.waiting()
+    stamps = [x.t for x in items]
+    assert stamps == sorted(stamps)
+
+
+def test_has_input_reads_a_waiting_reply_at_once(c_first: Path) -> None:
+    t = PipeTransport([str(c_first)])
+    try:
+        t.write_line('{"type":"ping","id":1}')
+        give_up = time.monotonic() + 10
+        while not t.has_input():
+            assert time.monotonic() < give_up, "no pong within 10 s"
+            time.sleep(0.001)
+        got = t.read(t.clock())  # the deadline is now: only what is already read
+        assert isinstance(got, Line) and got.text == '{"type":"pong","id":1}'
+        assert not t.has_input()
+    finally:
+        t.close('{"type":"quit"}', SECOND)
