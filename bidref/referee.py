@@ -30,7 +30,6 @@ What an illegal action costs is a policy outside the rules
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -77,18 +76,17 @@ from .rules import (
     Match,
     MatchClock,
     MatchConfig,
-    MatchEnded,
     NotationError,
     RoundEnded,
     RoundStarted,
     TimeControl,
     listed_deals,
     parse_action,
-    public_event,
     seeded_deals,
 )
 from .rules_text import rules_section
 from .transcript import SaltSource, TranscriptWriter, default_salt
+from .wire import Branch, SeatLines, seat_event_lines
 
 log = logging.getLogger(__name__)
 
@@ -255,76 +253,6 @@ class _End(Exception):
         super().__init__(reason)
 
 
-def request_line(match: Match, req_id: int, mclock: MatchClock,
-                 encoder: RequestEncoder | None = None) -> str:
-    """The request line for the player to act (the view never holds a hidden tile).
-
-    Same text as ``encode(Request(...))`` of ``player_view(match, p).to_dict()``.
-    """
-    p = match.to_act
-    delay_left = mclock.delay_left // MILLISECOND
-    bank = mclock.banks[p] // MILLISECOND
-    return (encoder or RequestEncoder()).encode_ms(
-        match, req_id, delay_left, bank, mclock.banks[1 - p] // MILLISECOND, delay_left + bank)
-
-
-_EVENT: Final = '{"type":"event","event":'
-
-
-def event_lines(event: Event, seat: int) -> str | None:
-    """The ``event`` message line for ``seat``, in the form that seat may see."""
-    if isinstance(event, RoundStarted):
-        return _EVENT + _dumps(event.public()) + "}"
-    pub = public_event(event, seat)
-    if pub is None:
-        return None
-    return _EVENT + event_json(pub) + "}"
-
-
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _event_lines(events: list[Event]) -> tuple[list[str], list[str], bool]:
-    """Each seat's event lines for ``events`` (in the form that seat may see), and
-    whether the match ended."""
-    out0: list[str] = []
-    out1: list[str] = []
-    over = False
-    for ev in events:
-        tp = type(ev)
-        if tp is Drew:
-            assert isinstance(ev, Drew)
-            own = _EVENT + event_json(ev) + "}"
-            other = _EVENT + event_json(ev.public_form()) + "}"
-            out0.append(own if ev.player == 0 else other)
-            out1.append(other if ev.player == 0 else own)
-            continue
-        if tp is RoundStarted:
-            assert isinstance(ev, RoundStarted)
-            line = _EVENT + _dumps(ev.public()) + "}"
-        else:  # every other event is public as it is (public_event returns it unchanged)
-            line = _EVENT + event_json(ev) + "}"
-            if tp is MatchEnded:
-                over = True
-        out0.append(line)
-        out1.append(line)
-    return out0, out1, over
-
-
-@dataclass(slots=True)
-class _Branch:
-    """Where one action of the player to move leads: worked out while the player
-    thinks (``_Referee._prepare``), taken over if the player chooses it."""
-
-    action: Action
-    match: Match  # the match after the action (a copy)
-    events: list[Event]
-    lines: tuple[list[str], list[str], bool]  # see _event_lines
-    encoder: RequestEncoder  # its caches hold for ``match``
-    request: tuple[Match, int, str, str] | None  # the next request without its clock:
-    # (match, id, text before the clock members, text after); None when the match ends
-
-
 def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
               clock: Clock = time.monotonic_ns, seats: Sequence[Seat] | None = None,
               observer: Observer | None = None, salt: SaltSource = default_salt,
@@ -379,7 +307,7 @@ class _Referee:
         self.logs = [0, 0]
         self.last: str | None = None
         self.encoder = RequestEncoder()
-        self.prepared: tuple[Match, int, str, str] | None = None  # see _Branch.request
+        self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.opened = [False, False]
         self.over = False  # the match result is known: stop talking to engines
@@ -596,13 +524,13 @@ class _Referee:
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
                 continue
             if branch is None:
-                branch = _Branch(action, match, events, _event_lines(events), self.encoder,
+                branch = Branch(action, match, events, seat_event_lines(events), self.encoder,
                                  None)
             self._accept(p, rid, action, branch, text, t, elapsed)
             return
 
     def _prepare(self, match: Match, seat: Seat, start: int
-                 ) -> tuple[dict[str, _Branch], int | None]:
+                 ) -> tuple[dict[str, Branch], int | None]:
         """Work out where each legal action of the player to move leads, while it
         thinks, so that its reply is answered at once. Stops as soon as the
         player has sent something; a seat that cannot say so (no ``has_input``)
@@ -614,32 +542,19 @@ class _Referee:
             return {}, None  # no way to stop in time: prepare nothing
         clock = self.clock
         quiet = start
-        branches: dict[str, _Branch] = {}
+        branches: dict[str, Branch] = {}
         for action in match.legal_actions():
             now = clock()
             if has_input():
                 # Before any work of ours, the stamp stands as it is.
                 return branches, quiet if branches else None
             quiet = now
-            branches[str(action)] = self._branch(match, action)
+            branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
         if has_input():
             return branches, quiet if branches else None
         return branches, None
 
-    def _branch(self, match: Match, action: Action) -> _Branch:
-        """Where ``action`` leads from ``match`` (which is left unchanged)."""
-        after = match.copy()
-        layout = after.layout  # the copy of match.layout, unless a new round starts
-        events = after.apply(action, after.to_act)
-        encoder = self.encoder.fork(match.layout, layout)
-        request = None
-        if not after.over:
-            rid = self.req_id + 1
-            head, tail = encoder.encode_parts(after, rid)
-            request = (after, rid, head, tail)
-        return _Branch(action, after, events, _event_lines(events), encoder, request)
-
-    def _accept(self, p: int, rid: int, action: Action, branch: _Branch, text: str, t: int,
+    def _accept(self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int,
                 elapsed: int) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
         tx = self.tx
@@ -766,13 +681,13 @@ class _Referee:
     # -- events ------------------------------------------------------------------------------
 
     def _dispatch(self, events: list[Event], t: int,
-                  lines: tuple[list[str], list[str], bool] | None = None) -> None:
+                  lines: SeatLines | None = None) -> None:
         """Record ``events`` and queue each seat's form of them (``lines``, from
-        :func:`_event_lines`, if already made). A seat's event lines are written
+        :func:`~bidref.wire.seat_event_lines`, if made already). A seat's event lines are written
         together with its next request (one write per decision), or at once with
         ``MatchSpec.eager_events``, and at the end."""
         if lines is None:
-            lines = _event_lines(events)
+            lines = seat_event_lines(events)
         own0, own1, over = lines
         self.outbox[0].extend(own0)
         self.outbox[1].extend(own1)
