@@ -11,9 +11,11 @@ must answer the same request again with another action), and says ``quit``
 (the engine must exit by itself within the grace period).
 
 An engine that is running but silent gets the hint that its stdout is
-probably not flushed; one that exited gets its exit status and the tail of
-its stderr. After a crash the engine is restarted for the remaining items, so
-each item is judged on its own.
+probably not flushed; one that answers after the deadline (the check waits a
+little longer to see) is told it is too slow; one that exited gets its exit
+status, how many requests it had had, and the tail of its stderr. After a crash,
+or a request left unanswered, the engine is restarted for the remaining items,
+so each item is judged on its own.
 
 The positions come from seeded matches (``find_position``), so the check is
 the same on every run. Time is read only through the injected clock of the
@@ -74,6 +76,7 @@ SEAT: Final = 0
 PING_TIMEOUT: Final = 2 * SECOND
 QUIT_GRACE: Final = 2 * SECOND
 KILL_GRACE: Final = 100 * MILLISECOND
+LATE_GRACE: Final = 1 * SECOND  # how long past a deadline to wait for a late answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,11 +210,19 @@ class _Session:
         self.unanswered: set[int] = set()
         self.next_id = 0
         self.hello: EngineHello | None = None
+        self.requests_since_start = 0  # decision requests sent to this process
+        self.answers_since_start = 0  # and actions it sent back
+        self.stuck = False  # a request was left unanswered: restart before the next item
 
     # -- process ---------------------------------------------------------------------------
 
     def start(self) -> Transport:
-        self.transport = self.starter(self.spec, self.settings.transport, self.clock)
+        try:
+            self.transport = self.starter(self.spec, self.settings.transport, self.clock)
+        except EngineStartError as e:
+            raise EngineStartError(f"{e}{_start_hint(self.spec)}") from None
+        self.requests_since_start = self.answers_since_start = 0
+        self.stuck = False
         return self.transport
 
     def alive(self) -> bool:
@@ -230,11 +241,20 @@ class _Session:
         if t is not None and info is not None:
             _settle_stderr(t)
             tail = t.stderr_tail().strip()[-300:]
-            return (f"the engine exited ({info.describe()}) without answering"
-                    + (f"; its stderr ends: {tail!r}" if tail else ""))
+            n = self.requests_since_start
+            at = f" at its {_ordinal(n)} request since it started," if n else ""
+            return (f"the engine exited ({info.describe()}){at} without answering"
+                    + (f"; its stderr ends: {tail!r}" if tail else "")
+                    + _EXIT_HINTS.get(info.exit_code or 0, ""))
+        if self.answers_since_start:
+            return (f"no answer within {waited / SECOND:g} s, nor {LATE_GRACE / SECOND:g} s "
+                    "later, though the engine answered the requests before: it is stuck or "
+                    "far too slow (your time is the request's clock.deadline_ms); it was "
+                    "restarted for the next items")
         return (f"no answer within {waited / SECOND:g} s; the engine is running but wrote "
                 "nothing: if it did answer, its stdout is probably not flushed (flush after "
-                "every line; in Python print(..., flush=True) or run python -u)")
+                "every line; in Python print(..., flush=True) or run python -u); or it is "
+                "still thinking")
 
     # -- lines -----------------------------------------------------------------------------
 
@@ -288,8 +308,15 @@ class _Session:
             settings=Settings(bank_ms=s.bank // MILLISECOND, delay_ms=s.delay // MILLISECOND,
                               max_rounds=None, illegal="reject",
                               startup_ms=s.startup // MILLISECOND))
+        bad_before = len(self.bad_lines)
         try:
-            t0 = self.send(encode(hello))
+            try:
+                t0 = self.send(encode(hello))
+            except _Dead:
+                # An engine that already exited has closed its stdin: say how it ended.
+                if self.transport is not None:
+                    self.transport.wait_exit(SECOND)
+                raise _Dead(self.silence(s.startup)) from None
             reply = self.receive(t0, t0 + s.startup)
         except _Dead as e:
             return CheckResult(name, False, str(e))
@@ -303,12 +330,19 @@ class _Session:
         if msg.protocol != PROTOCOL_VERSION:
             return CheckResult(name, False, f"speaks protocol {msg.protocol!r}; the referee "
                                f"speaks {PROTOCOL_VERSION!r}")
-        return CheckResult(name, True, f"{msg.name} {msg.version} by {msg.author or '?'}, "
+        if len(self.bad_lines) > bad_before:
+            return CheckResult(name, False, "wrote a line that is not a protocol message "
+                               f"before its hello ({self.bad_lines[bad_before]}): the referee "
+                               "ends the match at once as a start-up failure; write nothing "
+                               "but protocol lines on stdout (a banner goes to stderr)")
+        who = " ".join(x for x in (msg.name, msg.version) if x)
+        return CheckResult(name, True, f"{who} by {msg.author or '?'}, "
                            f"{msg.protocol}, in {reply.elapsed / MILLISECOND:.0f} ms")
 
     def ensure_running(self) -> str | None:
-        """Restart the engine (with its hello) if it died; the reason if that fails."""
-        if self.alive():
+        """Restart the engine (with its hello) if it died or left a request unanswered;
+        the reason if that fails."""
+        if self.alive() and not self.stuck:
             return None
         self.close()
         try:
@@ -328,6 +362,7 @@ class _Session:
                  "deadline_ms": (s.delay + s.bank) // MILLISECOND}
         t0 = self.send(encode_request(self.next_id, view, clock,
                                       [str(a) for a in m.legal_actions()]))
+        self.requests_since_start += 1
         return self.next_id, t0, t0 + s.delay + s.bank
 
     def await_action(self, req_id: int, sent: int, deadline: int, what: str,
@@ -339,7 +374,14 @@ class _Session:
             if reply is None:
                 if timed:
                     self.late.append(what)
+                late = self._late_answer(req_id, sent, deadline)
+                if late is not None:
+                    return None, (f"answered after {late / MILLISECOND:.0f} ms, past the "
+                                  f"deadline of {(deadline - sent) / MILLISECOND:.0f} ms: too "
+                                  "slow; answer within the request's clock.deadline_ms (delay "
+                                  "left + bank), keeping a margin")
                 self.unanswered.add(req_id)
+                self.stuck = True
                 return None, self.silence(deadline - sent)
             msg = reply.message
             # A late answer to a request given up on earlier is not this item's fault.
@@ -348,10 +390,60 @@ class _Session:
         if not isinstance(msg, ActionMsg):
             return None, f"sent a {msg.type!r} message instead of an action"
         self.latencies.append(reply.elapsed)
+        self.answers_since_start += 1
         if msg.id != req_id:
             return None, (f"answered with id {msg.id} to request {req_id}: echo the id of "
                           "the request you answer")
         return msg, ""
+
+
+    def _late_answer(self, req_id: int, sent: int, deadline: int) -> int | None:
+        """ns from ``sent`` to a late action for ``req_id`` read within LATE_GRACE of the
+        deadline, or None (then the engine is still silent, or stuck)."""
+        while True:
+            reply = self.receive(sent, deadline + LATE_GRACE)
+            if reply is None:
+                return None
+            msg = reply.message
+            if isinstance(msg, ActionMsg) and msg.id == req_id:
+                return reply.elapsed
+
+
+_EXIT_HINTS: Final = {
+    126: " (exit code 126: a program could not be run: is the file executable?)",
+    127: " (exit code 127: a program was not found: is the interpreter on the engine's #! "
+         "line, or the command it runs, installed and on PATH?)",
+}
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _start_hint(spec: EngineSpec) -> str:
+    """Why a command that exists as a file could not be started: its #! interpreter."""
+    import os
+    from pathlib import Path
+
+    prog = Path(spec.command[0])
+    if spec.cwd and not prog.is_absolute():
+        prog = Path(spec.cwd) / prog
+    try:
+        with prog.open("rb") as f:
+            first = f.readline(300)
+    except OSError:
+        if os.sep not in spec.command[0]:
+            return f" (is {spec.command[0]!r} installed and on PATH?)"
+        return ""
+    if not first.startswith(b"#!"):
+        return ""
+    words = first[2:].decode(errors="replace").split()
+    if words and not os.path.exists(words[0]):
+        return (f" (its #! line names the interpreter {words[0]!r}, which does not exist: "
+                "fix the #! line, or give the interpreter in the command, e.g. "
+                f"\"python3 {spec.command[0]}\")")
+    return ""
 
 
 def _settle_stderr(t: Transport, polls: int = 20) -> None:
@@ -483,7 +575,8 @@ def _output_item(session: _Session) -> CheckResult:
     name = "clean stdout"
     if session.bad_lines:
         return CheckResult(name, False, f"{len(session.bad_lines)} line(s) that are not "
-                           f"protocol messages, first: {session.bad_lines[0]}; write "
+                           f"protocol messages, first: {session.bad_lines[0]}; the referee "
+                           "ends a match at such a line as your loss (protocol error): write "
                            "diagnostics to stderr or send log messages")
     return CheckResult(name, True, "every line was a protocol message")
 
@@ -516,10 +609,14 @@ def check_engine(spec: EngineSpec, settings: CheckSettings | None = None, *,
     session = _Session(spec, settings, clock or time.monotonic_ns, starter or _default_starter)
     report = CheckReport(spec.name, list(spec.command))
     add = report.results.append
+    not_checked = ("ping", *POSITIONS, "stale id", "error reply", "reply time",
+                   "clean stdout", "quit")
     try:
         session.start()
     except EngineStartError as e:
         add(CheckResult("hello", False, str(e)))
+        for item in not_checked:
+            add(CheckResult(item, False, "not checked: the engine could not be started"))
         return report
     try:
         hello = session.do_hello()
@@ -527,8 +624,7 @@ def check_engine(spec: EngineSpec, settings: CheckSettings | None = None, *,
         report.engine_name = session.hello.name if session.hello else None
         if session.hello is None:
             # Nothing came back: every other item would just wait and fail the same way.
-            for item in ("ping", *POSITIONS, "stale id", "error reply", "reply time",
-                         "clean stdout", "quit"):
+            for item in not_checked:
                 add(CheckResult(item, False, "not checked: the engine never said hello"))
             return report
         add(_ping_item(session))

@@ -88,12 +88,22 @@ BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
     "never_flushes": (set(ALL_ITEMS), "not flushed"),
     "wrong_id": (EVERY_ANSWER, "echo the id"),
     "crashes_on_auction": ({"auction: first bid", "auction: answer a bid"},
-                           "exit code 3) without answering; its stderr ends: "
+                           "exit code 3) at its 2nd request since it started, without "
+                           "answering; its stderr ends: "
                            "'crashes_on_auction: no idea how to bid'"),
     "illegal_moves": (EVERY_ANSWER, "illegal"),
     "ignores_quit": ({"quit"}, "SIGTERM"),
     "bad_hello": ({"hello"}, "bidref/0"),
     "noisy_stdout": ({"clean stdout"}, "thinking about"),
+    # The referee ends the match at a banner before the hello: so does the hello item.
+    "banner": ({"hello", "clean stdout"}, "before its hello"),
+    # A late answer is told apart from an unflushed one, and costs no other item.
+    "slow_to_draw": ({"draw", "reply time"}, "too slow"),
+    # A stuck engine is restarted, so the items after it are judged on their own.
+    "hangs_on_draw": ({"draw", "reply time"}, "stuck"),
+    # A crash tied to the number of requests, not the position, says so.
+    "crashes_third": ({"auction: answer a bid", "draw", "stale id"},
+                      "at its 3rd request since it started"),
 }
 
 
@@ -129,3 +139,19 @@ def test_cli_refuses_a_missing_engine() -> None:
     result = CliRunner().invoke(app, ["check-engine", "./no/such/engine"])
     assert result.exit_code == 2
     assert "does not exist" in result.output
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("shebang,hint", [
+    ("#!/usr/bin/env bidref-no-such-interpreter", "exit code 127"),
+    ("#!/no/such/bin/python9", "'/no/such/bin/python9'"),
+], ids=["env", "absolute"])
+def test_a_missing_interpreter_is_named(tmp_path: Path, shebang: str, hint: str) -> None:
+    script = tmp_path / "engine"
+    script.write_text(f"{shebang}\nprint('hello')\n")
+    script.chmod(0o755)
+    results = _run(str(script), FAST)
+    assert {k for k, (ok, _) in results.items() if not ok} == set(ALL_ITEMS)
+    detail = results["hello"][1]
+    assert hint in detail and "#!" in detail, detail
+    assert "not checked" in results["quit"][1]
