@@ -228,7 +228,8 @@ class Engine:
         return request.legal[0]
 
     def on_event(self, event: dict[str, Any]) -> None:
-        """Called for every event (``event["kind"]``: placed, drew, transfer, …)."""
+        """Called for every event (``event["kind"]``: placed, drew, transfer, …).
+        An exception here is logged to stderr and the engine plays on."""
 
     def on_error(self, error: dict[str, Any], pending: Request | None) -> Action | str | None:
         """Called for every ``error`` line. For an illegal or malformed action the
@@ -405,7 +406,12 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
                 if retry is not None and pending is not None:
                     reply(pending, retry)
             elif kind == "event":
-                engine.on_event(dict(msg.get("event") or {}))
+                try:
+                    engine.on_event(dict(msg.get("event") or {}))
+                except EngineQuit:
+                    raise
+                except Exception:  # a bug in the hook must not lose the match by a crash
+                    log.exception("on_event() failed; playing on")
             elif kind == "quit":
                 break
             elif kind == "rules":

@@ -212,3 +212,17 @@ def test_a_stray_print_goes_to_stderr_not_into_the_protocol(
     out, err = capsys.readouterr()
     assert [json.loads(line)["type"] for line in out.splitlines()] == ["hello", "action"]
     assert "thinking hard" in err
+
+
+def test_a_failing_event_hook_is_logged_and_the_engine_plays_on(
+        caplog: pytest.LogCaptureFixture) -> None:
+    class Fragile(Engine):
+        def on_event(self, event: dict[str, Any]) -> None:
+            raise KeyError("side")  # a bug in the engine's own bookkeeping
+
+    m = Match.new(2)
+    out = run_lines(Fragile(), [HELLO, {"type": "event", "event": {"kind": "placed"}},
+                                request_line(m, 1), {"type": "quit"}])
+    assert [o["type"] for o in out] == ["hello", "action"]
+    assert out[1]["id"] == 1
+    assert "on_event() failed" in caplog.text
