@@ -77,6 +77,7 @@ PING_TIMEOUT: Final = 2 * SECOND
 QUIT_GRACE: Final = 2 * SECOND
 KILL_GRACE: Final = 100 * MILLISECOND
 LATE_GRACE: Final = 1 * SECOND  # how long past a deadline to wait for a late answer
+BAD_LINE_GRACE: Final = 1 * SECOND  # how long after an invalid line to wait for a hello/pong
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,9 +267,12 @@ class _Session:
         except WriteError as e:
             raise _Dead(f"could not write to the engine: {e}") from None
 
-    def receive(self, sent_at: int, deadline: int) -> _Reply | None:
+    def receive(self, sent_at: int, deadline: int,
+                bad_grace: int | None = None) -> _Reply | None:
         """The next hello/action/pong before ``deadline``; logs are skipped and
-        rules requests answered. None at the deadline; raises _Dead at EOF."""
+        rules requests answered. None at the deadline; raises _Dead at EOF.
+        Lines that are not messages are kept in ``bad_lines``; with ``bad_grace``,
+        the wait ends that long after one of them."""
         assert self.transport is not None
         while True:
             item = self.transport.read(deadline)
@@ -277,13 +281,18 @@ class _Session:
             if isinstance(item, Eof):
                 self.transport.wait_exit(SECOND)
                 raise _Dead(self.silence(deadline - sent_at))
+            bad: str | None = None
             if isinstance(item, Overlong):
-                self.bad_lines.append(f"a line of {item.length} characters")
-                continue
-            try:
-                msg = decode_engine_line(item.text)
-            except ProtocolError as e:
-                self.bad_lines.append(str(e))
+                bad = f"a line of {item.length} characters"
+            else:
+                try:
+                    msg = decode_engine_line(item.text)
+                except ProtocolError as e:
+                    bad = str(e)
+            if bad is not None:
+                self.bad_lines.append(bad)
+                if bad_grace is not None:
+                    deadline = min(deadline, item.t + bad_grace)
                 continue
             if isinstance(msg, Log):
                 continue
@@ -317,10 +326,13 @@ class _Session:
                 if self.transport is not None:
                     self.transport.wait_exit(SECOND)
                 raise _Dead(self.silence(s.startup)) from None
-            reply = self.receive(t0, t0 + s.startup)
+            reply = self.receive(t0, t0 + s.startup, bad_grace=BAD_LINE_GRACE)
         except _Dead as e:
             return CheckResult(name, False, str(e))
         if reply is None:
+            if len(self.bad_lines) > bad_before:
+                return CheckResult(name, False, "answered the hello with a line that is not "
+                                   f"a valid message: {self.bad_lines[bad_before]}")
             return CheckResult(name, False, self.silence(s.startup))
         msg = reply.message
         if not isinstance(msg, EngineHello):
@@ -369,11 +381,17 @@ class _Session:
                      timed: bool = True) -> tuple[ActionMsg | None, str]:
         """The action answering ``req_id``, or None and why not. ``timed``: count
         it for the reply-time item (not a second answer after an error)."""
+        bad_before = len(self.bad_lines)
         while True:
             reply = self.receive(sent, deadline)
             if reply is None:
                 if timed:
                     self.late.append(what)
+                if len(self.bad_lines) > bad_before:
+                    return None, (f"no valid answer within {(deadline - sent) / SECOND:g} s; "
+                                  "it wrote a line that is not a valid message instead: "
+                                  f"{self.bad_lines[bad_before]}; the referee ends the match "
+                                  "at such a line as your loss (protocol error)")
                 late = self._late_answer(req_id, sent, deadline)
                 if late is not None:
                     return None, (f"answered after {late / MILLISECOND:.0f} ms, past the "
@@ -543,12 +561,16 @@ def _error_item(session: _Session) -> CheckResult:
 
 def _ping_item(session: _Session) -> CheckResult:
     name = "ping"
+    bad_before = len(session.bad_lines)
     try:
         t0 = session.send(encode(Ping(id=777)))
-        reply = session.receive(t0, t0 + PING_TIMEOUT)
+        reply = session.receive(t0, t0 + PING_TIMEOUT, bad_grace=BAD_LINE_GRACE)
     except _Dead as e:
         return CheckResult(name, False, str(e))
     if reply is None:
+        if len(session.bad_lines) > bad_before:
+            return CheckResult(name, False, "answered ping 777 with a line that is not a "
+                               f"valid message: {session.bad_lines[bad_before]}")
         return CheckResult(name, False, session.silence(PING_TIMEOUT))
     msg = reply.message
     if not isinstance(msg, Pong) or msg.id != 777:

@@ -101,6 +101,11 @@ BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
     "slow_to_draw": ({"draw", "reply time"}, "too slow"),
     # A stuck engine is restarted, so the items after it are judged on their own.
     "hangs_on_draw": ({"draw", "reply time"}, "stuck"),
+    # An invalid answer is quoted where it was expected, not taken for silence.
+    "string_id": (EVERY_ANSWER | {"reply time", "clean stdout"},
+                  "not a valid 'action' message"),
+    # An invalid hello is quoted at once, not taken for silence or unflushed output.
+    "invalid_hello": (set(ALL_ITEMS), "not a valid 'hello' message"),
     # A crash tied to the number of requests, not the position, says so.
     "crashes_third": ({"auction: answer a bid", "draw", "stale id"},
                       "at its 3rd request since it started"),
@@ -112,7 +117,10 @@ BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
 def test_each_broken_engine_fails_exactly_its_items(name: str) -> None:
     # A silent engine costs the whole start-up timeout: keep it short here.
     quick = CheckSettings(bank=FAST.bank, delay=FAST.delay, startup=SECOND)
-    results = _run(str(BROKEN / f"{name}.py"), quick if name == "never_flushes" else FAST)
+    # One that never answers validly waits out every deadline: keep them short too.
+    tight = CheckSettings(bank=300 * MILLISECOND, delay=100 * MILLISECOND, startup=3 * SECOND)
+    settings = {"never_flushes": quick, "string_id": tight}.get(name, FAST)
+    results = _run(str(BROKEN / f"{name}.py"), settings)
     expected, hint = BROKEN_EXPECTED[name]
     failed = {k for k, (ok, _) in results.items() if not ok}
     assert failed == expected

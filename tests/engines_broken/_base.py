@@ -12,10 +12,10 @@ from typing import IO, Any
 Hook = Callable[[dict[str, Any]], Any]
 
 
-def play(*, name: str = "broken", protocol: str = "bidref/1", out: IO[str] | None = None,
+def play(*, name: str = "broken", protocol: str | None = "bidref/1", out: IO[str] | None = None,
          flush: bool = True, id_offset: int = 0, action: Hook | None = None,
          on_request: Hook | None = None, exit_on_quit: bool = True,
-         stdout_noise: bool = False) -> None:
+         stdout_noise: bool = False, id_as_text: bool = False) -> None:
     out = out or sys.stdout
     pending: dict[str, Any] | None = None
     last = ""
@@ -32,7 +32,8 @@ def play(*, name: str = "broken", protocol: str = "bidref/1", out: IO[str] | Non
         last = choice
         if stdout_noise:
             out.write(f"thinking about {choice}...\n")
-        send({"type": "action", "id": req["id"] + id_offset, "action": choice})
+        rid = req["id"] + id_offset
+        send({"type": "action", "id": str(rid) if id_as_text else rid, "action": choice})
 
     for line in sys.stdin:
         msg = json.loads(line)
