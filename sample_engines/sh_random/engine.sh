@@ -1,5 +1,5 @@
 #!/bin/sh
-# sh_random: a bidref/1 engine as a POSIX shell script (awk only).
+# sh_random: a bidref/1 engine as a POSIX shell script (awk, and sed).
 # It answers every request with a random action from the request's "legal"
 # list. A bid is never chosen if anything else is legal (the view's
 # "balances" are not read, so bids are avoided altogether).
