@@ -163,3 +163,12 @@ def test_a_missing_interpreter_is_named(tmp_path: Path, shebang: str, hint: str)
     detail = results["hello"][1]
     assert hint in detail and "#!" in detail, detail
     assert "not checked" in results["quit"][1]
+
+
+@pytest.mark.parametrize("args", [["--bank", "-1"], ["--delay", "-0.5"], ["--startup", "0"],
+                                  ["--bank", "0", "--delay", "0"], ["--transport", "tty"]])
+def test_cli_refuses_a_clock_no_engine_could_meet(args: list[str]) -> None:
+    engine = str(ROOT / "sample_engines/sh_random/engine.sh")
+    result = CliRunner().invoke(app, ["check-engine", engine, *args])
+    assert result.exit_code == 2, result.output
+    assert args[0] in result.output

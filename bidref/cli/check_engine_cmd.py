@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..rules import seconds
 from . import app
+from .common import clock_args_problem
 
 
 @app.command("check-engine")
@@ -37,14 +38,17 @@ def check_engine_cmd(
     from ..check_engine import CheckSettings, check_engine
     from ..engines import EngineSpecError, resolve_engine
 
+    problem = clock_args_problem(transport, bank, delay, startup)
+    if problem is None and bank + delay <= 0:
+        problem = f"--bank {bank:g} / --delay {delay:g}: give the engine some time to answer"
+    if problem:
+        typer.echo(f"check-engine: {problem}", err=True)
+        raise typer.Exit(code=2)
     try:
         spec = resolve_engine(engine)
     except EngineSpecError as e:
         typer.echo(f"check-engine: {e}", err=True)
         raise typer.Exit(code=2) from None
-    if transport not in ("pipe", "pty"):
-        typer.echo(f"check-engine: unknown transport {transport!r}: use pipe or pty", err=True)
-        raise typer.Exit(code=2)
     settings = CheckSettings(bank=seconds(bank), delay=seconds(delay), startup=seconds(startup),
                              transport=transport)
     report = check_engine(spec, settings)
