@@ -316,7 +316,8 @@ class _Session:
             bidref=__version__, rules=RULES_VERSION, seat=SEAT,
             settings=Settings(bank_ms=s.bank // MILLISECOND, delay_ms=s.delay // MILLISECOND,
                               max_rounds=None, illegal="reject",
-                              startup_ms=s.startup // MILLISECOND))
+                              startup_ms=s.startup // MILLISECOND),
+            options=dict(self.spec.options))
         bad_before = len(self.bad_lines)
         try:
             try:

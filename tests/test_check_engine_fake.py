@@ -123,3 +123,22 @@ def test_a_reply_at_the_deadline_is_late() -> None:
     assert "too slow" in results["play"][1] and "1100 ms" in results["play"][1]
     assert "not flushed" not in results["play"][1]
     assert "forced opening" in results["reply time"][1]
+
+
+def test_the_hello_carries_the_engine_files_options_as_the_referees_does() -> None:
+    now = [0]
+    hellos: list[dict[str, Any]] = []
+    script = engine(10 * MILLISECOND)
+
+    def recording(msg: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        if msg["type"] == "hello":
+            hellos.append(msg)
+        return script(msg)
+
+    def starter(spec: EngineSpec, transport: str, clock: Callable[[], int]) -> Transport:
+        return FakeTransport(now, recording)
+
+    spec = EngineSpec("fake", ("fake",), options={"depth": 3, "book": "openings.txt"})
+    check_engine(spec, CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
+                 clock=lambda: now[0], starter=starter)
+    assert hellos and hellos[0]["options"] == {"depth": 3, "book": "openings.txt"}
