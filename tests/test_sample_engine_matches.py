@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,14 +20,25 @@ PAIRINGS = [
     # python_strong thinks 20 ms a decision here so that the test stays quick.
     (f"{SE / 'python_strong/engine.py'} --max-seconds 0.02", str(SE / "js_random/engine.js")),
     (str(SE / "sh_random/engine.sh"), str(SE / "python_sdk_minimal/engine.py")),
+    (str(SE / "c_first/engine"), str(SE / "python_random/engine.py")),
+    (str(SE / "python_greedy/engine.py"), str(SE / "sh_random/engine.sh")),
 ]
 
 
+def test_the_pairings_cover_every_sample_engine() -> None:
+    folders = {p.name for p in SE.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    played = {Path(side.split()[0]).parent.name for pair in PAIRINGS for side in pair}
+    assert played == folders
+
+
 @pytest.mark.e2e
-@pytest.mark.parametrize("a,b", PAIRINGS, ids=["strong-js", "sh-sdk_minimal"])
+@pytest.mark.parametrize("a,b", PAIRINGS,
+                         ids=["strong-js", "sh-sdk_minimal", "c-random", "greedy-sh"])
 def test_sample_engines_play_complete_matches(a: str, b: str) -> None:
     # `make test` installs Node.js where it is missing: its absence is a failure.
     assert shutil.which("node") or "engine.js" not in a + b, "Node.js is not installed"
+    if "c_first" in a + b:
+        subprocess.run(["make", "-s", "-C", str(SE)], check=True)
     spec = MatchSpec(engines=(resolve_engine(a), resolve_engine(b)), seed=11,
                      time_control=FAST, max_rounds=3)
     out = run_match(spec)
