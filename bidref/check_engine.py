@@ -386,8 +386,11 @@ class _Session:
         while True:
             reply = self.receive(sent, deadline)
             if reply is None:
-                if timed:
-                    self.late.append(what)
+                if not timed:  # a second answer (after an error) that never came
+                    self.unanswered.add(req_id)
+                    self.stuck = True
+                    return None, f"no second answer within {(deadline - sent) / SECOND:g} s"
+                self.late.append(what)
                 if len(self.bad_lines) > bad_before:
                     return None, (f"no valid answer within {(deadline - sent) / SECOND:g} s; "
                                   "it wrote a line that is not a valid message instead: "

@@ -106,6 +106,9 @@ BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
                   "not a valid 'action' message"),
     # An invalid hello is quoted at once, not taken for silence or unflushed output.
     "invalid_hello": (set(ALL_ITEMS), "not a valid 'hello' message"),
+    # Silence after an error is that, not a stuck or slow engine.
+    "ignores_errors": ({"error reply"}, "no second answer within 1.1 s; the same request "
+                       "stays pending"),
     # A crash tied to the number of requests, not the position, says so.
     "crashes_third": ({"auction: answer a bid", "draw", "stale id"},
                       "at its 3rd request since it started"),

@@ -15,7 +15,8 @@ Hook = Callable[[dict[str, Any]], Any]
 def play(*, name: str = "broken", protocol: str | None = "bidref/1", out: IO[str] | None = None,
          flush: bool = True, id_offset: int = 0, action: Hook | None = None,
          on_request: Hook | None = None, exit_on_quit: bool = True,
-         stdout_noise: bool = False, id_as_text: bool = False) -> None:
+         stdout_noise: bool = False, id_as_text: bool = False,
+         answer_errors: bool = True) -> None:
     out = out or sys.stdout
     pending: dict[str, Any] | None = None
     last = ""
@@ -47,7 +48,8 @@ def play(*, name: str = "broken", protocol: str | None = "bidref/1", out: IO[str
             if on_request:
                 on_request(msg)
             answer(msg)
-        elif kind == "error" and msg["code"] == "illegal" and pending is not None:
+        elif kind == "error" and msg["code"] == "illegal" and pending is not None \
+                and answer_errors:
             answer(pending, avoid=last)
         elif kind == "quit":
             if exit_on_quit:
