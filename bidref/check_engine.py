@@ -334,7 +334,8 @@ class _Session:
             if len(self.bad_lines) > bad_before:
                 return CheckResult(name, False, "answered the hello with a line that is not "
                                    f"a valid message: {self.bad_lines[bad_before]}")
-            return CheckResult(name, False, self.silence(s.startup))
+            return CheckResult(name, False, self.silence(s.startup) + "; if it only needs "
+                               "longer to start, allow more with --startup")
         msg = reply.message
         if not isinstance(msg, EngineHello):
             return CheckResult(name, False, f"answered the hello with a {msg.type!r} message; "
