@@ -25,11 +25,13 @@ transport (integer nanoseconds).
 from __future__ import annotations
 
 import logging
+import os
 import random
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Final
 
 from bidref import __version__
@@ -419,7 +421,6 @@ class _Session:
                           "the request you answer")
         return msg, ""
 
-
     def _late_answer(self, req_id: int, sent: int, deadline: int) -> int | None:
         """ns from ``sent`` to a late action for ``req_id`` read within LATE_GRACE of the
         deadline, or None (then the engine is still silent, or stuck)."""
@@ -446,9 +447,6 @@ def _ordinal(n: int) -> str:
 
 def _start_hint(spec: EngineSpec) -> str:
     """Why a command that exists as a file could not be started: its #! interpreter."""
-    import os
-    from pathlib import Path
-
     prog = Path(spec.command[0])
     if spec.cwd and not prog.is_absolute():
         prog = Path(spec.cwd) / prog
