@@ -175,3 +175,19 @@ def test_cli_refuses_a_clock_no_engine_could_meet(args: list[str]) -> None:
     result = CliRunner().invoke(app, ["check-engine", engine, *args])
     assert result.exit_code == 2, result.output
     assert args[0] in result.output
+
+
+@pytest.mark.e2e
+def test_an_engine_that_writes_much_to_stderr_passes() -> None:
+    # Some 200 KB of stderr per request: the check drains it, so the engine never blocks.
+    results = _run(str(BROKEN / "chatty_stderr.py"))
+    assert {k: v for k, (ok, v) in results.items() if not ok} == {}
+
+
+def test_cli_says_how_to_fix_an_engine_that_is_not_executable(tmp_path: Path) -> None:
+    script = tmp_path / "engine.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o644)
+    result = CliRunner().invoke(app, ["check-engine", str(script)])
+    assert result.exit_code == 2
+    assert "not executable" in result.output and "chmod +x" in result.output
