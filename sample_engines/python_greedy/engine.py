@@ -5,7 +5,8 @@
   multiple of 5); ties go to the heaviest tile (fewer pips left in hand).
 - Opening: the tile that scores most, else the heaviest.
 - Auction: bids only with a strong hand (many points of tiles it can open
-  with), never more than it can comfortably pay; otherwise declines or accepts.
+  with), never more than it can comfortably pay and never its whole balance;
+  otherwise declines or accepts.
 
 Uses the rules library (``bidref.rules``) to evaluate plays; run it with the
 Python that has bidref installed (the referee runs ``.py`` engines that way).
@@ -77,7 +78,11 @@ def choose(msg: View) -> str:
         hand = [_tile(p) for p in view["hand"]]
         strength = sum(5 for t in hand if (t.low + t.high) % 5 == 0) + sum(
             1 for t in hand if t.low == t.high)
-        bids = [a for a in legal if a.startswith("bid ")]
+        me = view["player"]
+        credit = 15 if view["jockey"] == me else 0  # the jockey's own bid costs 15 less
+        # Never a bid that would cost the whole balance: accepted, it loses the match.
+        bids = [a for a in legal if a.startswith("bid ")
+                and max(0, int(a.split()[1]) - credit) < view["balances"][me]]
         base = "accept" if "accept" in legal else "decline"
         if strength >= 11 and bids:
             cheapest = min(bids, key=lambda a: int(a.split()[1]))
