@@ -68,20 +68,12 @@ def _run(path: str, settings: CheckSettings = FAST) -> dict[str, tuple[bool, str
     return {r.item: (r.passed, r.detail) for r in report.results}
 
 
-# Known gap, reported to the lead: these engines (branch `referee`) ignore `error`
-# lines, so after an `illegal` error they never answer the still-pending request
-# again (PROTOCOL.md: "the same request stays pending"). They never send an illegal
-# action, so their matches do not show it; check-engine does. Exact, so that a fix
-# (or any other failure) makes this test fail and this entry be removed.
-KNOWN_FAILURES: dict[str, set[str]] = {}
-
-
 @pytest.mark.e2e
 @pytest.mark.parametrize("path", sample_engines(), ids=lambda p: Path(p).parent.name)
 def test_every_sample_engine_passes(path: str) -> None:
     results = _run(path)
     failed = {k: v[1] for k, v in results.items() if not v[0]}
-    assert set(failed) == KNOWN_FAILURES.get(Path(path).parent.name, set()), failed
+    assert failed == {}
 
 
 BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
