@@ -152,6 +152,35 @@ def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+@dataclass
+class Tally:
+    """One side's results over a pairing."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    lost_on_time: int = 0  # this side ran out of time
+    won_on_time: int = 0  # the opponent ran out of time
+    rounds: int = 0
+
+
+def tally(a: str, seats: list[tuple[str, str]], outcomes: list[Outcome]) -> Tally:
+    """The results of policy ``a``; ``seats[i]`` are the policies of match i by seat."""
+    t = Tally()
+    for names, o in zip(seats, outcomes, strict=True):
+        a_seat = 0 if names[0] == a else 1
+        t.rounds += o.rounds
+        if o.winner is None:
+            t.draws += 1
+        elif o.winner == a_seat:
+            t.wins += 1
+            t.won_on_time += o.reason == "time"
+        else:
+            t.losses += 1
+            t.lost_on_time += o.reason == "time"
+    return t
+
+
 def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
     jobs = []
     for i in range(args.pairs):
@@ -167,18 +196,8 @@ def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
     else:
         outcomes = [_job(j) for j in jobs]
     elapsed = time.perf_counter() - t0
-    wins = draws = losses = timeouts = rounds = 0
-    for j, o in zip(jobs, outcomes, strict=True):
-        a_seat = 0 if j[2][0] == a else 1
-        rounds += o.rounds
-        if o.winner is None:
-            draws += 1
-        elif o.winner == a_seat:
-            wins += 1
-        else:
-            losses += 1
-        if o.reason == "time":
-            timeouts += 1
+    t = tally(a, [j[2] for j in jobs], outcomes)
+    wins, draws, losses, rounds = t.wins, t.draws, t.losses, t.rounds
     n = len(outcomes)
     lo, hi = wilson(wins, n)
     slo, shi = wilson(wins + draws / 2, n)
@@ -186,7 +205,8 @@ def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
           f"{args.mode}, bank {args.bank:g} s + delay {args.delay:g} s, "
           f"max rounds {args.max_rounds}")
     print(f"  {a} won {wins}, drew {draws}, lost {losses} "
-          f"(losses on time: {timeouts}; {rounds / n:.1f} rounds a match; {elapsed:.0f} s)")
+          f"(losses on time: {t.lost_on_time}, {b}'s: {t.won_on_time}; "
+          f"{rounds / n:.1f} rounds a match; {elapsed:.0f} s)")
     print(f"  win rate {wins / n:.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
     print(f"  score (draw = 1/2) {(wins + draws / 2) / n:.1%}  95% CI [{slo:.1%}, {shi:.1%}]")
     sys.stdout.flush()
