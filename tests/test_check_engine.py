@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from bidref.check_engine import (
 from bidref.cli import app
 from bidref.engines import resolve_engine
 from bidref.rules import MILLISECOND, SECOND
+from tests.sample_build import build_c_engines
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "engines_broken"
@@ -58,7 +58,7 @@ def test_judge_action_explains_what_is_wrong() -> None:
 
 def _run(path: str, settings: CheckSettings = FAST) -> dict[str, tuple[bool, str]]:
     if path.endswith("engine.c"):
-        subprocess.run(["make", "-s", "-C", str(ROOT / "sample_engines")], check=True)
+        build_c_engines()
         path = path[: -len(".c")]
     # `make test` installs Node.js where it is missing: its absence is a failure.
     assert not path.endswith(".js") or shutil.which("node"), "Node.js is not installed"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from bidref.engines import resolve_engine
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import TimeControl
+from tests.sample_build import build_c_engines
 
 ROOT = Path(__file__).resolve().parents[1]
 SE = ROOT / "sample_engines"
@@ -38,7 +38,7 @@ def test_sample_engines_play_complete_matches(a: str, b: str) -> None:
     # `make test` installs Node.js where it is missing: its absence is a failure.
     assert shutil.which("node") or "engine.js" not in a + b, "Node.js is not installed"
     if "c_first" in a + b:
-        subprocess.run(["make", "-s", "-C", str(SE)], check=True)
+        build_c_engines()
     spec = MatchSpec(engines=(resolve_engine(a), resolve_engine(b)), seed=11,
                      time_control=FAST, max_rounds=3)
     out = run_match(spec)
