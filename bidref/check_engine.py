@@ -256,8 +256,8 @@ class _Session:
                     "restarted for the next items")
         return (f"no answer within {waited / SECOND:g} s; the engine is running but wrote "
                 "nothing: if it did answer, its stdout is probably not flushed (flush after "
-                "every line; in Python print(..., flush=True) or run python -u); or it is "
-                "still thinking")
+                "every line; in Python print(..., flush=True) or run python -u; a program "
+                "you cannot change may work with --transport pty); or it is still thinking")
 
     # -- lines -----------------------------------------------------------------------------
 

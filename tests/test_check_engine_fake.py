@@ -142,3 +142,20 @@ def test_the_hello_carries_the_engine_files_options_as_the_referees_does() -> No
     check_engine(spec, CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
                  clock=lambda: now[0], starter=starter)
     assert hellos and hellos[0]["options"] == {"depth": 3, "book": "openings.txt"}
+
+
+def test_a_silent_engine_is_told_to_flush_or_to_use_a_pty() -> None:
+    now = [0]
+    script = engine(10 * MILLISECOND)
+
+    def silent_to_requests(msg: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        return None if msg["type"] == "request" else script(msg)
+
+    def starter(spec: EngineSpec, transport: str, clock: Callable[[], int]) -> Transport:
+        return FakeTransport(now, silent_to_requests)
+
+    report = check_engine(EngineSpec("fake", ("fake",)),
+                          CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
+                          clock=lambda: now[0], starter=starter)
+    detail = {r.item: r.detail for r in report.results}["play"]
+    assert "not flushed" in detail and "--transport pty" in detail
