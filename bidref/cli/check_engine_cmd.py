@@ -30,8 +30,9 @@ def check_engine_cmd(
     It greets the engine, sends decision requests in every phase (forced and
     free opening, the auction as first speaker and as jockey, play, draw, the
     play after a draw, the spinner's branches), a stale-id error, a refused
-    answer, and quit, and times every reply. Exit code 0 only if every item
-    passes.
+    answer, and quit, and times every reply. A failed item says why and what
+    to do. Exit code 0 only if every item passes, 1 if one fails, 2 for bad
+    arguments.
 
     Example: bidref check-engine sample_engines/js_random/engine.js
     """
