@@ -19,8 +19,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    r = runner.invoke(app, list(args))
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    r = runner.invoke(app, list(args), input=input)
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
     return r.exit_code, r.stdout, r.stderr
 
@@ -122,9 +122,11 @@ def test_player_prefix_passes_and_round_markers_are_checked() -> None:
 
 def test_deal_blocks_for_later_rounds() -> None:
     sheet = (EXAMPLES / "score-sheet.txt").read_text().replace("max rounds: 1", "")
-    # Round 2 needs a deal: none given and no seed.
-    v = validate_text(sheet)
-    assert v.problem is not None and "no deal given for round 2" in v.problem.message
+    # Round 2 needs a deal, but only once the file goes on with it.
+    v = validate_text(sheet + "A: bid 20\n")
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert v.problem.line == len(sheet.splitlines()) + 1
+    assert "no deal given for round 2" in v.problem.message
     more = sheet + ("\nhand A: 0-5 0-6 1-2 1-3 2-6 3-3 6-6\n"
                     "hand B: 0-0 2-3 2-5 3-4 3-5 3-6 4-5\nA: decline\nA: open 1-2\n")
     v = validate_text(more)
@@ -198,3 +200,18 @@ def test_svg_pictures_of_every_placement(tmp_path: Path) -> None:
     assert code == 0 and len(svgs) == 5  # five placements
     page = (tmp_path / "svg" / "index.html").read_text()
     assert page.count("<svg") == 5 and "play 3-6 5-6:high" in page
+
+
+def test_a_score_sheet_of_one_round_without_a_round_limit_is_valid() -> None:
+    """The file stops at the end of round 1 and gives no deal for round 2: valid, and the
+    verdict says where the game stands (round 2 not dealt), not 'malformed'."""
+    sheet = (EXAMPLES / "score-sheet.txt").read_text().replace("max rounds: 1", "")
+    v = validate_text(sheet)
+    assert v.ok and v.problem is None and v.exit_code == 0, v.problem
+    assert v.actions == 41 and [r.reason for r in v.rounds] == ["domino"]
+    assert v.balances == (195, 105) and v.result is None
+    assert (v.round, v.phase, v.to_act) == (2, "not dealt", None)
+    assert v.layout is not None and len(v.layout.placed) == 27  # all but A's last tile
+    code, out, err = run("validate", "--no-picture", "-", input=sheet)
+    assert code == 0 and err == "", err
+    assert "Round 2 is not dealt in the file" in out
