@@ -99,11 +99,13 @@ _KEYS = {"seed": "seed", "balances": "balances", "balance": "balances",
 _ROUND_RE = re.compile(r"^round\s+(\S+?)\s*:?\s*$", re.IGNORECASE)
 _INT_RE = re.compile(r"^[+-]?[0-9]{1,30}$")
 _NAT_RE = re.compile(r"^[0-9]{1,9}$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def parse_move_file(text: str) -> MoveFile:
     """Parse a move file (text or JSON); raise :class:`MoveFileError` on malformed input."""
-    if text.lstrip().startswith("{"):
+    text = text.removeprefix("\ufeff")  # the byte order mark some editors write
+    if text.lstrip().startswith(("{", "[")):
         return _parse_json(text)
     return _parse_text(text)
 
@@ -115,7 +117,9 @@ def _parse_text(text: str) -> MoveFile:
     mf = MoveFile()
     block: dict[str, tuple[int, int, str]] = {}  # key -> (line, col, value)
     block_has_actions = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    # Only CR LF, LF and CR break lines, as in an editor (str.splitlines would also break
+    # at a form feed or U+2028 and shift every later FILE:LINE).
+    for lineno, raw in enumerate(_LINE_BREAK.split(text), 1):
         body = raw.split("#", 1)[0]
         stripped = body.strip()
         if not stripped:
@@ -276,9 +280,29 @@ def _line_of(text: str, pos: int) -> tuple[int, int]:
     return line, col
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _parse_json(text: str) -> MoveFile:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as e:
+        first = text.find(json.dumps(e.key))
+        second = text.find(json.dumps(e.key), first + 1)
+        raise MoveFileError(*_line_of(text, max(second, 0)),
+                            f"{e.key!r} is given twice") from None
     except json.JSONDecodeError as e:
         raise MoveFileError(e.lineno, e.colno, f"not valid JSON: {e.msg}") from None
     except RecursionError:

@@ -65,6 +65,8 @@ def test_illegal_action_names_line_action_state_and_rule() -> None:
     ('{"seed": 7, "actions": ["open 5-5",\n  "fly away"]}', 2, 4, "not an action"),
     ('{"seed": 7, "actions": [', 1, 25, "not valid JSON"),
     ("seed: 7\nopen 5-5\nseed: 8\n", 3, 1, "header line after the first action"),
+    ('{"seed": 7,\n "seed": 8, "actions": []}', 2, 2, "'seed' is given twice"),
+    ('[{"seed": 7, "actions": []}]', 1, 1, "one object"),
 ])
 def test_malformed_input_gets_line_and_column(text: str, line: int, col: int,
                                               fragment: str) -> None:
@@ -215,3 +217,21 @@ def test_a_score_sheet_of_one_round_without_a_round_limit_is_valid() -> None:
     code, out, err = run("validate", "--no-picture", "-", input=sheet)
     assert code == 0 and err == "", err
     assert "Round 2 is not dealt in the file" in out
+
+
+def test_a_byte_order_mark_is_not_part_of_the_file() -> None:
+    """Windows editors start UTF-8 files with a BOM: text and JSON files still validate."""
+    for name in ("seeded.txt", "seeded.json"):
+        v = validate_bytes(b"\xef\xbb\xbf" + (EXAMPLES / name).read_bytes())
+        assert v.ok and v.balances == (165, 135), (name, v.problem)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_line_numbers_count_real_line_breaks_only(newline: str) -> None:
+    """A form feed, a vertical tab or a Unicode line separator inside a line is not a line
+    break for an editor, so it must not shift the FILE:LINE of later lines."""
+    lines = ["seed: 168137", "A: open 5-5  \f", "\v B: play 2-5 5-5:line_b \u2028",
+             "B: play 0-5 5-5:line_a\x1c"]
+    v = validate_text(newline.join(lines) + newline)
+    assert v.problem is not None and v.problem.kind == "illegal", v.problem
+    assert v.problem.line == 4 and "player A's turn, not B's" in v.problem.message
