@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..rules import (
+    Action,
     Deal,
     Drew,
     Event,
@@ -177,6 +178,8 @@ class _Fold:
         self.round_ended: set[int] = set()
         self.last_reply: dict[str, Any] | None = None
         self.resigned: int | None = None  # the seat whose resign line was read
+        self.policy = "reject"  # the header's illegal-action policy
+        self.hellos: set[int] = set()
         self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
         self.done = False
 
@@ -252,6 +255,11 @@ class _Fold:
         max_rounds = d.get("max_rounds")
         if max_rounds is not None and (not isinstance(max_rounds, int) or max_rounds < 1):
             raise Mismatch(n, f"max_rounds {max_rounds!r} is not a round limit")
+        policy = d.get("illegal")
+        if policy not in ("reject", "forfeit"):
+            raise Mismatch(n, f"illegal-action policy {policy!r}: expected 'reject' or "
+                           "'forfeit'")
+        self.policy = policy
         if bool(d.get("seeded")) != (d.get("seed_commitment") is not None):
             raise Mismatch(n, "'seeded' and 'seed_commitment' disagree")
         self.header = d
@@ -271,6 +279,15 @@ class _Fold:
         self.emit(ln)
 
     def on_hello(self, ln: Line) -> None:
+        seat = ln.data.get("seat")
+        if seat not in (0, 1):
+            raise Mismatch(ln.number, f"seat {seat!r} is not 0 or 1")
+        if seat in self.hellos:
+            raise Mismatch(ln.number, f"a second hello of seat {seat}")
+        self.hellos.add(seat)
+        self.emit(ln)
+
+    def on_other(self, ln: Line) -> None:
         if ln.data.get("seat") not in (0, 1):
             raise Mismatch(ln.number, f"seat {ln.data.get('seat')!r} is not 0 or 1")
         self.emit(ln)
@@ -295,9 +312,9 @@ class _Fold:
         self.resigned = d["seat"]
         self.emit(ln)
 
-    on_rules = on_hello
-    on_log = on_hello
-    on_engine_exit = on_hello
+    on_rules = on_other
+    on_log = on_other
+    on_engine_exit = on_other
 
     def on_round_start(self, ln: Line) -> None:
         d, n = ln.data, ln.number
@@ -369,6 +386,10 @@ class _Fold:
     def _request_clock(self, ln: Line, seat: int, turn: int) -> None:
         d, n = ln.data, ln.number
         assert self.clock is not None
+        if self.pending is not None:
+            raise Mismatch(n, f"a new request, but request id {self.pending['id']} of seat "
+                           f"{self.pending['seat']} (line {self.pending['line']}) was never "
+                           "answered")
         self.clock = self.clock.begin(seat, turn)
         c = self.clock
         clock = _dict(d, "clock", n)
@@ -444,6 +465,9 @@ class _Fold:
         last = self.last_reply
         if p is None or last is None or last.get("status") not in ("illegal", "bad_action"):
             raise Mismatch(n, "a retry, but no rejected reply is pending")
+        if self.policy != "reject":
+            raise Mismatch(n, f"a retry after an illegal action, but the header's policy is "
+                           f"{self.policy!r}: the first illegal action loses the match")
         if d.get("seat") != p["seat"] or d.get("id") != p["id"]:
             raise Mismatch(n, f"retry for seat {d.get('seat')!r} id {d.get('id')!r}, but the "
                            f"pending request is seat {p['seat']} id {p['id']}")
@@ -503,6 +527,24 @@ class _Fold:
                     raise Mismatch(ln.number, f"rule {ln.data.get('rule')!r}, but the rules "
                                    f"forbid {str(action)!r} by {e.rule}") from None
 
+    def check_accepted_raw(self, ln: Line, action: Action) -> None:
+        """With the raw reply revealed, check that it is the accepted action, for this id."""
+        rev = self.reveals.get(self.round)
+        items = rev.private.get(ln.data["seq"], []) if rev else []
+        raw = next((i.get("raw") for i in items if i.get("kind") == "reply_raw"), None)
+        if rev is None or raw is None:
+            return
+        try:
+            obj = json.loads(raw) if isinstance(raw, str) else None
+            text = obj.get("action") if isinstance(obj, dict) else None
+            said = parse_action(text) if isinstance(text, str) else None
+        except (json.JSONDecodeError, NotationError, ValueError, RecursionError):
+            said = None
+        if said != action or not isinstance(obj, dict) or obj.get("id") != ln.data.get("id"):
+            raise Mismatch(rev.line.number, f"the reply revealed for line {ln.number} is "
+                           f"{raw!r}, but line {ln.number} accepts {str(action)!r} for id "
+                           f"{ln.data.get('id')!r}")
+
     def accepted(self, ln: Line, seat: int, clock_note: str) -> None:
         d, n = ln.data, ln.number
         m = self.m
@@ -521,6 +563,7 @@ class _Fold:
         except RulesError as e:
             raise Mismatch(n, f"the replay cannot go on after {text!r}: {e}") from None
         self.pending = None
+        self.check_accepted_raw(ln, action)
         self.expected.extend(events)
         parts = [f"{_name(seat)}  {action}"]
         lay: Layout | None = None
@@ -648,6 +691,9 @@ class _Fold:
                 raise Mismatch(n, f"a resignation of seat {seat}, but no resign line of that "
                                "seat came before")
             if reason == "illegal":
+                if self.policy != "forfeit":
+                    raise Mismatch(n, f"a forfeit for an illegal action, but the header's "
+                                   f"policy is {self.policy!r}: an illegal action gets a retry")
                 last = self.last_reply
                 if (last is None or last.get("seat") != seat
                         or last.get("status") not in ("illegal", "bad_action")):
@@ -662,6 +708,8 @@ class _Fold:
         if d.get("rated") is not (reason not in unrated):
             raise Mismatch(n, f"rated is {d.get('rated')!r}, but a match ended by {reason!r} "
                            + ("is not rated" if reason in unrated else "is rated"))
+        if self.resigned is not None and reason != "resign":
+            raise Mismatch(n, f"seat {self.resigned} resigned, but the result is {reason!r}")
         if self.timed_out is not None and reason != "time":
             raise Mismatch(n, f"line {self.timed_out[2]} shows a reply after the deadline, "
                            f"but the result is {reason!r}, not 'time'")
@@ -675,23 +723,16 @@ class _Fold:
         self.emit(ln)
 
     def check_time(self, n: int, seat: int, detail: dict[str, Any]) -> None:
+        """A time loss needs the line that shows the deadline passing: a ``timeout`` line
+        (checked against the deadline there) or a reply read after the deadline."""
         overrun = detail.get("overrun_ns")
-        if self.timed_out is not None:
-            if self.timed_out[0] != seat or overrun != self.timed_out[1]:
-                raise Mismatch(n, f"time loss of seat {seat} by {overrun!r} ns, but the late "
-                               f"reply (line {self.timed_out[2]}) was seat "
-                               f"{self.timed_out[0]}'s, {self.timed_out[1]} ns late")
-            return
-        p = self.pending
-        if p is None or p["seat"] != seat:
-            raise Mismatch(n, f"a time loss of seat {seat}, but no decision of that seat "
-                           "was pending")
-        if not isinstance(overrun, int) or overrun < 0:
-            raise Mismatch(n, f"overrun_ns {overrun!r} is not a time past the deadline")
-        t = self.last_t
-        if t < p["deadline"] or p["deadline"] + overrun > t:
-            raise Mismatch(n, f"seat {seat}'s deadline was {p['deadline']} (line {p['line']}); "
-                           f"the result at t_ns {t} with overrun {overrun} does not fit")
+        if self.timed_out is None:
+            raise Mismatch(n, f"a time loss of seat {seat}, but no timeout line (nor a reply "
+                           "after the deadline) shows its deadline passing")
+        if self.timed_out[0] != seat or overrun != self.timed_out[1]:
+            raise Mismatch(n, f"time loss of seat {seat} by {overrun!r} ns, but line "
+                           f"{self.timed_out[2]} shows seat {self.timed_out[0]} "
+                           f"{self.timed_out[1]} ns past the deadline")
 
     # -- a round never revealed (a truncated transcript): what is public ----------------------
 

@@ -449,3 +449,91 @@ def test_cli_never_raises(data: st.DataObject, tmp_path: Path,
         r = runner.invoke(app, args)
         assert isinstance(r.exception, SystemExit | None), r.exception
         assert r.exit_code in (0, 1, 3)
+
+
+# -- end reasons and private lines that must agree with the public ones --------------------------
+
+
+def tamper_policy_to_forfeit(lines: Lines) -> int:
+    """The header says forfeit, but an illegal action was answered with a retry."""
+    lines[0]["illegal"] = "forfeit"
+    return _first(lines, lambda x: x["type"] == "retry")
+
+
+def tamper_policy_to_reject(lines: Lines) -> int:
+    """The header says reject, but an illegal action lost the match."""
+    lines[0]["illegal"] = "reject"
+    return len(lines) - 1
+
+
+def tamper_no_timeout_line(lines: Lines) -> int:
+    """A time loss with its timeout line removed: nothing shows the deadline passed."""
+    del lines[_first(lines, lambda x: x["type"] == "timeout")]
+    _renumber(lines)
+    return len(lines) - 1
+
+
+def tamper_resign_then_other_reason(lines: Lines) -> int:
+    """The player resigned (the timeout line becomes a resign line), but the result gives
+    another reason."""
+    i = _first(lines, lambda x: x["type"] == "timeout")
+    lines[i] = {"type": "resign", "seq": i, "t_ns": lines[i]["t_ns"], "seat": lines[i]["seat"]}
+    lines[-1]["reason"] = "crash"
+    lines[-1]["detail"] = {"seat": lines[i]["seat"], "exit_code": 1, "signal": None,
+                           "problem": "exit code 1", "stderr_tail": ""}
+    return len(lines) - 1
+
+
+def tamper_accepted_raw_reply(lines: Lines) -> int:
+    """The revealed raw line of an accepted reply names another action than the public one."""
+    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "accepted"
+               and x["action"].startswith("play"))
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal", after=i)
+    item = next(p for p in lines[reveal]["private"] if p["seq"] == i
+                and p["kind"] == "reply_raw")
+    raw = json.loads(item["raw"])
+    raw["action"] = "draw"
+    item["raw"] = json.dumps(raw)
+    return reveal
+
+
+def tamper_hello_seat(lines: Lines) -> int:
+    lines[2]["seat"] = lines[1]["seat"]
+    return 2
+
+
+END_TAMPERS = [("illegal-retries", tamper_policy_to_forfeit),
+               ("forfeit", tamper_policy_to_reject),
+               ("time-loss", tamper_no_timeout_line),
+               ("time-loss", tamper_resign_then_other_reason),
+               ("two-rounds", tamper_accepted_raw_reply),
+               ("two-rounds", tamper_hello_seat)]
+
+
+@pytest.mark.parametrize(("kind", "tamper"), END_TAMPERS,
+                         ids=[t.__name__ for _, t in END_TAMPERS])
+def test_end_reasons_and_private_lines_are_checked(
+        kind: str, tamper: Callable[[Lines], int],
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    lines = _lines(transcript(tmp_path_factory, **KINDS[kind]))
+    assert replay(_bytes(lines)).exit_code == 0
+    index = tamper(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None, f"{tamper.__name__} went unnoticed"
+    assert r.problem.line == index + 1, (r.problem, index + 1)
+
+
+def test_a_request_while_another_is_pending_is_caught(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """After a rejected action the same decision stays pending (a retry follows): a fresh
+    request in its place would hand the player a new delay."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
+    i = _first(lines, lambda x: x["type"] == "retry")
+    retry = lines[i]
+    req = lines[_first(lines, lambda x: x["type"] == "request" and x["id"] == retry["id"])]
+    clock = {"delay_left_ns": retry["delay_left_ns"], "bank_ns": retry["bank_ns"],
+             "opponent_bank_ns": req["clock"]["opponent_bank_ns"]}
+    lines[i] = {**req, "seq": i, "t_ns": retry["t_ns"], "clock": clock,
+                "deadline_ns": retry["deadline_ns"]}
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == i + 1, r.problem
