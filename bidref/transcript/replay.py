@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..rules import (
+    MILLISECOND,
     Action,
     Deal,
     Drew,
@@ -46,6 +47,7 @@ from ..rules import (
     Transfer,
     parse_action,
     parse_side,
+    player_view,
     point,
     points_earned,
     public_event,
@@ -382,6 +384,33 @@ class _Fold:
             raise Mismatch(n, f"request disagrees with the game: {_diff(said, derived)}")
         assert isinstance(seat, int)
         self._request_clock(ln, seat, m.turn)
+        self.check_request_raw(ln, seat)
+
+    def check_request_raw(self, ln: Line, seat: int) -> None:
+        """With the round revealed, check the request line the engine was sent: its id,
+        its view, its legal actions and its clock are the ones the rules give."""
+        rev = self.reveals.get(self.round)
+        items = rev.private.get(ln.data["seq"], []) if rev else []
+        raw = next((i.get("raw") for i in items if i.get("kind") == "request_raw"), None)
+        if rev is None or raw is None:
+            return
+        c = self.clock
+        assert c is not None
+        ms = MILLISECOND
+        derived = {"type": "request", "id": ln.data.get("id"),
+                   "view": player_view(self.m, seat).to_dict(),
+                   "clock": {"delay_left_ms": c.delay_left // ms, "bank_ms": c.banks[seat] // ms,
+                             "opponent_bank_ms": c.banks[1 - seat] // ms,
+                             "deadline_ms": (c.delay_left + c.banks[seat]) // ms},
+                   "legal": [str(a) for a in self.m.legal_actions()]}
+        try:
+            said = json.loads(raw) if isinstance(raw, str) else raw
+        except (json.JSONDecodeError, RecursionError):
+            said = raw
+        if said != derived:
+            what = _diff(said, derived) if isinstance(said, dict) else f"{raw!r}"
+            raise Mismatch(rev.line.number, f"the request sent on line {ln.number} (revealed "
+                           f"here) is not what the rules give: {what}")
 
     def _request_clock(self, ln: Line, seat: int, turn: int) -> None:
         d, n = ln.data, ln.number

@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from bidref.protocol.codec import encode_request
 from bidref.rules import (
     SECOND,
     Drew,
@@ -24,6 +25,7 @@ from bidref.rules import (
     RoundEnded,
     RoundStarted,
     TimeControl,
+    player_view,
     public_event,
 )
 
@@ -110,7 +112,13 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                   clock={"delay_left_ns": clock.delay_left, "bank_ns": clock.banks[seat],
                          "opponent_bank_ns": clock.banks[1 - seat]},
                   deadline_ns=deadline)
-        private.append({"seq": seq, "kind": "request_raw", "seat": seat, "raw": "{}"})
+        ms = MS
+        sent = encode_request(req_id, player_view(m, seat).to_dict(), {
+            "delay_left_ms": clock.delay_left // ms, "bank_ms": clock.banks[seat] // ms,
+            "opponent_bank_ms": clock.banks[1 - seat] // ms,
+            "deadline_ms": (clock.delay_left + clock.banks[seat]) // ms},
+            [str(a) for a in m.legal_actions()])
+        private.append({"seq": seq, "kind": "request_raw", "seat": seat, "raw": sent})
         decisions += 1
         if illegal_rate and rng.random() < illegal_rate and m.phase.value == "play":
             t = start + 300 * MS

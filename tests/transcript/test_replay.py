@@ -537,3 +537,32 @@ def test_a_request_while_another_is_pending_is_caught(
                 "deadline_ns": retry["deadline_ns"]}
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == i + 1, r.problem
+
+
+def _tamper_request_raw(lines: Lines, edit: Callable[[dict[str, Any]], None]) -> int:
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal")
+    items = [p for p in lines[reveal]["private"] if p["kind"] == "request_raw"]
+    item = items[len(items) // 2]
+    raw = json.loads(item["raw"])
+    edit(raw)
+    item["raw"] = json.dumps(raw, separators=(",", ":"))
+    return reveal
+
+
+@pytest.mark.parametrize("edit", [
+    lambda raw: raw.update(legal=[*raw["legal"], "bid 995"]),
+    lambda raw: raw["view"].update(hand=raw["view"]["hand"][1:]),
+    lambda raw: raw["view"].update(balances=raw["view"]["balances"][::-1]),
+    lambda raw: raw["clock"].update(bank_ms=raw["clock"]["bank_ms"] + 1000),
+    lambda raw: raw.update(id=raw["id"] + 1),
+], ids=["legal", "hand", "balances", "clock", "id"])
+def test_what_the_engines_were_sent_is_checked(
+        edit: Callable[[dict[str, Any]], None],
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The revealed request lines are what each engine was told: its view, its legal
+    actions and its clock must be the ones the rules and the clock give."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    index = _tamper_request_raw(lines, edit)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == index + 1, r.problem
+    assert "request" in r.problem.message
