@@ -35,6 +35,10 @@ def _frames(report: ReplayReport) -> list[Frame]:
     return frames
 
 
+_STOPS = ("action", "illegal", "pass", "note", "round_end", "match_end")
+"""The steps --step stops after: every event of the game, not only placements."""
+
+
 def _wait(console: Console) -> bool:
     """Wait for Enter; False if the user typed q."""
     try:
@@ -65,8 +69,8 @@ def _show(console: Console, report: ReplayReport, *, round_only: int | None, ste
         if detailed and s.kind == "action" and s.layout is not None:
             console.print(LayoutPicture(s.layout, last=s.last, width=width))
             console.print()
-            if step and interactive and not _wait(console):
-                return
+        if step and interactive and s.kind in _STOPS and not _wait(console):
+            return
         if not detailed and s.kind == "round_end" and s.layout is not None:
             console.print(LayoutPicture(s.layout, width=width))
     if final or round_only is None:

@@ -566,3 +566,35 @@ def test_what_the_engines_were_sent_is_checked(
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == index + 1, r.problem
     assert "request" in r.problem.message
+
+
+def test_step_stops_at_every_action_not_only_at_placements(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--step walks event by event: bids, draws and forced passes get their own stop too,
+    and q ends the walk."""
+    import io
+
+    from rich.console import Console
+
+    from bidref.cli import replay_cmd
+
+    report = replay(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    stops: list[str] = []
+
+    def wait(console: Console) -> bool:
+        stops.append("stop")
+        return True
+
+    monkeypatch.setattr(replay_cmd, "_wait", wait)
+    console = Console(file=io.StringIO(), width=100)
+    replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
+                     interactive=True)
+    walked = [s for s in report.steps if s.kind in ("action", "illegal", "pass", "note",
+                                                    "round_end", "match_end")]
+    assert any(s.kind == "action" and s.layout is None for s in walked)  # a bid or a draw
+    assert len(stops) == len(walked)
+    monkeypatch.setattr(replay_cmd, "_wait", lambda console: False)
+    console = Console(file=io.StringIO(), width=100)
+    replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
+                     interactive=True)
+    assert console.file.getvalue().count("Count:") == 1  # type: ignore[attr-defined]
