@@ -45,6 +45,7 @@ from typing import Literal
 
 from ..rules import Action, NotationError, Tile, parse_action, parse_tile
 from ..rules.actions import DRAW
+from .reader import shorten
 
 Player = int
 
@@ -55,7 +56,7 @@ class MoveFileError(ValueError):
     def __init__(self, line: int, col: int, message: str) -> None:
         self.line = line
         self.col = col
-        self.message = message
+        self.message = message = shorten(message)
         super().__init__(f"{line}:{col}: {message}")
 
 

@@ -54,7 +54,7 @@ from ..rules import (
     tile,
 )
 from ..rules.deal import seeded_deals
-from .reader import Line, ReadResult, read_transcript
+from .reader import Line, ReadResult, read_transcript, shorten
 from .writer import FORMAT, commitment
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ class Mismatch(Exception):
 
     def __init__(self, line: int, message: str) -> None:
         self.line = line
-        self.message = message
+        self.message = message = shorten(message)
         super().__init__(f"line {line}: {message}")
 
 

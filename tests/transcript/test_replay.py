@@ -598,3 +598,10 @@ def test_step_stops_at_every_action_not_only_at_placements(
     replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
                      interactive=True)
     assert console.file.getvalue().count("Count:") == 1  # type: ignore[attr-defined]
+
+
+def test_a_huge_field_gets_a_short_message() -> None:
+    header = {"type": "header", "seq": 0, "t_ns": 0, "format": "x" * 100_000}
+    r = replay((json.dumps(header) + "\n").encode())
+    assert r.problem is not None and r.problem.line == 1
+    assert len(r.problem.message) < 400, len(r.problem.message)

@@ -235,3 +235,16 @@ def test_line_numbers_count_real_line_breaks_only(newline: str) -> None:
     v = validate_text(newline.join(lines) + newline)
     assert v.problem is not None and v.problem.kind == "illegal", v.problem
     assert v.problem.line == 4 and "player A's turn, not B's" in v.problem.message
+
+
+@pytest.mark.parametrize("text", [
+    "seed: 7\nopen " + "5" * 100_000 + "\n",
+    "hand A: " + "1-" * 50_000 + "\n",
+    '{"seed": 7, "actions": ["open ' + "5" * 100_000 + '"]}',
+    '{"deals": [{"hands": [["' + "5" * 100_000 + '"], []]}]}',
+])
+def test_a_huge_line_gets_a_short_message(text: str) -> None:
+    """The message quotes the input, but never a whole megabyte of it."""
+    v = validate_text(text)
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert len(v.problem.message) < 400, len(v.problem.message)
