@@ -150,6 +150,11 @@ def _seconds(ns: int) -> str:
     return f"{ns / 1e9:.2f}s"
 
 
+def _overrun(ns: int) -> str:
+    """How late: in ms below a second (a time loss is often by less than 0.01 s)."""
+    return _seconds(ns) if ns >= 1_000_000_000 else f"{ns / 1e6:.3f} ms"
+
+
 def _name(p: int | None) -> str:
     return "—" if p is None else "AB"[p]
 
@@ -466,7 +471,7 @@ class _Fold:
         if charge.timed_out:
             self.timed_out = (seat, charge.overrun, n)
             self.pending = None
-            self.step(n, "note", f"{_name(seat)} replied {_seconds(charge.overrun)} after the "
+            self.step(n, "note", f"{_name(seat)} replied {_overrun(charge.overrun)} after the "
                       "deadline: time is out", seat)
             self.emit(ln)
             return
@@ -529,7 +534,7 @@ class _Fold:
         self.timed_out = (p["seat"], overrun, n)
         self.pending = None
         self.step(n, "note", f"{_name(p['seat'])} is out of time "
-                  f"({_seconds(overrun)} past the deadline)", p["seat"])
+                  f"({_overrun(overrun)} past the deadline)", p["seat"])
         self.emit(ln)
 
     def check_rejected(self, ln: Line, seat: int) -> None:

@@ -605,3 +605,19 @@ def test_a_huge_field_gets_a_short_message() -> None:
     r = replay((json.dumps(header) + "\n").encode())
     assert r.problem is not None and r.problem.line == 1
     assert len(r.problem.message) < 400, len(r.problem.message)
+
+
+def test_a_time_loss_says_how_late_in_milliseconds(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    lines = _lines(transcript(tmp_path_factory, **KINDS["time-loss"]))
+    i = _first(lines, lambda x: x["type"] == "timeout")
+    deadline = lines[_first(lines, lambda x: x["type"] == "request" and x["seq"] < i
+                            and x["seat"] == lines[i]["seat"] and not any(
+                                y["type"] == "request" for y in lines[x["seq"] + 1:i]))][
+        "deadline_ns"]
+    lines[i]["overrun_ns"] = lines[-1]["detail"]["overrun_ns"] = 121_480
+    for x in lines[i:]:
+        x["t_ns"] = max(x["t_ns"], deadline + 121_480)
+    r = replay(_bytes(lines))
+    note = next(s.text for s in r.steps if s.kind == "note")
+    assert "0.121 ms past the deadline" in note, (note, r.problem)
