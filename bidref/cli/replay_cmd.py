@@ -110,6 +110,11 @@ def replay_command(
     transfers, balances, drawn tiles, clock arithmetic, end reasons and the
     result. The first disagreement is reported as TRANSCRIPT:LINE.
 
+    Pictures: the line runs across, the spinner (heavy border) has its
+    branches up and down; (n) is a scoring end that counts n, <n> a legal
+    place that counts nothing. --step stops after every event: Enter for the
+    next, q to stop.
+
     Example: bidref replay t.jsonl --round 2
 
     Exit codes: 0 verified clean; 1 a disagreement (or an unreadable line);

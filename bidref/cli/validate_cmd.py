@@ -66,6 +66,11 @@ def validate(
         B: play 2-5 5-5:line_b
         A: draw 2-3
 
+    Optional header lines: 'boneyard: …' (draw order; without it every draw
+    names its tile), 'balances: 165 135', 'max rounds: 3'. 'A:'/'B:' prefixes,
+    written forced passes ('A: pass') and 'round 2' markers are checked. JSON
+    files ({"seed": 7, "actions": [...]}) work too; see docs/replay.md.
+
     Example: bidref validate examples/score-sheet.txt
 
     Exit codes: 0 valid; 1 an illegal action or a disagreement
