@@ -186,6 +186,7 @@ class _Fold:
         self.last_reply: dict[str, Any] | None = None
         self.resigned: int | None = None  # the seat whose resign line was read
         self.policy = "reject"  # the header's illegal-action policy
+        self.explicit_deals = 0  # the first rounds' deals were given, not the seed's
         self.hellos: set[int] = set()
         self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
         self.done = False
@@ -267,6 +268,10 @@ class _Fold:
             raise Mismatch(n, f"illegal-action policy {policy!r}: expected 'reject' or "
                            "'forfeit'")
         self.policy = policy
+        explicit = d.get("explicit_deals", 0)
+        if not isinstance(explicit, int) or isinstance(explicit, bool) or explicit < 0:
+            raise Mismatch(n, f"explicit_deals {explicit!r} is not a number of rounds")
+        self.explicit_deals = explicit
         if bool(d.get("seeded")) != (d.get("seed_commitment") is not None):
             raise Mismatch(n, "'seeded' and 'seed_commitment' disagree")
         self.header = d
@@ -335,6 +340,10 @@ class _Fold:
         derived.pop("kind")
         if said != derived:
             raise Mismatch(n, f"round start disagrees: {_diff(said, derived)}")
+        assert self.header is not None
+        if not self.header.get("seeded") and ev.round > self.explicit_deals:
+            raise Mismatch(n, f"round {ev.round} starts, but the match was not seeded and "
+                           f"the header gives {self.explicit_deals} explicit deal(s)")
         self.round = ev.round
         self.public_layout = Layout()
         rev = self.reveals.get(ev.round)
@@ -678,7 +687,7 @@ class _Fold:
             raise Mismatch(n, "the revealed seed does not open the header's seed_commitment")
         deals = seeded_deals(seed)
         for r, rev in sorted(self.reveals.items()):
-            if deals(r) != rev.deal:
+            if r > self.explicit_deals and deals(r) != rev.deal:
                 raise Mismatch(rev.line.number, f"round {r}'s revealed deal is not the deal "
                                f"seed {seed} gives")
         self.seed_revealed = True

@@ -36,6 +36,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "time-loss": {"late_at": 7},
     "forfeit": {"illegal": "forfeit", "illegal_rate": 0.3},
     "to-the-end": {"max_rounds": None, "seed": 3},
+    "explicit-first-deal": {"explicit_deals": 1},
 }
 
 
