@@ -86,7 +86,8 @@ def _show(console: Console, report: ReplayReport, *, round_only: int | None, ste
 @app.command("replay")
 def replay_command(
     transcript: Annotated[Path, typer.Argument(help="A transcript written by `bidref match "
-                                                    "--transcript`.", show_default=False)],
+                                                    "--transcript`; '-' reads stdin.",
+                                               show_default=False)],
     round_: Annotated[int | None, typer.Option("--round", min=1,
                                                help="Show only round N, with the layout "
                                                     "after every placement.")] = None,
@@ -123,7 +124,8 @@ def replay_command(
     """
     name = str(transcript)
     try:
-        data = transcript.read_bytes()
+        data = (typer.get_binary_stream("stdin").read() if name == "-"
+                else transcript.read_bytes())
     except OSError as e:
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None

@@ -622,3 +622,9 @@ def test_a_time_loss_says_how_late_in_milliseconds(
     r = replay(_bytes(lines))
     note = next(s.text for s in r.steps if s.kind == "note")
     assert "0.121 ms past the deadline" in note, (note, r.problem)
+
+
+def test_cli_replay_reads_stdin(tmp_path_factory: pytest.TempPathFactory) -> None:
+    data = transcript(tmp_path_factory, **KINDS["two-rounds"])
+    r = runner.invoke(app, ["replay", "--final", "-"], input=data)
+    assert r.exit_code == 0 and "✓ verified" in r.stdout, r.output
