@@ -297,7 +297,29 @@ class _Fold:
         if seat in self.hellos:
             raise Mismatch(ln.number, f"a second hello of seat {seat}")
         self.hellos.add(seat)
+        self.check_hello_sent(ln)
         self.emit(ln)
+
+    def check_hello_sent(self, ln: Line) -> None:
+        """The hello the engine was sent tells it the match's settings: the header's."""
+        h = self.header
+        assert h is not None
+        try:
+            sent = json.loads(ln.data.get("sent", ""))
+        except (json.JSONDecodeError, TypeError, RecursionError):
+            sent = None
+        settings = sent.get("settings") if isinstance(sent, dict) else None
+        if not isinstance(settings, dict) or sent.get("seat") != ln.data.get("seat"):
+            raise Mismatch(ln.number, "the hello sent to the engine ('sent') is not a hello "
+                           "with this seat and its settings")
+        tc = h["time_control"]
+        said = {k: settings.get(k) for k in ("bank_ms", "delay_ms", "max_rounds", "illegal")}
+        derived = {"bank_ms": tc["bank_ns"] // MILLISECOND,
+                   "delay_ms": tc["delay_ns"] // MILLISECOND,
+                   "max_rounds": h.get("max_rounds"), "illegal": self.policy}
+        if said != derived:
+            raise Mismatch(ln.number, f"the engine was told other settings than the header's: "
+                           f"{_diff(said, derived)}")
 
     def on_other(self, ln: Line) -> None:
         if ln.data.get("seat") not in (0, 1):

@@ -73,7 +73,10 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                  for s in (0, 1)])
     for s in (0, 1):
         t += 2 * MS
-        put("hello", seat=s, sent="{}", received="{}",
+        sent = {"type": "hello", "protocol": "bidref/1", "seat": s,
+                "settings": {"bank_ms": tc.bank // MS, "delay_ms": tc.delay // MS,
+                             "max_rounds": max_rounds, "illegal": "reject"}}
+        put("hello", seat=s, sent=json.dumps(sent), received="{}",
             engine={"name": f"random{s}", "author": "t", "version": "1", "protocol": "bidref/1"},
             elapsed_ns=MS)
     m = Match.new(seed, MatchConfig(max_rounds=max_rounds))

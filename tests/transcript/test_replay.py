@@ -455,15 +455,25 @@ def test_cli_never_raises(data: st.DataObject, tmp_path: Path,
 # -- end reasons and private lines that must agree with the public ones --------------------------
 
 
+def _set_policy(lines: Lines, policy: str) -> None:
+    """The header's policy and what the engines were told, edited together."""
+    lines[0]["illegal"] = policy
+    for x in lines:
+        if x["type"] == "hello":
+            sent = json.loads(x["sent"])
+            sent["settings"]["illegal"] = policy
+            x["sent"] = json.dumps(sent)
+
+
 def tamper_policy_to_forfeit(lines: Lines) -> int:
     """The header says forfeit, but an illegal action was answered with a retry."""
-    lines[0]["illegal"] = "forfeit"
+    _set_policy(lines, "forfeit")
     return _first(lines, lambda x: x["type"] == "retry")
 
 
 def tamper_policy_to_reject(lines: Lines) -> int:
     """The header says reject, but an illegal action lost the match."""
-    lines[0]["illegal"] = "reject"
+    _set_policy(lines, "reject")
     return len(lines) - 1
 
 
@@ -628,3 +638,18 @@ def test_cli_replay_reads_stdin(tmp_path_factory: pytest.TempPathFactory) -> Non
     data = transcript(tmp_path_factory, **KINDS["two-rounds"])
     r = runner.invoke(app, ["replay", "--final", "-"], input=data)
     assert r.exit_code == 0 and "✓ verified" in r.stdout, r.output
+
+
+@pytest.mark.parametrize(("key", "value"), [("bank_ms", 1), ("delay_ms", 99_000),
+                                            ("max_rounds", 50), ("illegal", "forfeit")])
+def test_the_settings_each_engine_was_told_are_checked(
+        key: str, value: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The hello each engine was sent states the time control, the round limit and the
+    illegal-action policy: they must be the header's."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    sent = json.loads(lines[2]["sent"])
+    sent["settings"][key] = value
+    lines[2]["sent"] = json.dumps(sent)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == 3, r.problem
+    assert key in r.problem.message
