@@ -248,3 +248,31 @@ def test_a_huge_line_gets_a_short_message(text: str) -> None:
     v = validate_text(text)
     assert v.problem is not None and v.problem.kind == "malformed"
     assert len(v.problem.message) < 400, len(v.problem.message)
+
+
+def test_a_blocked_round_with_its_passes_written_and_no_next_deal_is_valid() -> None:
+    """Both forced passes of a block are written after the round has ended (and the next,
+    undealt, round has begun): they are still checked against the block, not refused."""
+    import random
+
+    from bidref.rules import Match, Passed, RoundEnded, RoundStarted
+
+    m, rng = Match.new(22), random.Random(22)
+    deal = next(e for e in m.start_events if isinstance(e, RoundStarted)).deal
+    assert deal is not None
+    names = [" ".join(f"{t.low}-{t.high}" for t in ts)
+             for ts in (deal.hands[0], deal.hands[1], deal.boneyard)]
+    lines = [f"hand A: {names[0]}", f"hand B: {names[1]}", f"boneyard: {names[2]}"]
+    ended = None
+    while ended is None:
+        p, action = m.to_act, rng.choice(m.legal_actions())
+        events = m.apply(action)
+        lines.append(f"{'AB'[p]}: {action}")
+        lines += [f"{'AB'[e.player]}: pass" for e in events if isinstance(e, Passed)]
+        ended = next((e for e in events if isinstance(e, RoundEnded)), None)
+    assert ended.reason == "block" and lines[-2:] == ["A: pass", "B: pass"]
+    v = validate_text("\n".join(lines))
+    assert v.ok, v.problem
+    assert [r.reason for r in v.rounds] == ["block"] and v.phase == "not dealt"
+    v = validate_text("\n".join([*lines[:-1], "A: pass"]))
+    assert v.problem is not None and "player B's, not A's" in v.problem.message
