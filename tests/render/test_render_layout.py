@@ -185,3 +185,12 @@ def test_a_long_branch_continues_in_a_band_and_the_picture_stays_short(
     assert pic.count("[") + pic.count("╭") + pic.count("┏") == len(lay.placed)
     assert "⋮" in pic and "(4)" in pic  # the branch's end marker, in its band
     assert text.count("(") - text.count("(n)") == len(lay.scoring())
+
+
+def test_html_page_escapes_titles() -> None:
+    """A title (e.g. a file name) with markup in it stays text: it cannot end the page's
+    script or add elements."""
+    frames = [Frame('games/</script><b>x.txt:3 · "q" & more', LayoutPicture(four_arms()))]
+    page = to_html(frames, "bidref validate </title><i>x")
+    assert page.count("</script>") == 1  # the page's own
+    assert "<b>x" not in page and "<i>x" not in page
