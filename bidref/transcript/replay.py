@@ -599,6 +599,7 @@ class _Fold:
         raw = next((i.get("raw") for i in items if i.get("kind") == "reply_raw"), None)
         if rev is None or raw is None:
             return
+        obj: Any = None
         try:
             obj = json.loads(raw) if isinstance(raw, str) else None
             text = obj.get("action") if isinstance(obj, dict) else None

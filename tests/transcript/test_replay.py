@@ -653,3 +653,26 @@ def test_the_settings_each_engine_was_told_are_checked(
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == 3, r.problem
     assert key in r.problem.message
+
+
+_junk = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+                  st.lists(st.integers(), max_size=3),
+                  st.sampled_from(["{}", "[]", '{"action": 5}', '{"settings": []}',
+                                   '{"type": "request", "id": 1}', "nan", '"x"']))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_traceback_on_mangled_private_items_and_hellos(
+        data: st.DataObject, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The reveals' private items and the hello lines are checked too: junk in any of
+    their fields is a mismatch, never a traceback."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
+    targets = [x for x in lines if x["type"] == "hello"] + [
+        p for x in lines if x["type"] == "round_reveal" for p in x["private"]]
+    target = data.draw(st.sampled_from(targets))
+    key = data.draw(st.sampled_from(sorted(target)))
+    target[key] = data.draw(_junk)
+    r = replay(_bytes(lines))
+    assert r.exit_code in (0, 1, 3)
