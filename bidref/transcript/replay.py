@@ -428,8 +428,11 @@ class _Fold:
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
         raw = next((i.get("raw") for i in items if i.get("kind") == "request_raw"), None)
-        if rev is None or raw is None:
+        if rev is None:
             return
+        if raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the request on "
+                           f"line {ln.number}: what the engine was sent is not shown")
         c = self.clock
         assert c is not None
         ms = MILLISECOND
@@ -597,8 +600,11 @@ class _Fold:
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
         raw = next((i.get("raw") for i in items if i.get("kind") == "reply_raw"), None)
-        if rev is None or raw is None:
+        if rev is None:
             return
+        if raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the reply on "
+                           f"line {ln.number}: what the engine said is not shown")
         obj: Any = None
         try:
             obj = json.loads(raw) if isinstance(raw, str) else None

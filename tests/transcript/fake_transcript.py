@@ -140,6 +140,7 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                 delay_left_ns=clock.delay_left, bank_ns=clock.banks[seat])
         if time_out_at is not None and decisions == time_out_at:
             t = deadline + 5 * MS
+            put("timeout", seat=seat, overrun_ns=5 * MS)
             reveal()
             result = {"winner": 1 - seat, "reason": "time",
                       "detail": {"seat": seat, "overrun_ms": 5, "overrun_ns": 5 * MS}}
@@ -148,11 +149,14 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
         action = rng.choice(m.legal_actions())
         clock, ch = clock.charge(t - start)
         assert not ch.timed_out, "think times in tests stay inside the bank"
-        put("reply", seat=seat, id=req_id, status="accepted", action=str(action),
-            rule=None, elapsed_ns=t - start,
-            charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
-                    "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
-            banks_ns=list(clock.banks))
+        seq = put("reply", seat=seat, id=req_id, status="accepted", action=str(action),
+                  rule=None, elapsed_ns=t - start,
+                  charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
+                          "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
+                  banks_ns=list(clock.banks))
+        private.append({"seq": seq, "kind": "reply_raw", "seat": seat,
+                        "raw": json.dumps({"type": "action", "id": req_id,
+                                           "action": str(action)})})
         for ev in m.apply(action):
             if isinstance(ev, RoundStarted):
                 start_round(ev)

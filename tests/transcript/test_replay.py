@@ -54,7 +54,8 @@ def test_referee_transcripts_replay_clean(kind: str,
 
 def test_independent_writer_agrees(tmp_path: Path) -> None:
     """A second writer, written from protocols/transcript.md alone, replays clean too."""
-    for kw in ({}, {"illegal_rate": 0.2}, {"max_rounds": None, "seed": 3}):
+    for kw in ({}, {"illegal_rate": 0.2}, {"max_rounds": None, "seed": 3},
+               {"time_out_at": 9}):
         r = replay(as_bytes(write_transcript(**kw)))  # type: ignore[arg-type]
         assert r.exit_code == 0, r.problem
 
@@ -676,3 +677,17 @@ def test_no_traceback_on_mangled_private_items_and_hellos(
     target[key] = data.draw(_junk)
     r = replay(_bytes(lines))
     assert r.exit_code in (0, 1, 3)
+
+
+@pytest.mark.parametrize("kind", ["request_raw", "reply_raw"])
+def test_a_missing_raw_line_in_a_reveal_is_caught(
+        kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every request and reply of a revealed round has its raw line in the reveal: a
+    reveal that leaves one out hides what an engine was sent or said."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal")
+    items = lines[reveal]["private"]
+    items.remove(next(p for p in items[len(items) // 2:] if p["kind"] == kind))
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == reveal + 1, r.problem
+    assert "no raw" in r.problem.message
