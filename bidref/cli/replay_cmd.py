@@ -44,6 +44,7 @@ def _wait(console: Console) -> bool:
     try:
         answer = console.input("[dim]Enter: next · q: quit[/] ")
     except (EOFError, KeyboardInterrupt):
+        console.print()  # end the prompt's line
         return False
     return answer.strip().lower() != "q"
 
