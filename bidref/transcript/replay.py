@@ -24,8 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.messages import PROTOCOL_VERSION
 from ..rules import (
     MILLISECOND,
+    RULES_VERSION,
     Action,
     Deal,
     Drew,
@@ -146,6 +148,20 @@ def _diff(said: Any, derived: Any) -> str:
     return f"transcript {said!r}, replay {derived!r}"
 
 
+def _raw(items: list[dict[str, Any]], kind: str, seat: object,
+         rev: _Reveal | None) -> Any:
+    """The raw line of ``kind`` among a public line's private items (None if absent);
+    it must belong to the line's seat."""
+    item = next((i for i in items if i.get("kind") == kind), None)
+    if item is None:
+        return None
+    if item.get("seat") != seat:
+        assert rev is not None
+        raise Mismatch(rev.line.number, f"a {kind} item of seat {item.get('seat')!r} for a "
+                       f"line of seat {seat!r}")
+    return item.get("raw")
+
+
 def _seconds(ns: int) -> str:
     return f"{ns / 1e9:.2f}s"
 
@@ -255,6 +271,11 @@ class _Fold:
         d, n = ln.data, ln.number
         if d.get("format") != FORMAT:
             raise Mismatch(n, f"format {d.get('format')!r}: this replay reads {FORMAT!r}")
+        for key, mine in (("rules", RULES_VERSION), ("protocol", PROTOCOL_VERSION)):
+            if d.get(key) != mine:
+                raise Mismatch(n, f"{key} {d.get(key)!r}: this replay checks {mine!r}")
+        if d.get("t_ns") != 0:
+            raise Mismatch(n, f"the header's t_ns is {d.get('t_ns')!r}: time starts at 0 there")
         tc = _dict(d, "time_control", n)
         try:
             control = TimeControl(_int(tc, "bank_ns", n), _int(tc, "delay_ns", n))
@@ -427,7 +448,7 @@ class _Fold:
         its view, its legal actions and its clock are the ones the rules give."""
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = next((i.get("raw") for i in items if i.get("kind") == "request_raw"), None)
+        raw = _raw(items, "request_raw", seat, rev)
         if rev is None:
             return
         if raw is None:
@@ -500,6 +521,8 @@ class _Fold:
                            f"{list(self.clock.banks)}")
         status = d.get("status")
         seat = p["seat"]
+        if status == "accepted" and d.get("rule") is not None:
+            raise Mismatch(n, f"an accepted reply names a broken rule {d.get('rule')!r}")
         clock_note = f"{_seconds(elapsed)}, bank {_seconds(self.clock.banks[seat])}"
         self.last_reply = d
         if charge.timed_out:
@@ -599,7 +622,7 @@ class _Fold:
         """With the raw reply revealed, check that it is the accepted action, for this id."""
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = next((i.get("raw") for i in items if i.get("kind") == "reply_raw"), None)
+        raw = _raw(items, "reply_raw", ln.data.get("seat"), rev)
         if rev is None:
             return
         if raw is None:
@@ -759,6 +782,9 @@ class _Fold:
                                "started")
             if reason == "time":
                 self.check_time(n, seat, detail)
+                if detail.get("overrun_ms") != round(detail.get("overrun_ns", 0) / 1e6, 3):
+                    raise Mismatch(n, f"overrun_ms {detail.get('overrun_ms')!r} is not "
+                                   f"overrun_ns {detail.get('overrun_ns')!r} in ms")
             if reason == "resign" and self.resigned != seat:
                 raise Mismatch(n, f"a resignation of seat {seat}, but no resign line of that "
                                "seat came before")

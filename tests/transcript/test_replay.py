@@ -691,3 +691,46 @@ def test_a_missing_raw_line_in_a_reveal_is_caught(
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == reveal + 1, r.problem
     assert "no raw" in r.problem.message
+
+
+def _edit_first(kind: str, edit: Callable[[dict[str, Any]], None],
+                pred: Callable[[dict[str, Any]], bool] = lambda x: True,
+                ) -> Callable[[Lines], int]:
+    def tamper(lines: Lines) -> int:
+        i = _first(lines, lambda x: x["type"] == kind and pred(x))
+        edit(lines[i])
+        return i
+    return tamper
+
+
+def _private_seat(kind: str) -> Callable[[dict[str, Any]], None]:
+    def edit(reveal: dict[str, Any]) -> None:
+        item = next(p for p in reveal["private"] if p["kind"] == kind)
+        item["seat"] = 1 - item["seat"]
+    return edit
+
+
+SMALL_TAMPERS = {
+    "rules-version": ("two-rounds", _edit_first("header", lambda x: x.update(
+        rules="spectacular-bid/2"))),
+    "protocol-version": ("two-rounds", _edit_first("header", lambda x: x.update(
+        protocol="bidref/2"))),
+    "header-time": ("two-rounds", _edit_first("header", lambda x: x.update(t_ns=5))),
+    "rule-on-accepted": ("two-rounds", _edit_first("reply", lambda x: x.update(rule="§3"),
+                                                   lambda x: x["status"] == "accepted")),
+    "overrun-ms": ("time-loss", lambda lines: (lines[-1]["detail"].update(overrun_ms=7.0),
+                                               len(lines) - 1)[1]),
+    "request-raw-seat": ("two-rounds", _edit_first("round_reveal",
+                                                   _private_seat("request_raw"))),
+    "reply-raw-seat": ("two-rounds", _edit_first("round_reveal", _private_seat("reply_raw"))),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL_TAMPERS))
+def test_small_edits_are_caught(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    kind, tamper = SMALL_TAMPERS[name]
+    lines = _lines(transcript(tmp_path_factory, **KINDS[kind]))
+    index = tamper(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None, f"{name} went unnoticed"
+    assert r.problem.line == index + 1, (r.problem, index + 1)
