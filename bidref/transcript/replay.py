@@ -542,6 +542,9 @@ class _Fold:
             return
         if status not in ("illegal", "bad_action"):
             raise Mismatch(n, f"status {status!r}: expected accepted, illegal or bad_action")
+        if d.get("action") is not None:
+            raise Mismatch(n, f"a rejected reply shows an action {d.get('action')!r}: its "
+                           "text is private until the round's reveal")
         if not self.public_only:
             self.check_rejected(ln, seat)
         self.step(n, "illegal", f"{_name(seat)} {status.replace('_', ' ')} rejected "
@@ -598,7 +601,10 @@ class _Fold:
         """With the raw reply revealed, check that a rejected action was really illegal."""
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = next((i.get("raw") for i in items if i.get("kind") == "reply_raw"), None)
+        raw = _raw(items, "reply_raw", seat, rev)
+        if rev is not None and raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the rejected "
+                           f"reply on line {ln.number}: what the engine said is not shown")
         if not isinstance(raw, str):
             return
         try:
@@ -765,6 +771,10 @@ class _Fold:
             if res is None or res.reason != reason:
                 raise Mismatch(n, f"the result says {reason!r}, but the game "
                                + ("is not over" if res is None else f"ended by {res.reason!r}"))
+            if reason == "round_limit" and detail.get("max_rounds") != self.header.get(
+                    "max_rounds"):
+                raise Mismatch(n, f"detail max_rounds {detail.get('max_rounds')!r}, but the "
+                               f"header's is {self.header.get('max_rounds')!r}")
             if winner != res.winner or d.get("rounds") != res.rounds:
                 diff = _diff({"winner": winner, "rounds": d.get("rounds")},
                              {"winner": res.winner, "rounds": res.rounds})

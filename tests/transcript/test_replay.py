@@ -37,6 +37,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "forfeit": {"illegal": "forfeit", "illegal_rate": 0.3},
     "to-the-end": {"max_rounds": None, "seed": 3},
     "explicit-first-deal": {"explicit_deals": 1},
+    "round-limit": {"max_rounds": 1},
 }
 
 
@@ -724,6 +725,23 @@ SMALL_TAMPERS = {
                                                    _private_seat("request_raw"))),
     "reply-raw-seat": ("two-rounds", _edit_first("round_reveal", _private_seat("reply_raw"))),
 }
+
+
+def _drop_rejected_raw(lines: Lines) -> int:
+    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "illegal")
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal", after=i)
+    lines[reveal]["private"] = [p for p in lines[reveal]["private"]
+                                if not (p["seq"] == i and p["kind"] == "reply_raw")]
+    return reveal
+
+
+SMALL_TAMPERS.update({
+    "action-on-rejected": ("illegal-retries", _edit_first(
+        "reply", lambda x: x.update(action="draw"), lambda x: x["status"] == "illegal")),
+    "round-limit-detail": ("round-limit", lambda lines: (
+        lines[-1]["detail"].update(max_rounds=3), len(lines) - 1)[1]),
+    "rejected-raw-missing": ("illegal-retries", _drop_rejected_raw),
+})
 
 
 @pytest.mark.parametrize("name", list(SMALL_TAMPERS))
