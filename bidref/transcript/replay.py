@@ -17,6 +17,7 @@ The format is ``protocols/transcript.md`` (``bidref-transcript/1``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections import deque
@@ -203,6 +204,7 @@ class _Fold:
         self.resigned: int | None = None  # the seat whose resign line was read
         self.policy = "reject"  # the header's illegal-action policy
         self.explicit_deals = 0  # the first rounds' deals were given, not the seed's
+        self.rejected: dict[str, Any] | None = None  # the last rejected reply, revealed
         self.hellos: set[int] = set()
         self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
         self.done = False
@@ -598,31 +600,52 @@ class _Fold:
         self.emit(ln)
 
     def check_rejected(self, ln: Line, seat: int) -> None:
-        """With the raw reply revealed, check that a rejected action was really illegal."""
+        """With the raw reply revealed, check that a rejected action was really illegal
+        (or unreadable, for ``bad_action``), by the rule the line names, and that the
+        error the engine was sent is the rules' own message."""
+        n = ln.number
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
         raw = _raw(items, "reply_raw", seat, rev)
-        if rev is not None and raw is None:
-            raise Mismatch(rev.line.number, f"the reveal has no raw line of the rejected "
-                           f"reply on line {ln.number}: what the engine said is not shown")
-        if not isinstance(raw, str):
+        if rev is None:
             return
+        if raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the rejected "
+                           f"reply on line {n}: what the engine said is not shown")
+        obj: Any = None
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
+            obj = json.loads(raw) if isinstance(raw, str) else None
+        text = obj.get("action") if isinstance(obj, dict) else None
+        if not isinstance(text, str) or obj.get("id") != ln.data.get("id"):
+            raise Mismatch(rev.line.number, f"the reply revealed for line {n} is {raw!r}, "
+                           f"not an action for id {ln.data.get('id')!r}")
+        status, rule = ln.data.get("status"), ln.data.get("rule")
         try:
-            obj = json.loads(raw)
-            text = obj.get("action") if isinstance(obj, dict) else None
-            action = parse_action(text) if isinstance(text, str) else None
-        except (json.JSONDecodeError, NotationError, ValueError, RecursionError):
-            action = None
-        if action is not None and action in self.m.legal_actions():
-            raise Mismatch(ln.number, f"the referee rejected {str(action)!r}, which is legal "
-                           f"{self.m.where()}")
-        if action is not None:
+            action = parse_action(text)
+        except (NotationError, ValueError) as e:
+            if status != "bad_action" or rule is not None:
+                raise Mismatch(n, f"{text!r} is no action ({e}): a bad_action without a "
+                               "rule") from None
+            message = f"{e}; answer with one of the request's 'legal' actions"
+        else:
+            if action in self.m.legal_actions():
+                raise Mismatch(n, f"the referee rejected {str(action)!r}, which is legal "
+                               f"{self.m.where()}")
             try:
                 self.m.copy().apply(action, seat)
             except IllegalActionError as e:
-                if ln.data.get("rule") != e.rule:
-                    raise Mismatch(ln.number, f"rule {ln.data.get('rule')!r}, but the rules "
-                                   f"forbid {str(action)!r} by {e.rule}") from None
+                if status != "illegal" or rule != e.rule:
+                    raise Mismatch(n, f"{status!r} by rule {rule!r}, but the rules forbid "
+                                   f"{str(action)!r} by {e.rule}") from None
+                message = str(e)
+            else:  # not reached: an action outside legal_actions() is refused by apply
+                raise Mismatch(n, f"the referee rejected {str(action)!r}, which is legal")
+        said = next((i.get("message") for i in items if i.get("kind") == "error_raw"), None)
+        if said != message:
+            raise Mismatch(rev.line.number, f"the error sent for line {n} was {said!r}; "
+                           f"the rules say {message!r}")
+        self.rejected = {"seat": seat, "action": text, "rule": rule, "code": status,
+                         "message": message}
 
     def check_accepted_raw(self, ln: Line, action: Action) -> None:
         """With the raw reply revealed, check that it is the accepted action, for this id."""
@@ -807,6 +830,9 @@ class _Fold:
                         or last.get("status") not in ("illegal", "bad_action")):
                     raise Mismatch(n, f"a forfeit for an illegal action, but seat {seat}'s "
                                    "last reply was not rejected")
+                if self.rejected is not None and detail != self.rejected:
+                    raise Mismatch(n, f"the forfeit's detail disagrees with the rejected "
+                                   f"reply: {_diff(detail, self.rejected)}")
         elif reason == "aborted":
             if winner is not None or d.get("rated") is not False:
                 raise Mismatch(n, "an aborted match has no winner and is not rated")

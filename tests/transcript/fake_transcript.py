@@ -18,6 +18,7 @@ from bidref.protocol.codec import encode_request
 from bidref.rules import (
     SECOND,
     Drew,
+    IllegalActionError,
     Match,
     MatchClock,
     MatchConfig,
@@ -25,6 +26,7 @@ from bidref.rules import (
     RoundEnded,
     RoundStarted,
     TimeControl,
+    parse_action,
     player_view,
     public_event,
 )
@@ -131,9 +133,15 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                       charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
                               "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
                       banks_ns=list(clock.banks))
+            bad = "play 6-6 0-0:branch_a"
             private.append({"seq": seq, "kind": "reply_raw", "seat": seat,
                             "raw": json.dumps({"type": "action", "id": req_id,
-                                               "action": "play 6-6 0-0:branch_a"})})
+                                               "action": bad})})
+            try:
+                m.copy().apply(parse_action(bad), seat)
+            except IllegalActionError as e:
+                private.append({"seq": seq, "kind": "error_raw", "seat": seat,
+                                "message": str(e)})
             t += 50_000  # the error line is written
             start = t
             put("retry", seat=seat, id=req_id, deadline_ns=clock.deadline(start),

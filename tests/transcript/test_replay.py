@@ -741,6 +741,15 @@ SMALL_TAMPERS.update({
     "round-limit-detail": ("round-limit", lambda lines: (
         lines[-1]["detail"].update(max_rounds=3), len(lines) - 1)[1]),
     "rejected-raw-missing": ("illegal-retries", _drop_rejected_raw),
+    "error-message": ("illegal-retries", _edit_first(
+        "round_reveal", lambda x: next(p for p in x["private"] if p["kind"] == "error_raw")
+        .update(message="try again"), lambda x: any(p["kind"] == "error_raw"
+                                                     for p in x["private"]))),
+    "rejected-status": ("illegal-retries", _edit_first(
+        "reply", lambda x: x.update(status="bad_action", rule=None),
+        lambda x: x["status"] == "illegal")),
+    "forfeit-detail": ("forfeit", lambda lines: (
+        lines[-1]["detail"].update(action="bid 15"), len(lines) - 1)[1]),
 })
 
 
