@@ -343,8 +343,9 @@ def _parse_json(text: str) -> MoveFile:
                 or len(d["hands"]) != 2:
             raise MoveFileError(dline, 1, f"deal {i + 1} must be an object with 'hands': "
                                 "[hand A, hand B] and optionally 'boneyard'")
-        hands = (_json_tiles(d["hands"][0], dline), _json_tiles(d["hands"][1], dline))
-        bone = _json_tiles(d["boneyard"], dline) if d.get("boneyard") is not None else None
+        hands = (_json_tiles(d["hands"][0], dline, text), _json_tiles(d["hands"][1], dline, text))
+        bone = (_json_tiles(d["boneyard"], dline, text) if d.get("boneyard") is not None
+                else None)
         mf.deals.append(_deal_spec(dline, hands, bone))
     actions = data.get("actions", [])
     if not isinstance(actions, list):
@@ -367,7 +368,9 @@ def _parse_json(text: str) -> MoveFile:
     return mf
 
 
-def _json_tiles(value: object, line: int) -> tuple[Tile, ...]:
+def _json_tiles(value: object, line: int, text: str) -> tuple[Tile, ...]:
+    """Tiles of a JSON deal; a bad one is reported where its string is in ``text`` (or
+    on the ``deals`` line)."""
     if not isinstance(value, list):
         raise MoveFileError(line, 1, f"{value!r} is not a list of tiles")
     out = []
@@ -381,5 +384,7 @@ def _json_tiles(value: object, line: int) -> tuple[Tile, ...]:
             else:
                 raise NotationError(f"{t!r} is not a tile: write '3-6' or [3, 6]")
         except NotationError as e:
-            raise MoveFileError(line, 1, str(e)) from None
+            pos = text.find(json.dumps(t)) if isinstance(t, str) else -1
+            where = (line, 1) if pos < 0 else _line_of(text, pos + 1)
+            raise MoveFileError(*where, str(e)) from None
     return tuple(out)

@@ -276,3 +276,12 @@ def test_a_blocked_round_with_its_passes_written_and_no_next_deal_is_valid() -> 
     assert [r.reason for r in v.rounds] == ["block"] and v.phase == "not dealt"
     v = validate_text("\n".join([*lines[:-1], "A: pass"]))
     assert v.problem is not None and "player B's, not A's" in v.problem.message
+
+
+def test_a_bad_tile_in_a_json_deal_is_placed_at_its_line_and_column() -> None:
+    text = ('{"deals": [{"hands": [["0-1", "0-4", "0-5", "1-1", "1-4", "3-6", "5-5"],\n'
+            '                      ["0-3", "0-6", "2-5", "9-9", "3-5", "4-6", "5-6"]]}],\n'
+            ' "actions": []}')
+    v = validate_text(text)
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert (v.problem.line, v.problem.col) == (2, 46), v.problem  # at 9-9
