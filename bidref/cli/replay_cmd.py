@@ -35,11 +35,16 @@ def _frames(report: ReplayReport) -> list[Frame]:
     return frames
 
 
+_STOPS = ("action", "illegal", "pass", "note", "round_end", "match_end")
+"""The steps --step stops after: every event of the game, not only placements."""
+
+
 def _wait(console: Console) -> bool:
     """Wait for Enter; False if the user typed q."""
     try:
         answer = console.input("[dim]Enter: next · q: quit[/] ")
     except (EOFError, KeyboardInterrupt):
+        console.print()  # end the prompt's line
         return False
     return answer.strip().lower() != "q"
 
@@ -65,8 +70,8 @@ def _show(console: Console, report: ReplayReport, *, round_only: int | None, ste
         if detailed and s.kind == "action" and s.layout is not None:
             console.print(LayoutPicture(s.layout, last=s.last, width=width))
             console.print()
-            if step and interactive and not _wait(console):
-                return
+        if step and interactive and s.kind in _STOPS and not _wait(console):
+            return
         if not detailed and s.kind == "round_end" and s.layout is not None:
             console.print(LayoutPicture(s.layout, width=width))
     if final or round_only is None:
@@ -82,7 +87,8 @@ def _show(console: Console, report: ReplayReport, *, round_only: int | None, ste
 @app.command("replay")
 def replay_command(
     transcript: Annotated[Path, typer.Argument(help="A transcript written by `bidref match "
-                                                    "--transcript`.", show_default=False)],
+                                                    "--transcript`; '-' reads stdin.",
+                                               show_default=False)],
     round_: Annotated[int | None, typer.Option("--round", min=1,
                                                help="Show only round N, with the layout "
                                                     "after every placement.")] = None,
@@ -106,6 +112,11 @@ def replay_command(
     transfers, balances, drawn tiles, clock arithmetic, end reasons and the
     result. The first disagreement is reported as TRANSCRIPT:LINE.
 
+    Pictures: the line runs across, the spinner (heavy border) has its
+    branches up and down; (n) is a scoring end that counts n, <n> a legal
+    place that counts nothing. --step stops after every event: Enter for the
+    next, q to stop.
+
     Example: bidref replay t.jsonl --round 2
 
     Exit codes: 0 verified clean; 1 a disagreement (or an unreadable line);
@@ -114,7 +125,8 @@ def replay_command(
     """
     name = str(transcript)
     try:
-        data = transcript.read_bytes()
+        data = (typer.get_binary_stream("stdin").read() if name == "-"
+                else transcript.read_bytes())
     except OSError as e:
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None

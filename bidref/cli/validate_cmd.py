@@ -22,13 +22,18 @@ def _plural(n: int, word: str) -> str:
 
 
 def _show(console: Console, name: str, v: Verdict, picture: bool) -> None:
+    undealt = v.phase == "not dealt"
+    played = (v.round or 0) - (1 if undealt else 0)
     console.print(f"[bold green]{name}: valid[/] — {_plural(v.actions, 'action')} in "
-                  f"{_plural(v.round or 0, 'round')}", highlight=False)
+                  f"{_plural(played, 'round')}", highlight=False)
     if v.rounds:
         console.print(rounds_table(v.rounds))
     if v.balances is not None:
         console.print(f"Balances: A {v.balances[0]} · B {v.balances[1]}", highlight=False)
-    if v.result is None:
+    if undealt:
+        console.print(f"Round {v.round} is not dealt in the file: give its deal ('hand A:', "
+                      "'hand B:') to go on", highlight=False)
+    elif v.result is None:
         console.print(f"In play: round {v.round}, {v.phase} phase, player "
                       f"{player_name(v.to_act)} to act", highlight=False)
     console.print(result_text(v.result, v.balances))
@@ -60,6 +65,11 @@ def validate(
         A: open 5-5
         B: play 2-5 5-5:line_b
         A: draw 2-3
+
+    Optional header lines: 'boneyard: …' (draw order; without it every draw
+    names its tile), 'balances: 165 135', 'max rounds: 3'. 'A:'/'B:' prefixes,
+    written forced passes ('A: pass') and 'round 2' markers are checked. JSON
+    files ({"seed": 7, "actions": [...]}) work too; see docs/replay.md.
 
     Example: bidref validate examples/score-sheet.txt
 

@@ -26,7 +26,10 @@ filled numbers add up to the count shown in the legend.
 
 A line too wide for the width wraps into bands continued with ``→``; the
 picture never grows wider than the width it is given (as long as that is at
-least :data:`MIN_WIDTH`). :func:`layout_text` gives the same picture without
+least :data:`MIN_WIDTH`). A branch longer than :data:`BRANCH_ROWS` rows stops
+at ``⋮`` and goes on, left to right, in a band of its own below the picture
+(``⋮ branch B [1|0][0|3](3)``), so that the picture stays short enough for a
+terminal. :func:`layout_text` gives the same picture without
 colour, for snapshots and logs; :class:`LayoutPicture` is the rich renderable.
 """
 
@@ -46,6 +49,8 @@ from ..rules.tiles import Tile
 
 MIN_WIDTH = 24
 DEFAULT_WIDTH = 100
+BRANCH_ROWS = 8
+"""Rows a spinner's branch may take; the rest of a longer branch continues in a band."""
 
 STYLE_TILE = Style(bold=True)
 STYLE_SPINNER = Style(color="dark_orange", bold=True)
@@ -232,13 +237,29 @@ class LayoutPicture:
 
     def _bands(self, geo: _Geometry, width: int) -> Iterable[_Canvas]:
         markers = geo.markers()
-        items = _line_items(geo)
         left_m = markers.get(geo.left_end) if geo.left_end else None
         right_m = markers.get(geo.right_end) if geo.right_end else None
-        # Split the line greedily into bands that fit the width.
+        yield from self._chain_bands(_line_items(geo), left_m, None, right_m, geo, markers,
+                                     width)
+        # A long branch would make the picture taller than a terminal: what does not fit
+        # in BRANCH_ROWS continues in a band of its own, below, as a long line wraps.
+        for name, links, end in (("A", geo.branch_a, geo.branch_a_end),
+                                 ("B", geo.branch_b, geo.branch_b_end)):
+            rest = _split_branch(links)[1]
+            if rest:
+                yield from self._chain_bands(
+                    [_Item(link, link.tile.double) for link in rest], None,
+                    f"⋮ branch {name} ", markers.get(end) if end else None, geo, markers,
+                    width)
+
+    def _chain_bands(self, items: list[_Item], left_m: _Marker | None, label: str | None,
+                     right_m: _Marker | None, geo: _Geometry,
+                     markers: dict[Point, _Marker], width: int) -> Iterable[_Canvas]:
+        """Draw a chain left to right, split greedily into bands that fit the width."""
         arrow_w = 2
+        head_w = len(left_m.text) if left_m else len(label) if label else 0
         bands: list[list[_Item]] = [[]]
-        used = len(left_m.text) if left_m else 0
+        used = head_w
         for k, item in enumerate(items):
             tail = len(right_m.text) if (k == len(items) - 1 and right_m) else 0
             if bands[-1] and used + item.width + max(tail, arrow_w) > width:
@@ -252,6 +273,9 @@ class LayoutPicture:
             if b == 0 and left_m:
                 self._marker(canvas, 0, col, left_m)
                 col += len(left_m.text)
+            elif b == 0 and label:
+                canvas.put(0, col, label, STYLE_ARROW)
+                col += len(label)
             if b > 0:
                 canvas.put(0, col, "→ ", STYLE_ARROW)
                 col += arrow_w
@@ -292,6 +316,7 @@ class LayoutPicture:
         row = 2 * step  # the first row beyond the spinner's box
         sp = self.layout.spinner
         assert sp is not None
+        links, rest = _split_branch(links)
         if not links:
             p = point(sp, side)
             if p in markers:
@@ -309,7 +334,9 @@ class LayoutPicture:
             canvas.put(top, col, f"╭{top_v}╮", style)
             canvas.put(bottom, col, f"╰{bottom_v}╯", style)
             row += 2 * step
-        if end is not None and end in markers:
+        if rest:
+            canvas.put(row, col + 1, "⋮", STYLE_ARROW)  # continued in a band below
+        elif end is not None and end in markers:
             self._marker(canvas, row, col, markers[end])
 
     def _legend(self, width: int) -> list[Text]:
@@ -338,6 +365,16 @@ class LayoutPicture:
         key.append("<n>", STYLE_OPEN)
         key.append(" open, takes n, counts nothing", STYLE_LEGEND)
         return [*_wrap(line, width), *_wrap(key, width)]
+
+
+def _split_branch(links: list[_Link]) -> tuple[list[_Link], list[_Link]]:
+    """The links a branch draws upright (at most BRANCH_ROWS rows) and the rest."""
+    used = 0
+    for k, link in enumerate(links):
+        used += 1 if link.tile.double else 2
+        if used > BRANCH_ROWS:
+            return links[:k], links[k:]
+    return links, []
 
 
 def _wrap(text: Text, width: int) -> list[Text]:

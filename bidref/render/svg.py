@@ -43,7 +43,8 @@ def frame_filename(index: int, frame: Frame) -> str:
 def to_html(frames: Sequence[Frame], title: str, width: int = DEFAULT_WIDTH) -> str:
     """One self-contained HTML page with every frame and buttons/keys to step through."""
     svgs = [to_svg(f, width) for f in frames]
-    titles = [f.title for f in frames]
+    # JSON inside <script>: "<" escaped, so that no title can end the script.
+    titles_js = json.dumps([f.title for f in frames]).replace("<", "\\u003c")
     slides = "\n".join(
         f'<div class="frame" id="f{i}" style="display:{"block" if i == 0 else "none"}">'
         f"{svg}</div>"
@@ -60,7 +61,7 @@ button{{font-size:1em;margin-right:.5em}} .frame svg{{max-width:100%;height:auto
 <span id="pos"></span> — <span id="title"></span> (keys: ← →)</p>
 {slides}
 <script>
-const titles = {json.dumps(titles)};
+const titles = {titles_js};
 const n = titles.length; let cur = 0;
 function go(i) {{
   if (n === 0) return;

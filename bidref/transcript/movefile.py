@@ -45,6 +45,7 @@ from typing import Literal
 
 from ..rules import Action, NotationError, Tile, parse_action, parse_tile
 from ..rules.actions import DRAW
+from .reader import shorten
 
 Player = int
 
@@ -55,7 +56,7 @@ class MoveFileError(ValueError):
     def __init__(self, line: int, col: int, message: str) -> None:
         self.line = line
         self.col = col
-        self.message = message
+        self.message = message = shorten(message)
         super().__init__(f"{line}:{col}: {message}")
 
 
@@ -99,11 +100,13 @@ _KEYS = {"seed": "seed", "balances": "balances", "balance": "balances",
 _ROUND_RE = re.compile(r"^round\s+(\S+?)\s*:?\s*$", re.IGNORECASE)
 _INT_RE = re.compile(r"^[+-]?[0-9]{1,30}$")
 _NAT_RE = re.compile(r"^[0-9]{1,9}$")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def parse_move_file(text: str) -> MoveFile:
     """Parse a move file (text or JSON); raise :class:`MoveFileError` on malformed input."""
-    if text.lstrip().startswith("{"):
+    text = text.removeprefix("\ufeff")  # the byte order mark some editors write
+    if text.lstrip().startswith(("{", "[")):
         return _parse_json(text)
     return _parse_text(text)
 
@@ -115,7 +118,9 @@ def _parse_text(text: str) -> MoveFile:
     mf = MoveFile()
     block: dict[str, tuple[int, int, str]] = {}  # key -> (line, col, value)
     block_has_actions = False
-    for lineno, raw in enumerate(text.splitlines(), 1):
+    # Only CR LF, LF and CR break lines, as in an editor (str.splitlines would also break
+    # at a form feed or U+2028 and shift every later FILE:LINE).
+    for lineno, raw in enumerate(_LINE_BREAK.split(text), 1):
         body = raw.split("#", 1)[0]
         stripped = body.strip()
         if not stripped:
@@ -276,9 +281,29 @@ def _line_of(text: str, pos: int) -> tuple[int, int]:
     return line, col
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def _parse_json(text: str) -> MoveFile:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as e:
+        first = text.find(json.dumps(e.key))
+        second = text.find(json.dumps(e.key), first + 1)
+        raise MoveFileError(*_line_of(text, max(second, 0)),
+                            f"{e.key!r} is given twice") from None
     except json.JSONDecodeError as e:
         raise MoveFileError(e.lineno, e.colno, f"not valid JSON: {e.msg}") from None
     except RecursionError:
@@ -318,8 +343,9 @@ def _parse_json(text: str) -> MoveFile:
                 or len(d["hands"]) != 2:
             raise MoveFileError(dline, 1, f"deal {i + 1} must be an object with 'hands': "
                                 "[hand A, hand B] and optionally 'boneyard'")
-        hands = (_json_tiles(d["hands"][0], dline), _json_tiles(d["hands"][1], dline))
-        bone = _json_tiles(d["boneyard"], dline) if d.get("boneyard") is not None else None
+        hands = (_json_tiles(d["hands"][0], dline, text), _json_tiles(d["hands"][1], dline, text))
+        bone = (_json_tiles(d["boneyard"], dline, text) if d.get("boneyard") is not None
+                else None)
         mf.deals.append(_deal_spec(dline, hands, bone))
     actions = data.get("actions", [])
     if not isinstance(actions, list):
@@ -342,7 +368,9 @@ def _parse_json(text: str) -> MoveFile:
     return mf
 
 
-def _json_tiles(value: object, line: int) -> tuple[Tile, ...]:
+def _json_tiles(value: object, line: int, text: str) -> tuple[Tile, ...]:
+    """Tiles of a JSON deal; a bad one is reported where its string is in ``text`` (or
+    on the ``deals`` line)."""
     if not isinstance(value, list):
         raise MoveFileError(line, 1, f"{value!r} is not a list of tiles")
     out = []
@@ -356,5 +384,7 @@ def _json_tiles(value: object, line: int) -> tuple[Tile, ...]:
             else:
                 raise NotationError(f"{t!r} is not a tile: write '3-6' or [3, 6]")
         except NotationError as e:
-            raise MoveFileError(line, 1, str(e)) from None
+            pos = text.find(json.dumps(t)) if isinstance(t, str) else -1
+            where = (line, 1) if pos < 0 else _line_of(text, pos + 1)
+            raise MoveFileError(*where, str(e)) from None
     return tuple(out)

@@ -11,6 +11,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+MESSAGE_LIMIT = 300
+
+
+def shorten(message: str, limit: int = MESSAGE_LIMIT) -> str:
+    """A message that quotes input, cut in the middle when the input was huge (the start
+    says what and where, the end says how to fix it)."""
+    if len(message) <= limit:
+        return message
+    keep = (limit - 3) // 2
+    return f"{message[:keep]} … {message[-keep:]}"
+
 
 @dataclass(frozen=True, slots=True)
 class Line:

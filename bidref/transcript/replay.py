@@ -17,6 +17,7 @@ The format is ``protocols/transcript.md`` (``bidref-transcript/1``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections import deque
@@ -24,7 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..protocol.messages import PROTOCOL_VERSION
 from ..rules import (
+    MILLISECOND,
+    RULES_VERSION,
+    Action,
     Deal,
     Drew,
     Event,
@@ -45,13 +50,14 @@ from ..rules import (
     Transfer,
     parse_action,
     parse_side,
+    player_view,
     point,
     points_earned,
     public_event,
     tile,
 )
 from ..rules.deal import seeded_deals
-from .reader import Line, ReadResult, read_transcript
+from .reader import Line, ReadResult, read_transcript, shorten
 from .writer import FORMAT, commitment
 
 log = logging.getLogger(__name__)
@@ -64,7 +70,7 @@ class Mismatch(Exception):
 
     def __init__(self, line: int, message: str) -> None:
         self.line = line
-        self.message = message
+        self.message = message = shorten(message)
         super().__init__(f"line {line}: {message}")
 
 
@@ -143,8 +149,27 @@ def _diff(said: Any, derived: Any) -> str:
     return f"transcript {said!r}, replay {derived!r}"
 
 
+def _raw(items: list[dict[str, Any]], kind: str, seat: object,
+         rev: _Reveal | None) -> Any:
+    """The raw line of ``kind`` among a public line's private items (None if absent);
+    it must belong to the line's seat."""
+    item = next((i for i in items if i.get("kind") == kind), None)
+    if item is None:
+        return None
+    if item.get("seat") != seat:
+        assert rev is not None
+        raise Mismatch(rev.line.number, f"a {kind} item of seat {item.get('seat')!r} for a "
+                       f"line of seat {seat!r}")
+    return item.get("raw")
+
+
 def _seconds(ns: int) -> str:
     return f"{ns / 1e9:.2f}s"
+
+
+def _overrun(ns: int) -> str:
+    """How late: in ms below a second (a time loss is often by less than 0.01 s)."""
+    return _seconds(ns) if ns >= 1_000_000_000 else f"{ns / 1e6:.3f} ms"
 
 
 def _name(p: int | None) -> str:
@@ -177,6 +202,10 @@ class _Fold:
         self.round_ended: set[int] = set()
         self.last_reply: dict[str, Any] | None = None
         self.resigned: int | None = None  # the seat whose resign line was read
+        self.policy = "reject"  # the header's illegal-action policy
+        self.explicit_deals = 0  # the first rounds' deals were given, not the seed's
+        self.rejected: dict[str, Any] | None = None  # the last rejected reply, revealed
+        self.hellos: set[int] = set()
         self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
         self.done = False
 
@@ -244,6 +273,11 @@ class _Fold:
         d, n = ln.data, ln.number
         if d.get("format") != FORMAT:
             raise Mismatch(n, f"format {d.get('format')!r}: this replay reads {FORMAT!r}")
+        for key, mine in (("rules", RULES_VERSION), ("protocol", PROTOCOL_VERSION)):
+            if d.get(key) != mine:
+                raise Mismatch(n, f"{key} {d.get(key)!r}: this replay checks {mine!r}")
+        if d.get("t_ns") != 0:
+            raise Mismatch(n, f"the header's t_ns is {d.get('t_ns')!r}: time starts at 0 there")
         tc = _dict(d, "time_control", n)
         try:
             control = TimeControl(_int(tc, "bank_ns", n), _int(tc, "delay_ns", n))
@@ -252,6 +286,15 @@ class _Fold:
         max_rounds = d.get("max_rounds")
         if max_rounds is not None and (not isinstance(max_rounds, int) or max_rounds < 1):
             raise Mismatch(n, f"max_rounds {max_rounds!r} is not a round limit")
+        policy = d.get("illegal")
+        if policy not in ("reject", "forfeit"):
+            raise Mismatch(n, f"illegal-action policy {policy!r}: expected 'reject' or "
+                           "'forfeit'")
+        self.policy = policy
+        explicit = d.get("explicit_deals", 0)
+        if not isinstance(explicit, int) or isinstance(explicit, bool) or explicit < 0:
+            raise Mismatch(n, f"explicit_deals {explicit!r} is not a number of rounds")
+        self.explicit_deals = explicit
         if bool(d.get("seeded")) != (d.get("seed_commitment") is not None):
             raise Mismatch(n, "'seeded' and 'seed_commitment' disagree")
         self.header = d
@@ -271,6 +314,37 @@ class _Fold:
         self.emit(ln)
 
     def on_hello(self, ln: Line) -> None:
+        seat = ln.data.get("seat")
+        if seat not in (0, 1):
+            raise Mismatch(ln.number, f"seat {seat!r} is not 0 or 1")
+        if seat in self.hellos:
+            raise Mismatch(ln.number, f"a second hello of seat {seat}")
+        self.hellos.add(seat)
+        self.check_hello_sent(ln)
+        self.emit(ln)
+
+    def check_hello_sent(self, ln: Line) -> None:
+        """The hello the engine was sent tells it the match's settings: the header's."""
+        h = self.header
+        assert h is not None
+        try:
+            sent = json.loads(ln.data.get("sent", ""))
+        except (json.JSONDecodeError, TypeError, RecursionError):
+            sent = None
+        settings = sent.get("settings") if isinstance(sent, dict) else None
+        if not isinstance(settings, dict) or sent.get("seat") != ln.data.get("seat"):
+            raise Mismatch(ln.number, "the hello sent to the engine ('sent') is not a hello "
+                           "with this seat and its settings")
+        tc = h["time_control"]
+        said = {k: settings.get(k) for k in ("bank_ms", "delay_ms", "max_rounds", "illegal")}
+        derived = {"bank_ms": tc["bank_ns"] // MILLISECOND,
+                   "delay_ms": tc["delay_ns"] // MILLISECOND,
+                   "max_rounds": h.get("max_rounds"), "illegal": self.policy}
+        if said != derived:
+            raise Mismatch(ln.number, f"the engine was told other settings than the header's: "
+                           f"{_diff(said, derived)}")
+
+    def on_other(self, ln: Line) -> None:
         if ln.data.get("seat") not in (0, 1):
             raise Mismatch(ln.number, f"seat {ln.data.get('seat')!r} is not 0 or 1")
         self.emit(ln)
@@ -295,9 +369,9 @@ class _Fold:
         self.resigned = d["seat"]
         self.emit(ln)
 
-    on_rules = on_hello
-    on_log = on_hello
-    on_engine_exit = on_hello
+    on_rules = on_other
+    on_log = on_other
+    on_engine_exit = on_other
 
     def on_round_start(self, ln: Line) -> None:
         d, n = ln.data, ln.number
@@ -311,6 +385,10 @@ class _Fold:
         derived.pop("kind")
         if said != derived:
             raise Mismatch(n, f"round start disagrees: {_diff(said, derived)}")
+        assert self.header is not None
+        if not self.header.get("seeded") and ev.round > self.explicit_deals:
+            raise Mismatch(n, f"round {ev.round} starts, but the match was not seeded and "
+                           f"the header gives {self.explicit_deals} explicit deal(s)")
         self.round = ev.round
         self.public_layout = Layout()
         rev = self.reveals.get(ev.round)
@@ -365,10 +443,44 @@ class _Fold:
             raise Mismatch(n, f"request disagrees with the game: {_diff(said, derived)}")
         assert isinstance(seat, int)
         self._request_clock(ln, seat, m.turn)
+        self.check_request_raw(ln, seat)
+
+    def check_request_raw(self, ln: Line, seat: int) -> None:
+        """With the round revealed, check the request line the engine was sent: its id,
+        its view, its legal actions and its clock are the ones the rules give."""
+        rev = self.reveals.get(self.round)
+        items = rev.private.get(ln.data["seq"], []) if rev else []
+        raw = _raw(items, "request_raw", seat, rev)
+        if rev is None:
+            return
+        if raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the request on "
+                           f"line {ln.number}: what the engine was sent is not shown")
+        c = self.clock
+        assert c is not None
+        ms = MILLISECOND
+        derived = {"type": "request", "id": ln.data.get("id"),
+                   "view": player_view(self.m, seat).to_dict(),
+                   "clock": {"delay_left_ms": c.delay_left // ms, "bank_ms": c.banks[seat] // ms,
+                             "opponent_bank_ms": c.banks[1 - seat] // ms,
+                             "deadline_ms": (c.delay_left + c.banks[seat]) // ms},
+                   "legal": [str(a) for a in self.m.legal_actions()]}
+        try:
+            said = json.loads(raw) if isinstance(raw, str) else raw
+        except (json.JSONDecodeError, RecursionError):
+            said = raw
+        if said != derived:
+            what = _diff(said, derived) if isinstance(said, dict) else f"{raw!r}"
+            raise Mismatch(rev.line.number, f"the request sent on line {ln.number} (revealed "
+                           f"here) is not what the rules give: {what}")
 
     def _request_clock(self, ln: Line, seat: int, turn: int) -> None:
         d, n = ln.data, ln.number
         assert self.clock is not None
+        if self.pending is not None:
+            raise Mismatch(n, f"a new request, but request id {self.pending['id']} of seat "
+                           f"{self.pending['seat']} (line {self.pending['line']}) was never "
+                           "answered")
         self.clock = self.clock.begin(seat, turn)
         c = self.clock
         clock = _dict(d, "clock", n)
@@ -411,12 +523,14 @@ class _Fold:
                            f"{list(self.clock.banks)}")
         status = d.get("status")
         seat = p["seat"]
+        if status == "accepted" and d.get("rule") is not None:
+            raise Mismatch(n, f"an accepted reply names a broken rule {d.get('rule')!r}")
         clock_note = f"{_seconds(elapsed)}, bank {_seconds(self.clock.banks[seat])}"
         self.last_reply = d
         if charge.timed_out:
             self.timed_out = (seat, charge.overrun, n)
             self.pending = None
-            self.step(n, "note", f"{_name(seat)} replied {_seconds(charge.overrun)} after the "
+            self.step(n, "note", f"{_name(seat)} replied {_overrun(charge.overrun)} after the "
                       "deadline: time is out", seat)
             self.emit(ln)
             return
@@ -430,6 +544,9 @@ class _Fold:
             return
         if status not in ("illegal", "bad_action"):
             raise Mismatch(n, f"status {status!r}: expected accepted, illegal or bad_action")
+        if d.get("action") is not None:
+            raise Mismatch(n, f"a rejected reply shows an action {d.get('action')!r}: its "
+                           "text is private until the round's reveal")
         if not self.public_only:
             self.check_rejected(ln, seat)
         self.step(n, "illegal", f"{_name(seat)} {status.replace('_', ' ')} rejected "
@@ -444,6 +561,9 @@ class _Fold:
         last = self.last_reply
         if p is None or last is None or last.get("status") not in ("illegal", "bad_action"):
             raise Mismatch(n, "a retry, but no rejected reply is pending")
+        if self.policy != "reject":
+            raise Mismatch(n, f"a retry after an illegal action, but the header's policy is "
+                           f"{self.policy!r}: the first illegal action loses the match")
         if d.get("seat") != p["seat"] or d.get("id") != p["id"]:
             raise Mismatch(n, f"retry for seat {d.get('seat')!r} id {d.get('id')!r}, but the "
                            f"pending request is seat {p['seat']} id {p['id']}")
@@ -476,32 +596,78 @@ class _Fold:
         self.timed_out = (p["seat"], overrun, n)
         self.pending = None
         self.step(n, "note", f"{_name(p['seat'])} is out of time "
-                  f"({_seconds(overrun)} past the deadline)", p["seat"])
+                  f"({_overrun(overrun)} past the deadline)", p["seat"])
         self.emit(ln)
 
     def check_rejected(self, ln: Line, seat: int) -> None:
-        """With the raw reply revealed, check that a rejected action was really illegal."""
+        """With the raw reply revealed, check that a rejected action was really illegal
+        (or unreadable, for ``bad_action``), by the rule the line names, and that the
+        error the engine was sent is the rules' own message."""
+        n = ln.number
         rev = self.reveals.get(self.round)
         items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = next((i.get("raw") for i in items if i.get("kind") == "reply_raw"), None)
-        if not isinstance(raw, str):
+        raw = _raw(items, "reply_raw", seat, rev)
+        if rev is None:
             return
+        if raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the rejected "
+                           f"reply on line {n}: what the engine said is not shown")
+        obj: Any = None
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
+            obj = json.loads(raw) if isinstance(raw, str) else None
+        text = obj.get("action") if isinstance(obj, dict) else None
+        if not isinstance(text, str) or obj.get("id") != ln.data.get("id"):
+            raise Mismatch(rev.line.number, f"the reply revealed for line {n} is {raw!r}, "
+                           f"not an action for id {ln.data.get('id')!r}")
+        status, rule = ln.data.get("status"), ln.data.get("rule")
         try:
-            obj = json.loads(raw)
-            text = obj.get("action") if isinstance(obj, dict) else None
-            action = parse_action(text) if isinstance(text, str) else None
-        except (json.JSONDecodeError, NotationError, ValueError, RecursionError):
-            action = None
-        if action is not None and action in self.m.legal_actions():
-            raise Mismatch(ln.number, f"the referee rejected {str(action)!r}, which is legal "
-                           f"{self.m.where()}")
-        if action is not None:
+            action = parse_action(text)
+        except (NotationError, ValueError) as e:
+            if status != "bad_action" or rule is not None:
+                raise Mismatch(n, f"{text!r} is no action ({e}): a bad_action without a "
+                               "rule") from None
+            message = f"{e}; answer with one of the request's 'legal' actions"
+        else:
+            if action in self.m.legal_actions():
+                raise Mismatch(n, f"the referee rejected {str(action)!r}, which is legal "
+                               f"{self.m.where()}")
             try:
                 self.m.copy().apply(action, seat)
             except IllegalActionError as e:
-                if ln.data.get("rule") != e.rule:
-                    raise Mismatch(ln.number, f"rule {ln.data.get('rule')!r}, but the rules "
-                                   f"forbid {str(action)!r} by {e.rule}") from None
+                if status != "illegal" or rule != e.rule:
+                    raise Mismatch(n, f"{status!r} by rule {rule!r}, but the rules forbid "
+                                   f"{str(action)!r} by {e.rule}") from None
+                message = str(e)
+            else:  # not reached: an action outside legal_actions() is refused by apply
+                raise Mismatch(n, f"the referee rejected {str(action)!r}, which is legal")
+        said = next((i.get("message") for i in items if i.get("kind") == "error_raw"), None)
+        if said != message:
+            raise Mismatch(rev.line.number, f"the error sent for line {n} was {said!r}; "
+                           f"the rules say {message!r}")
+        self.rejected = {"seat": seat, "action": text, "rule": rule, "code": status,
+                         "message": message}
+
+    def check_accepted_raw(self, ln: Line, action: Action) -> None:
+        """With the raw reply revealed, check that it is the accepted action, for this id."""
+        rev = self.reveals.get(self.round)
+        items = rev.private.get(ln.data["seq"], []) if rev else []
+        raw = _raw(items, "reply_raw", ln.data.get("seat"), rev)
+        if rev is None:
+            return
+        if raw is None:
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the reply on "
+                           f"line {ln.number}: what the engine said is not shown")
+        obj: Any = None
+        try:
+            obj = json.loads(raw) if isinstance(raw, str) else None
+            text = obj.get("action") if isinstance(obj, dict) else None
+            said = parse_action(text) if isinstance(text, str) else None
+        except (json.JSONDecodeError, NotationError, ValueError, RecursionError):
+            said = None
+        if said != action or not isinstance(obj, dict) or obj.get("id") != ln.data.get("id"):
+            raise Mismatch(rev.line.number, f"the reply revealed for line {ln.number} is "
+                           f"{raw!r}, but line {ln.number} accepts {str(action)!r} for id "
+                           f"{ln.data.get('id')!r}")
 
     def accepted(self, ln: Line, seat: int, clock_note: str) -> None:
         d, n = ln.data, ln.number
@@ -521,6 +687,7 @@ class _Fold:
         except RulesError as e:
             raise Mismatch(n, f"the replay cannot go on after {text!r}: {e}") from None
         self.pending = None
+        self.check_accepted_raw(ln, action)
         self.expected.extend(events)
         parts = [f"{_name(seat)}  {action}"]
         lay: Layout | None = None
@@ -601,7 +768,7 @@ class _Fold:
             raise Mismatch(n, "the revealed seed does not open the header's seed_commitment")
         deals = seeded_deals(seed)
         for r, rev in sorted(self.reveals.items()):
-            if deals(r) != rev.deal:
+            if r > self.explicit_deals and deals(r) != rev.deal:
                 raise Mismatch(rev.line.number, f"round {r}'s revealed deal is not the deal "
                                f"seed {seed} gives")
         self.seed_revealed = True
@@ -627,6 +794,10 @@ class _Fold:
             if res is None or res.reason != reason:
                 raise Mismatch(n, f"the result says {reason!r}, but the game "
                                + ("is not over" if res is None else f"ended by {res.reason!r}"))
+            if reason == "round_limit" and detail.get("max_rounds") != self.header.get(
+                    "max_rounds"):
+                raise Mismatch(n, f"detail max_rounds {detail.get('max_rounds')!r}, but the "
+                               f"header's is {self.header.get('max_rounds')!r}")
             if winner != res.winner or d.get("rounds") != res.rounds:
                 diff = _diff({"winner": winner, "rounds": d.get("rounds")},
                              {"winner": res.winner, "rounds": res.rounds})
@@ -644,15 +815,24 @@ class _Fold:
                                "started")
             if reason == "time":
                 self.check_time(n, seat, detail)
+                if detail.get("overrun_ms") != round(detail.get("overrun_ns", 0) / 1e6, 3):
+                    raise Mismatch(n, f"overrun_ms {detail.get('overrun_ms')!r} is not "
+                                   f"overrun_ns {detail.get('overrun_ns')!r} in ms")
             if reason == "resign" and self.resigned != seat:
                 raise Mismatch(n, f"a resignation of seat {seat}, but no resign line of that "
                                "seat came before")
             if reason == "illegal":
+                if self.policy != "forfeit":
+                    raise Mismatch(n, f"a forfeit for an illegal action, but the header's "
+                                   f"policy is {self.policy!r}: an illegal action gets a retry")
                 last = self.last_reply
                 if (last is None or last.get("seat") != seat
                         or last.get("status") not in ("illegal", "bad_action")):
                     raise Mismatch(n, f"a forfeit for an illegal action, but seat {seat}'s "
                                    "last reply was not rejected")
+                if self.rejected is not None and detail != self.rejected:
+                    raise Mismatch(n, f"the forfeit's detail disagrees with the rejected "
+                                   f"reply: {_diff(detail, self.rejected)}")
         elif reason == "aborted":
             if winner is not None or d.get("rated") is not False:
                 raise Mismatch(n, "an aborted match has no winner and is not rated")
@@ -662,6 +842,8 @@ class _Fold:
         if d.get("rated") is not (reason not in unrated):
             raise Mismatch(n, f"rated is {d.get('rated')!r}, but a match ended by {reason!r} "
                            + ("is not rated" if reason in unrated else "is rated"))
+        if self.resigned is not None and reason != "resign":
+            raise Mismatch(n, f"seat {self.resigned} resigned, but the result is {reason!r}")
         if self.timed_out is not None and reason != "time":
             raise Mismatch(n, f"line {self.timed_out[2]} shows a reply after the deadline, "
                            f"but the result is {reason!r}, not 'time'")
@@ -675,23 +857,16 @@ class _Fold:
         self.emit(ln)
 
     def check_time(self, n: int, seat: int, detail: dict[str, Any]) -> None:
+        """A time loss needs the line that shows the deadline passing: a ``timeout`` line
+        (checked against the deadline there) or a reply read after the deadline."""
         overrun = detail.get("overrun_ns")
-        if self.timed_out is not None:
-            if self.timed_out[0] != seat or overrun != self.timed_out[1]:
-                raise Mismatch(n, f"time loss of seat {seat} by {overrun!r} ns, but the late "
-                               f"reply (line {self.timed_out[2]}) was seat "
-                               f"{self.timed_out[0]}'s, {self.timed_out[1]} ns late")
-            return
-        p = self.pending
-        if p is None or p["seat"] != seat:
-            raise Mismatch(n, f"a time loss of seat {seat}, but no decision of that seat "
-                           "was pending")
-        if not isinstance(overrun, int) or overrun < 0:
-            raise Mismatch(n, f"overrun_ns {overrun!r} is not a time past the deadline")
-        t = self.last_t
-        if t < p["deadline"] or p["deadline"] + overrun > t:
-            raise Mismatch(n, f"seat {seat}'s deadline was {p['deadline']} (line {p['line']}); "
-                           f"the result at t_ns {t} with overrun {overrun} does not fit")
+        if self.timed_out is None:
+            raise Mismatch(n, f"a time loss of seat {seat}, but no timeout line (nor a reply "
+                           "after the deadline) shows its deadline passing")
+        if self.timed_out[0] != seat or overrun != self.timed_out[1]:
+            raise Mismatch(n, f"time loss of seat {seat} by {overrun!r} ns, but line "
+                           f"{self.timed_out[2]} shows seat {self.timed_out[0]} "
+                           f"{self.timed_out[1]} ns past the deadline")
 
     # -- a round never revealed (a truncated transcript): what is public ----------------------
 

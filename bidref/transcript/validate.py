@@ -15,6 +15,7 @@ from typing import Literal
 from ..rules import (
     TILES,
     Deal,
+    DealError,
     Draw,
     Drew,
     Event,
@@ -145,9 +146,10 @@ def _deal_of(spec: DealSpec) -> Deal:
 class _Run:
     """The state of one validation: the match, and what the verdict will say."""
 
-    def __init__(self, mf: MoveFile, match: Match) -> None:
+    def __init__(self, mf: MoveFile, match: Match, undealt: set[int]) -> None:
         self.mf = mf
         self.m = match
+        self.undealt = undealt  # rounds the file gives no deal for (a stand-in is dealt)
         self.verdict = Verdict(True)
         self.pending_passes: list[int] = []
         self.opening: dict[int, tuple[str, int | None]] = {}
@@ -159,6 +161,9 @@ class _Run:
         v.events.extend(events)
         for ev in events:
             if isinstance(ev, RoundStarted):
+                if ev.round in self.undealt:
+                    v.events.pop(v.events.index(ev))  # the stand-in deal is no fact
+                    continue
                 self.opening[ev.round] = (ev.opening, ev.jockey)
             elif isinstance(ev, Passed):
                 self.pending_passes.append(ev.player)
@@ -183,6 +188,8 @@ class _Run:
         v.round = m.round_number
         v.phase = m.phase.value
         v.to_act = None if m.over else m.to_act
+        if not m.over and m.round_number in self.undealt:
+            v.phase, v.to_act = "not dealt", None
         v.layout = m.layout if m.layout.placed else self.last_layout
         return v
 
@@ -206,6 +213,11 @@ class _Run:
                 return self.fail("mismatch", e, f"the file says round {e.number}, but the game "
                                  f"is in round {m.round_number} ({m.where()})")
             return None
+        undealt = not m.over and m.round_number in self.undealt
+        if undealt and (e.kind != "pass" or not self.pending_passes):
+            return self.fail("malformed", e, f"no deal given for round {m.round_number}: "
+                             "give its deal ('hand A:', 'hand B:') just before this line, "
+                             "or a 'seed:' at the top")
         if e.kind == "pass":
             if not self.pending_passes:
                 return self.fail("illegal", e, f"'pass' {m.where()}: a pass is forced and "
@@ -264,11 +276,23 @@ def validate_move_file(mf: MoveFile) -> Verdict:
                                       "optionally the 'boneyard:' at the top"))
     try:
         config = MatchConfig(mf.balances or (150, 150), mf.max_rounds)
-        deals = [_deal_of(s) for s in mf.deals]
-        match = Match(listed_deals(deals, then_seed=mf.seed), config)
+        given = listed_deals([_deal_of(s) for s in mf.deals], then_seed=mf.seed)
+        undealt: set[int] = set()
+
+        def deal(round_number: int) -> Deal:
+            # A file may stop at a round's end without the next round's deal: the game
+            # stands there. A stand-in deal lets the rules start the round; any line that
+            # plays it is refused (see _Run.step).
+            try:
+                return given(round_number)
+            except DealError:
+                undealt.add(round_number)
+                return Deal.from_seed(0, round_number)
+
+        match = Match(deal, config)
     except RulesError as e:
         return Verdict(False, Problem("malformed", 1, 1, str(e)))
-    run = _Run(mf, match)
+    run = _Run(mf, match, undealt)
     for entry in mf.entries:
         stop = run.step(entry)
         if stop is not None:

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from syrupy.assertion import SnapshotAssertion
 
-from bidref.render.layout import MIN_WIDTH, LayoutPicture, layout_text
+from bidref.render.layout import BRANCH_ROWS, MIN_WIDTH, LayoutPicture, layout_text
 from bidref.render.svg import Frame, to_html, to_svg
 from bidref.rules import Layout, Match, Side, parse_side, point, tile
 
@@ -151,3 +151,46 @@ def test_picture_measures_itself_inside_a_table() -> None:
     Console(file=buf, width=120, color_system=None).print(table)
     out = buf.getvalue()
     assert "[5|3]┃ ┃[3|1]" in out and "four arms" in out
+
+
+def long_branch() -> Layout:
+    """A round of seed 5 (c_first vs python_random): branch B holds eight tiles."""
+    lay = Layout()
+    lay.open_tile(tile(6, 6))
+    lay.place(tile(2, 6), point(tile(6, 6), Side.LINE_A))
+    lay.place(tile(5, 6), point(tile(6, 6), Side.LINE_B))
+    lay.place(tile(3, 6), point(tile(6, 6), Side.BRANCH_A))
+    lay.place(tile(3, 3), point(tile(3, 6), Side.LOW))
+    prev, side = tile(6, 6), Side.BRANCH_B
+    for a, b in [(6, 1), (1, 4), (4, 5), (5, 1), (1, 1), (1, 0), (0, 3), (3, 4)]:
+        t = tile(a, b)
+        lay.place(t, point(prev, side))
+        side = Side.LINE_B if t.double else Side.HIGH if t.low == a else Side.LOW
+        prev = t
+    return lay
+
+
+@pytest.mark.parametrize("width", [MIN_WIDTH, 40, 100])
+def test_a_long_branch_continues_in_a_band_and_the_picture_stays_short(
+        width: int, snapshot: SnapshotAssertion) -> None:
+    """A branch of more than BRANCH_ROWS rows turns into a band below the picture (marked
+    ⋮), as a long line wraps into bands: the picture fits a 24-row terminal."""
+    lay = long_branch()
+    text = layout_text(lay, width)
+    assert text == snapshot
+    pic = text.split("\nCount:")[0]
+    upright = pic.split("\n\n")[0].splitlines()  # the line with the spinner's branches
+    assert len(upright) <= 2 * BRANCH_ROWS + 3 + 2  # two branches, the line, two markers
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert pic.count("[") + pic.count("╭") + pic.count("┏") == len(lay.placed)
+    assert "⋮" in pic and "(4)" in pic  # the branch's end marker, in its band
+    assert text.count("(") - text.count("(n)") == len(lay.scoring())
+
+
+def test_html_page_escapes_titles() -> None:
+    """A title (e.g. a file name) with markup in it stays text: it cannot end the page's
+    script or add elements."""
+    frames = [Frame('games/</script><b>x.txt:3 · "q" & more', LayoutPicture(four_arms()))]
+    page = to_html(frames, "bidref validate </title><i>x")
+    assert page.count("</script>") == 1  # the page's own
+    assert "<b>x" not in page and "<i>x" not in page

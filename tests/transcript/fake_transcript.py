@@ -14,9 +14,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from bidref.protocol.codec import encode_request
 from bidref.rules import (
     SECOND,
     Drew,
+    IllegalActionError,
     Match,
     MatchClock,
     MatchConfig,
@@ -24,6 +26,8 @@ from bidref.rules import (
     RoundEnded,
     RoundStarted,
     TimeControl,
+    parse_action,
+    player_view,
     public_event,
 )
 
@@ -71,7 +75,10 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                  for s in (0, 1)])
     for s in (0, 1):
         t += 2 * MS
-        put("hello", seat=s, sent="{}", received="{}",
+        sent = {"type": "hello", "protocol": "bidref/1", "seat": s,
+                "settings": {"bank_ms": tc.bank // MS, "delay_ms": tc.delay // MS,
+                             "max_rounds": max_rounds, "illegal": "reject"}}
+        put("hello", seat=s, sent=json.dumps(sent), received="{}",
             engine={"name": f"random{s}", "author": "t", "version": "1", "protocol": "bidref/1"},
             elapsed_ns=MS)
     m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
@@ -110,7 +117,13 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                   clock={"delay_left_ns": clock.delay_left, "bank_ns": clock.banks[seat],
                          "opponent_bank_ns": clock.banks[1 - seat]},
                   deadline_ns=deadline)
-        private.append({"seq": seq, "kind": "request_raw", "seat": seat, "raw": "{}"})
+        ms = MS
+        sent = encode_request(req_id, player_view(m, seat).to_dict(), {
+            "delay_left_ms": clock.delay_left // ms, "bank_ms": clock.banks[seat] // ms,
+            "opponent_bank_ms": clock.banks[1 - seat] // ms,
+            "deadline_ms": (clock.delay_left + clock.banks[seat]) // ms},
+            [str(a) for a in m.legal_actions()])
+        private.append({"seq": seq, "kind": "request_raw", "seat": seat, "raw": sent})
         decisions += 1
         if illegal_rate and rng.random() < illegal_rate and m.phase.value == "play":
             t = start + 300 * MS
@@ -120,15 +133,22 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
                       charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
                               "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
                       banks_ns=list(clock.banks))
+            bad = "play 6-6 0-0:branch_a"
             private.append({"seq": seq, "kind": "reply_raw", "seat": seat,
                             "raw": json.dumps({"type": "action", "id": req_id,
-                                               "action": "play 6-6 0-0:branch_a"})})
+                                               "action": bad})})
+            try:
+                m.copy().apply(parse_action(bad), seat)
+            except IllegalActionError as e:
+                private.append({"seq": seq, "kind": "error_raw", "seat": seat,
+                                "message": str(e)})
             t += 50_000  # the error line is written
             start = t
             put("retry", seat=seat, id=req_id, deadline_ns=clock.deadline(start),
                 delay_left_ns=clock.delay_left, bank_ns=clock.banks[seat])
         if time_out_at is not None and decisions == time_out_at:
             t = deadline + 5 * MS
+            put("timeout", seat=seat, overrun_ns=5 * MS)
             reveal()
             result = {"winner": 1 - seat, "reason": "time",
                       "detail": {"seat": seat, "overrun_ms": 5, "overrun_ns": 5 * MS}}
@@ -137,11 +157,14 @@ def write_transcript(seed: int = 7, *, bank_s: float = 120, delay_s: float = 10,
         action = rng.choice(m.legal_actions())
         clock, ch = clock.charge(t - start)
         assert not ch.timed_out, "think times in tests stay inside the bank"
-        put("reply", seat=seat, id=req_id, status="accepted", action=str(action),
-            rule=None, elapsed_ns=t - start,
-            charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
-                    "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
-            banks_ns=list(clock.banks))
+        seq = put("reply", seat=seat, id=req_id, status="accepted", action=str(action),
+                  rule=None, elapsed_ns=t - start,
+                  charge={"delay_used_ns": ch.delay_used, "bank_used_ns": ch.bank_used,
+                          "timed_out": ch.timed_out, "overrun_ns": ch.overrun},
+                  banks_ns=list(clock.banks))
+        private.append({"seq": seq, "kind": "reply_raw", "seat": seat,
+                        "raw": json.dumps({"type": "action", "id": req_id,
+                                           "action": str(action)})})
         for ev in m.apply(action):
             if isinstance(ev, RoundStarted):
                 start_round(ev)

@@ -16,7 +16,7 @@ from typing import Any
 from bidref.engines.transport import Eof, Incoming, Line
 from bidref.players.inprocess import InProcessSeat
 from bidref.referee import MatchSpec, run_match
-from bidref.rules import MILLISECOND, TimeControl
+from bidref.rules import MILLISECOND, Deal, TimeControl
 from bidref.transcript import counter_salt
 
 
@@ -109,7 +109,8 @@ class ScriptedSeat(InProcessSeat):
 def referee_transcript(path: Path, *, seed: int = 7, max_rounds: int | None = 2,
                        illegal: str = "reject", illegal_rate: float = 0.0,
                        late_at: int | None = None, bank_s: float = 30,
-                       delay_s: float = 0.5, chatty: bool = False) -> bytes:
+                       delay_s: float = 0.5, chatty: bool = False,
+                       explicit_deals: int = 0) -> bytes:
     """Have the real referee play two scripted seats and return the transcript's bytes."""
     from bidref.engines import EngineSpec
 
@@ -121,7 +122,9 @@ def referee_transcript(path: Path, *, seed: int = 7, max_rounds: int | None = 2,
     spec = MatchSpec(engines=(EngineSpec(name="alpha", command=("x",)),
                               EngineSpec(name="beta", command=("x",))),
                      seed=seed, time_control=TimeControl.of_seconds(bank_s, delay_s),
-                     max_rounds=max_rounds, illegal=illegal)  # type: ignore[arg-type]
+                     max_rounds=max_rounds, illegal=illegal,  # type: ignore[arg-type]
+                     deals=tuple(Deal.from_seed(seed + 1000, r)
+                                 for r in range(1, explicit_deals + 1)))
     run_match(spec, transcript_path=path, clock=clock, seats=seats,  # type: ignore[arg-type]
               salt=counter_salt(), started_at="2026-12-02T13:00:00Z")
     return path.read_bytes()

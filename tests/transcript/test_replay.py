@@ -36,6 +36,8 @@ KINDS: dict[str, dict[str, Any]] = {
     "time-loss": {"late_at": 7},
     "forfeit": {"illegal": "forfeit", "illegal_rate": 0.3},
     "to-the-end": {"max_rounds": None, "seed": 3},
+    "explicit-first-deal": {"explicit_deals": 1},
+    "round-limit": {"max_rounds": 1},
 }
 
 
@@ -53,7 +55,8 @@ def test_referee_transcripts_replay_clean(kind: str,
 
 def test_independent_writer_agrees(tmp_path: Path) -> None:
     """A second writer, written from protocols/transcript.md alone, replays clean too."""
-    for kw in ({}, {"illegal_rate": 0.2}, {"max_rounds": None, "seed": 3}):
+    for kw in ({}, {"illegal_rate": 0.2}, {"max_rounds": None, "seed": 3},
+               {"time_out_at": 9}):
         r = replay(as_bytes(write_transcript(**kw)))  # type: ignore[arg-type]
         assert r.exit_code == 0, r.problem
 
@@ -449,3 +452,312 @@ def test_cli_never_raises(data: st.DataObject, tmp_path: Path,
         r = runner.invoke(app, args)
         assert isinstance(r.exception, SystemExit | None), r.exception
         assert r.exit_code in (0, 1, 3)
+
+
+# -- end reasons and private lines that must agree with the public ones --------------------------
+
+
+def _set_policy(lines: Lines, policy: str) -> None:
+    """The header's policy and what the engines were told, edited together."""
+    lines[0]["illegal"] = policy
+    for x in lines:
+        if x["type"] == "hello":
+            sent = json.loads(x["sent"])
+            sent["settings"]["illegal"] = policy
+            x["sent"] = json.dumps(sent)
+
+
+def tamper_policy_to_forfeit(lines: Lines) -> int:
+    """The header says forfeit, but an illegal action was answered with a retry."""
+    _set_policy(lines, "forfeit")
+    return _first(lines, lambda x: x["type"] == "retry")
+
+
+def tamper_policy_to_reject(lines: Lines) -> int:
+    """The header says reject, but an illegal action lost the match."""
+    _set_policy(lines, "reject")
+    return len(lines) - 1
+
+
+def tamper_no_timeout_line(lines: Lines) -> int:
+    """A time loss with its timeout line removed: nothing shows the deadline passed."""
+    del lines[_first(lines, lambda x: x["type"] == "timeout")]
+    _renumber(lines)
+    return len(lines) - 1
+
+
+def tamper_resign_then_other_reason(lines: Lines) -> int:
+    """The player resigned (the timeout line becomes a resign line), but the result gives
+    another reason."""
+    i = _first(lines, lambda x: x["type"] == "timeout")
+    lines[i] = {"type": "resign", "seq": i, "t_ns": lines[i]["t_ns"], "seat": lines[i]["seat"]}
+    lines[-1]["reason"] = "crash"
+    lines[-1]["detail"] = {"seat": lines[i]["seat"], "exit_code": 1, "signal": None,
+                           "problem": "exit code 1", "stderr_tail": ""}
+    return len(lines) - 1
+
+
+def tamper_accepted_raw_reply(lines: Lines) -> int:
+    """The revealed raw line of an accepted reply names another action than the public one."""
+    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "accepted"
+               and x["action"].startswith("play"))
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal", after=i)
+    item = next(p for p in lines[reveal]["private"] if p["seq"] == i
+                and p["kind"] == "reply_raw")
+    raw = json.loads(item["raw"])
+    raw["action"] = "draw"
+    item["raw"] = json.dumps(raw)
+    return reveal
+
+
+def tamper_hello_seat(lines: Lines) -> int:
+    lines[2]["seat"] = lines[1]["seat"]
+    return 2
+
+
+END_TAMPERS = [("illegal-retries", tamper_policy_to_forfeit),
+               ("forfeit", tamper_policy_to_reject),
+               ("time-loss", tamper_no_timeout_line),
+               ("time-loss", tamper_resign_then_other_reason),
+               ("two-rounds", tamper_accepted_raw_reply),
+               ("two-rounds", tamper_hello_seat)]
+
+
+@pytest.mark.parametrize(("kind", "tamper"), END_TAMPERS,
+                         ids=[t.__name__ for _, t in END_TAMPERS])
+def test_end_reasons_and_private_lines_are_checked(
+        kind: str, tamper: Callable[[Lines], int],
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    lines = _lines(transcript(tmp_path_factory, **KINDS[kind]))
+    assert replay(_bytes(lines)).exit_code == 0
+    index = tamper(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None, f"{tamper.__name__} went unnoticed"
+    assert r.problem.line == index + 1, (r.problem, index + 1)
+
+
+def test_a_request_while_another_is_pending_is_caught(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """After a rejected action the same decision stays pending (a retry follows): a fresh
+    request in its place would hand the player a new delay."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
+    i = _first(lines, lambda x: x["type"] == "retry")
+    retry = lines[i]
+    req = lines[_first(lines, lambda x: x["type"] == "request" and x["id"] == retry["id"])]
+    clock = {"delay_left_ns": retry["delay_left_ns"], "bank_ns": retry["bank_ns"],
+             "opponent_bank_ns": req["clock"]["opponent_bank_ns"]}
+    lines[i] = {**req, "seq": i, "t_ns": retry["t_ns"], "clock": clock,
+                "deadline_ns": retry["deadline_ns"]}
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == i + 1, r.problem
+
+
+def _tamper_request_raw(lines: Lines, edit: Callable[[dict[str, Any]], None]) -> int:
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal")
+    items = [p for p in lines[reveal]["private"] if p["kind"] == "request_raw"]
+    item = items[len(items) // 2]
+    raw = json.loads(item["raw"])
+    edit(raw)
+    item["raw"] = json.dumps(raw, separators=(",", ":"))
+    return reveal
+
+
+@pytest.mark.parametrize("edit", [
+    lambda raw: raw.update(legal=[*raw["legal"], "bid 995"]),
+    lambda raw: raw["view"].update(hand=raw["view"]["hand"][1:]),
+    lambda raw: raw["view"].update(balances=raw["view"]["balances"][::-1]),
+    lambda raw: raw["clock"].update(bank_ms=raw["clock"]["bank_ms"] + 1000),
+    lambda raw: raw.update(id=raw["id"] + 1),
+], ids=["legal", "hand", "balances", "clock", "id"])
+def test_what_the_engines_were_sent_is_checked(
+        edit: Callable[[dict[str, Any]], None],
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The revealed request lines are what each engine was told: its view, its legal
+    actions and its clock must be the ones the rules and the clock give."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    index = _tamper_request_raw(lines, edit)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == index + 1, r.problem
+    assert "request" in r.problem.message
+
+
+def test_step_stops_at_every_action_not_only_at_placements(
+        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--step walks event by event: bids, draws and forced passes get their own stop too,
+    and q ends the walk."""
+    import io
+
+    from rich.console import Console
+
+    from bidref.cli import replay_cmd
+
+    report = replay(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    stops: list[str] = []
+
+    def wait(console: Console) -> bool:
+        stops.append("stop")
+        return True
+
+    monkeypatch.setattr(replay_cmd, "_wait", wait)
+    console = Console(file=io.StringIO(), width=100)
+    replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
+                     interactive=True)
+    walked = [s for s in report.steps if s.kind in ("action", "illegal", "pass", "note",
+                                                    "round_end", "match_end")]
+    assert any(s.kind == "action" and s.layout is None for s in walked)  # a bid or a draw
+    assert len(stops) == len(walked)
+    monkeypatch.setattr(replay_cmd, "_wait", lambda console: False)
+    console = Console(file=io.StringIO(), width=100)
+    replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
+                     interactive=True)
+    assert console.file.getvalue().count("Count:") == 1  # type: ignore[attr-defined]
+
+
+def test_a_huge_field_gets_a_short_message() -> None:
+    header = {"type": "header", "seq": 0, "t_ns": 0, "format": "x" * 100_000}
+    r = replay((json.dumps(header) + "\n").encode())
+    assert r.problem is not None and r.problem.line == 1
+    assert len(r.problem.message) < 400, len(r.problem.message)
+
+
+def test_a_time_loss_says_how_late_in_milliseconds(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    lines = _lines(transcript(tmp_path_factory, **KINDS["time-loss"]))
+    i = _first(lines, lambda x: x["type"] == "timeout")
+    deadline = lines[_first(lines, lambda x: x["type"] == "request" and x["seq"] < i
+                            and x["seat"] == lines[i]["seat"] and not any(
+                                y["type"] == "request" for y in lines[x["seq"] + 1:i]))][
+        "deadline_ns"]
+    lines[i]["overrun_ns"] = lines[-1]["detail"]["overrun_ns"] = 121_480
+    for x in lines[i:]:
+        x["t_ns"] = max(x["t_ns"], deadline + 121_480)
+    r = replay(_bytes(lines))
+    note = next(s.text for s in r.steps if s.kind == "note")
+    assert "0.121 ms past the deadline" in note, (note, r.problem)
+
+
+def test_cli_replay_reads_stdin(tmp_path_factory: pytest.TempPathFactory) -> None:
+    data = transcript(tmp_path_factory, **KINDS["two-rounds"])
+    r = runner.invoke(app, ["replay", "--final", "-"], input=data)
+    assert r.exit_code == 0 and "✓ verified" in r.stdout, r.output
+
+
+@pytest.mark.parametrize(("key", "value"), [("bank_ms", 1), ("delay_ms", 99_000),
+                                            ("max_rounds", 50), ("illegal", "forfeit")])
+def test_the_settings_each_engine_was_told_are_checked(
+        key: str, value: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The hello each engine was sent states the time control, the round limit and the
+    illegal-action policy: they must be the header's."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    sent = json.loads(lines[2]["sent"])
+    sent["settings"][key] = value
+    lines[2]["sent"] = json.dumps(sent)
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == 3, r.problem
+    assert key in r.problem.message
+
+
+_junk = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
+                  st.lists(st.integers(), max_size=3),
+                  st.sampled_from(["{}", "[]", '{"action": 5}', '{"settings": []}',
+                                   '{"type": "request", "id": 1}', "nan", '"x"']))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_traceback_on_mangled_private_items_and_hellos(
+        data: st.DataObject, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The reveals' private items and the hello lines are checked too: junk in any of
+    their fields is a mismatch, never a traceback."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
+    targets = [x for x in lines if x["type"] == "hello"] + [
+        p for x in lines if x["type"] == "round_reveal" for p in x["private"]]
+    target = data.draw(st.sampled_from(targets))
+    key = data.draw(st.sampled_from(sorted(target)))
+    target[key] = data.draw(_junk)
+    r = replay(_bytes(lines))
+    assert r.exit_code in (0, 1, 3)
+
+
+@pytest.mark.parametrize("kind", ["request_raw", "reply_raw"])
+def test_a_missing_raw_line_in_a_reveal_is_caught(
+        kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every request and reply of a revealed round has its raw line in the reveal: a
+    reveal that leaves one out hides what an engine was sent or said."""
+    lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal")
+    items = lines[reveal]["private"]
+    items.remove(next(p for p in items[len(items) // 2:] if p["kind"] == kind))
+    r = replay(_bytes(lines))
+    assert r.problem is not None and r.problem.line == reveal + 1, r.problem
+    assert "no raw" in r.problem.message
+
+
+def _edit_first(kind: str, edit: Callable[[dict[str, Any]], None],
+                pred: Callable[[dict[str, Any]], bool] = lambda x: True,
+                ) -> Callable[[Lines], int]:
+    def tamper(lines: Lines) -> int:
+        i = _first(lines, lambda x: x["type"] == kind and pred(x))
+        edit(lines[i])
+        return i
+    return tamper
+
+
+def _private_seat(kind: str) -> Callable[[dict[str, Any]], None]:
+    def edit(reveal: dict[str, Any]) -> None:
+        item = next(p for p in reveal["private"] if p["kind"] == kind)
+        item["seat"] = 1 - item["seat"]
+    return edit
+
+
+SMALL_TAMPERS = {
+    "rules-version": ("two-rounds", _edit_first("header", lambda x: x.update(
+        rules="spectacular-bid/2"))),
+    "protocol-version": ("two-rounds", _edit_first("header", lambda x: x.update(
+        protocol="bidref/2"))),
+    "header-time": ("two-rounds", _edit_first("header", lambda x: x.update(t_ns=5))),
+    "rule-on-accepted": ("two-rounds", _edit_first("reply", lambda x: x.update(rule="§3"),
+                                                   lambda x: x["status"] == "accepted")),
+    "overrun-ms": ("time-loss", lambda lines: (lines[-1]["detail"].update(overrun_ms=7.0),
+                                               len(lines) - 1)[1]),
+    "request-raw-seat": ("two-rounds", _edit_first("round_reveal",
+                                                   _private_seat("request_raw"))),
+    "reply-raw-seat": ("two-rounds", _edit_first("round_reveal", _private_seat("reply_raw"))),
+}
+
+
+def _drop_rejected_raw(lines: Lines) -> int:
+    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "illegal")
+    reveal = _first(lines, lambda x: x["type"] == "round_reveal", after=i)
+    lines[reveal]["private"] = [p for p in lines[reveal]["private"]
+                                if not (p["seq"] == i and p["kind"] == "reply_raw")]
+    return reveal
+
+
+SMALL_TAMPERS.update({
+    "action-on-rejected": ("illegal-retries", _edit_first(
+        "reply", lambda x: x.update(action="draw"), lambda x: x["status"] == "illegal")),
+    "round-limit-detail": ("round-limit", lambda lines: (
+        lines[-1]["detail"].update(max_rounds=3), len(lines) - 1)[1]),
+    "rejected-raw-missing": ("illegal-retries", _drop_rejected_raw),
+    "error-message": ("illegal-retries", _edit_first(
+        "round_reveal", lambda x: next(p for p in x["private"] if p["kind"] == "error_raw")
+        .update(message="try again"), lambda x: any(p["kind"] == "error_raw"
+                                                     for p in x["private"]))),
+    "rejected-status": ("illegal-retries", _edit_first(
+        "reply", lambda x: x.update(status="bad_action", rule=None),
+        lambda x: x["status"] == "illegal")),
+    "forfeit-detail": ("forfeit", lambda lines: (
+        lines[-1]["detail"].update(action="bid 15"), len(lines) - 1)[1]),
+})
+
+
+@pytest.mark.parametrize("name", list(SMALL_TAMPERS))
+def test_small_edits_are_caught(name: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    kind, tamper = SMALL_TAMPERS[name]
+    lines = _lines(transcript(tmp_path_factory, **KINDS[kind]))
+    index = tamper(lines)
+    r = replay(_bytes(lines))
+    assert r.problem is not None, f"{name} went unnoticed"
+    assert r.problem.line == index + 1, (r.problem, index + 1)

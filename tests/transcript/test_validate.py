@@ -19,8 +19,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    r = runner.invoke(app, list(args))
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    r = runner.invoke(app, list(args), input=input)
     assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
     return r.exit_code, r.stdout, r.stderr
 
@@ -65,6 +65,8 @@ def test_illegal_action_names_line_action_state_and_rule() -> None:
     ('{"seed": 7, "actions": ["open 5-5",\n  "fly away"]}', 2, 4, "not an action"),
     ('{"seed": 7, "actions": [', 1, 25, "not valid JSON"),
     ("seed: 7\nopen 5-5\nseed: 8\n", 3, 1, "header line after the first action"),
+    ('{"seed": 7,\n "seed": 8, "actions": []}', 2, 2, "'seed' is given twice"),
+    ('[{"seed": 7, "actions": []}]', 1, 1, "one object"),
 ])
 def test_malformed_input_gets_line_and_column(text: str, line: int, col: int,
                                               fragment: str) -> None:
@@ -122,9 +124,11 @@ def test_player_prefix_passes_and_round_markers_are_checked() -> None:
 
 def test_deal_blocks_for_later_rounds() -> None:
     sheet = (EXAMPLES / "score-sheet.txt").read_text().replace("max rounds: 1", "")
-    # Round 2 needs a deal: none given and no seed.
-    v = validate_text(sheet)
-    assert v.problem is not None and "no deal given for round 2" in v.problem.message
+    # Round 2 needs a deal, but only once the file goes on with it.
+    v = validate_text(sheet + "A: bid 20\n")
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert v.problem.line == len(sheet.splitlines()) + 1
+    assert "no deal given for round 2" in v.problem.message
     more = sheet + ("\nhand A: 0-5 0-6 1-2 1-3 2-6 3-3 6-6\n"
                     "hand B: 0-0 2-3 2-5 3-4 3-5 3-6 4-5\nA: decline\nA: open 1-2\n")
     v = validate_text(more)
@@ -198,3 +202,86 @@ def test_svg_pictures_of_every_placement(tmp_path: Path) -> None:
     assert code == 0 and len(svgs) == 5  # five placements
     page = (tmp_path / "svg" / "index.html").read_text()
     assert page.count("<svg") == 5 and "play 3-6 5-6:high" in page
+
+
+def test_a_score_sheet_of_one_round_without_a_round_limit_is_valid() -> None:
+    """The file stops at the end of round 1 and gives no deal for round 2: valid, and the
+    verdict says where the game stands (round 2 not dealt), not 'malformed'."""
+    sheet = (EXAMPLES / "score-sheet.txt").read_text().replace("max rounds: 1", "")
+    v = validate_text(sheet)
+    assert v.ok and v.problem is None and v.exit_code == 0, v.problem
+    assert v.actions == 41 and [r.reason for r in v.rounds] == ["domino"]
+    assert v.balances == (195, 105) and v.result is None
+    assert (v.round, v.phase, v.to_act) == (2, "not dealt", None)
+    assert v.layout is not None and len(v.layout.placed) == 27  # all but A's last tile
+    code, out, err = run("validate", "--no-picture", "-", input=sheet)
+    assert code == 0 and err == "", err
+    assert "Round 2 is not dealt in the file" in out
+
+
+def test_a_byte_order_mark_is_not_part_of_the_file() -> None:
+    """Windows editors start UTF-8 files with a BOM: text and JSON files still validate."""
+    for name in ("seeded.txt", "seeded.json"):
+        v = validate_bytes(b"\xef\xbb\xbf" + (EXAMPLES / name).read_bytes())
+        assert v.ok and v.balances == (165, 135), (name, v.problem)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_line_numbers_count_real_line_breaks_only(newline: str) -> None:
+    """A form feed, a vertical tab or a Unicode line separator inside a line is not a line
+    break for an editor, so it must not shift the FILE:LINE of later lines."""
+    lines = ["seed: 168137", "A: open 5-5  \f", "\v B: play 2-5 5-5:line_b \u2028",
+             "B: play 0-5 5-5:line_a\x1c"]
+    v = validate_text(newline.join(lines) + newline)
+    assert v.problem is not None and v.problem.kind == "illegal", v.problem
+    assert v.problem.line == 4 and "player A's turn, not B's" in v.problem.message
+
+
+@pytest.mark.parametrize("text", [
+    "seed: 7\nopen " + "5" * 100_000 + "\n",
+    "hand A: " + "1-" * 50_000 + "\n",
+    '{"seed": 7, "actions": ["open ' + "5" * 100_000 + '"]}',
+    '{"deals": [{"hands": [["' + "5" * 100_000 + '"], []]}]}',
+])
+def test_a_huge_line_gets_a_short_message(text: str) -> None:
+    """The message quotes the input, but never a whole megabyte of it."""
+    v = validate_text(text)
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert len(v.problem.message) < 400, len(v.problem.message)
+
+
+def test_a_blocked_round_with_its_passes_written_and_no_next_deal_is_valid() -> None:
+    """Both forced passes of a block are written after the round has ended (and the next,
+    undealt, round has begun): they are still checked against the block, not refused."""
+    import random
+
+    from bidref.rules import Match, Passed, RoundEnded, RoundStarted
+
+    m, rng = Match.new(22), random.Random(22)
+    deal = next(e for e in m.start_events if isinstance(e, RoundStarted)).deal
+    assert deal is not None
+    names = [" ".join(f"{t.low}-{t.high}" for t in ts)
+             for ts in (deal.hands[0], deal.hands[1], deal.boneyard)]
+    lines = [f"hand A: {names[0]}", f"hand B: {names[1]}", f"boneyard: {names[2]}"]
+    ended = None
+    while ended is None:
+        p, action = m.to_act, rng.choice(m.legal_actions())
+        events = m.apply(action)
+        lines.append(f"{'AB'[p]}: {action}")
+        lines += [f"{'AB'[e.player]}: pass" for e in events if isinstance(e, Passed)]
+        ended = next((e for e in events if isinstance(e, RoundEnded)), None)
+    assert ended.reason == "block" and lines[-2:] == ["A: pass", "B: pass"]
+    v = validate_text("\n".join(lines))
+    assert v.ok, v.problem
+    assert [r.reason for r in v.rounds] == ["block"] and v.phase == "not dealt"
+    v = validate_text("\n".join([*lines[:-1], "A: pass"]))
+    assert v.problem is not None and "player B's, not A's" in v.problem.message
+
+
+def test_a_bad_tile_in_a_json_deal_is_placed_at_its_line_and_column() -> None:
+    text = ('{"deals": [{"hands": [["0-1", "0-4", "0-5", "1-1", "1-4", "3-6", "5-5"],\n'
+            '                      ["0-3", "0-6", "2-5", "9-9", "3-5", "4-6", "5-6"]]}],\n'
+            ' "actions": []}')
+    v = validate_text(text)
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert (v.problem.line, v.problem.col) == (2, 46), v.problem  # at 9-9
