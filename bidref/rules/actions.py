@@ -143,9 +143,13 @@ def parse_action(text: str) -> Action:
         simple: dict[str, Action] = {"decline": DECLINE, "accept": ACCEPT, "draw": DRAW}
         return simple[head]
     if head in ("bid", "raise"):
-        if len(rest) != 1 or not rest[0].isdigit():
-            raise NotationError(f"{text!r}: write the amount as a whole number, e.g. 'bid 20'")
-        return Bid(int(rest[0]))
+        # ASCII digits only: str.isdigit() also takes '²' (which int() refuses) and
+        # other scripts' digits (which it reads); nine digits exceed any balance.
+        amount = rest[0] if len(rest) == 1 else ""
+        if not (amount.isascii() and amount.isdigit()) or len(amount) > 9:
+            raise NotationError(f"{text!r}: write the amount as a whole number of points "
+                                "in digits 0-9, e.g. 'bid 20'")
+        return Bid(int(amount))
     if head == "open":
         if len(rest) != 1:
             raise NotationError(f"{text!r}: write one tile to open with, e.g. 'open 3-6'")

@@ -46,6 +46,10 @@ def test_parse_variants(text: str, canonical: str) -> None:
     ("", "empty action"),
     ("bid", "whole number"),
     ("bid twenty", "whole number"),
+    ("bid ²", "digits 0-9"),  # str.isdigit() says yes, int() says no
+    ("bid ٣٥", "digits 0-9"),  # another script's digits: not notation
+    ("bid " + "5" * 5000, "digits 0-9"),  # longer than int() reads
+    ("bid -20", "whole number"),
     ("open", "one tile"),
     ("play 1-3", "say where"),
     ("play 1-7 1-1:line_b", "no tile"),
@@ -58,6 +62,17 @@ def test_parse_variants(text: str, canonical: str) -> None:
 def test_bad_notation_says_what_is_wrong(text: str, fragment: str) -> None:
     with pytest.raises(NotationError, match=fragment):
         parse_action(text)
+
+
+@given(st.text(max_size=40))
+def test_any_text_parses_or_is_a_notation_error(text: str) -> None:
+    # The referee turns a NotationError into an error reply; anything else would
+    # be a crash of the referee on an engine's input.
+    for attempt in (text, "bid " + text, "play " + text, "open " + text, "play 1-1 " + text):
+        try:
+            parse_action(attempt)
+        except NotationError:
+            pass
 
 
 ALL_ACTIONS = [DECLINE, ACCEPT, DRAW, *[Bid(n) for n in range(15, 320, 5)],
