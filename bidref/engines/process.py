@@ -43,13 +43,14 @@ class ProcessTransport:
         return get_incoming(self._queue, self.clock, deadline)
 
     def has_input(self) -> bool:
-        """Whether the engine has written something :meth:`read` has not returned
-        yet; bytes still in the pipe are read (and stamped) now."""
+        """Whether a complete line (or EOF) is there that :meth:`read` has not
+        returned yet; bytes still in the pipe are read (and stamped) now. The
+        start of a line is not input: it is stamped when its newline is read."""
         if not self._queue.empty():
             return True
         if self._reader.waiting():
             self._reader.take_waiting()
-            return True
+            return not self._queue.empty()
         return False
 
     def poll_exit(self) -> ExitInfo | None:

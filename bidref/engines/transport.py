@@ -107,8 +107,8 @@ class Transport(Protocol):
         ...
 
     def has_input(self) -> bool:
-        """Whether the engine has written something that :meth:`read` has not
-        returned yet (on stdout; also true once it closed stdout)."""
+        """Whether the engine has written a complete line (or an over-long one,
+        or closed stdout) that :meth:`read` has not returned yet."""
         ...
 
     def poll_exit(self) -> ExitInfo | None:

@@ -24,8 +24,9 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # Lines the player sent while it was not asked anything are queued, never
         # dropped, and are returned in order.
     def has_input(self) -> bool     # optional
-        # True when the player has sent something receive() has not returned yet
-        # (an engine seat reads and stamps bytes already in the pipe right away).
+        # True when the player has sent a complete line (or is gone) that receive()
+        # has not returned yet (an engine seat reads and stamps bytes already in the
+        # pipe right away; the start of a line is not input yet).
         # The referee prepares the next steps while a player thinks and stops as
         # soon as this is true; for a seat without it, it prepares nothing.
     def exit_info(self, wait_ns: int) -> ExitInfo | None

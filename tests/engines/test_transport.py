@@ -293,3 +293,38 @@ def test_has_input_reads_a_waiting_reply_at_once(c_first: Path) -> None:
         assert not t.has_input()
     finally:
         t.close('{"type":"quit"}', SECOND)
+
+
+
+def test_has_input_ignores_a_line_not_finished_yet() -> None:
+    # The referee stops preparing, and gives the reply the time of its last empty
+    # look, when has_input() is true: the start of a line is not a reply (else an
+    # engine that writes its first bytes at once would think for free). No reader
+    # thread here, so that has_input() itself finds the bytes in the pipe.
+    import queue
+
+    from bidref.engines.process import ProcessTransport
+    from bidref.engines.transport import StdoutReader
+
+    r, w = os.pipe()
+    t = ProcessTransport()
+    t.clock = time.monotonic_ns
+    t._queue = queue.SimpleQueue()
+    t._reader = StdoutReader(r, t.clock, t._queue, max_line=1000)
+    try:
+        os.write(w, b'{"type":"action",')
+        assert not t.has_input()
+        assert not t.has_input()
+        os.write(w, b'"id":1,"action":"draw"}\n{"type":')
+        assert t.has_input()
+        got = t.read(t.clock())
+        assert isinstance(got, Line) and got.text == '{"type":"action","id":1,"action":"draw"}'
+        assert not t.has_input()
+        os.close(w)
+        w = -1
+        assert t.has_input()  # EOF is input
+        assert isinstance(t.read(t.clock()), Eof)
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
