@@ -96,6 +96,7 @@ END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "resign", "time
                                        "crash", "protocol", "startup", "aborted")
 LOG_LINE_CAP: Final = 1000
 LOG_LINES_CAP: Final = 200
+PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
 # -- the illegal-action policy (outside the rules) ------------------------------------------
@@ -476,20 +477,31 @@ class _Referee:
                 f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
                 f'"deadline_ns":{deadline - self.origin}'))
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
-        branches, quiet_until = self._prepare(match, seat, start)
+        branches, came = self._prepare(match, seat, start, deadline)
+        first_t: int | None = None
         while True:
             inc = seat.receive(deadline)
             if type(inc) is not Line:
                 self._not_a_line(p, inc, deadline)
             assert isinstance(inc, Line)
             t = inc.t
-            if quiet_until is not None:
-                # This line came while the referee was preparing, after the last
-                # look that found nothing (quiet_until), and the reader thread could
-                # stamp it only once the referee let it run: the player gets the
-                # benefit of that doubt, never the referee's work.
-                t = min(t, quiet_until)
-                quiet_until = None
+            if came is not None:
+                # The first line (and the others read with it) came while the
+                # referee was preparing: after the last look that found nothing
+                # (quiet) and by the look that found it (found); the reader thread
+                # could stamp it only once the referee let it run. The player gets
+                # the benefit of that doubt, never the referee's work.
+                quiet, found = came
+                if first_t is None:
+                    first_t = t
+                if t != first_t:
+                    came = None
+                else:
+                    if quiet < deadline <= found and t >= deadline:
+                        # the deadline passed while the referee prepared: it cannot
+                        # tell whether the line came before it
+                        raise self._timing_fault(p, deadline, found, "prepared")
+                    t = min(t, quiet)
             if t >= deadline:
                 raise self._late(p, deadline, t, "stamped")
             text = inc.text
@@ -529,14 +541,15 @@ class _Referee:
             self._accept(p, rid, action, branch, text, t, elapsed)
             return
 
-    def _prepare(self, match: Match, seat: Seat, start: int
-                 ) -> tuple[dict[str, Branch], int | None]:
+    def _prepare(self, match: Match, seat: Seat, start: int, deadline: int
+                 ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
         """Work out where each legal action of the player to move leads, while it
         thinks, so that its reply is answered at once. Stops as soon as the
-        player has sent something; a seat that cannot say so (no ``has_input``)
-        gets nothing prepared.
-        Returns the branches by action text, and, when something came in
-        meanwhile, the last time nothing had (see _decision)."""
+        player has sent a line, and in time to watch the deadline; a seat that
+        cannot say so (no ``has_input``) gets nothing prepared.
+        Returns the branches by action text, and, when a line came in
+        meanwhile, the last time nothing had and the time it was found (see
+        _decision)."""
         has_input = getattr(seat, "has_input", None)
         if has_input is None:
             return {}, None  # no way to stop in time: prepare nothing
@@ -547,11 +560,15 @@ class _Referee:
             now = clock()
             if has_input():
                 # Before any work of ours, the stamp stands as it is.
-                return branches, quiet if branches else None
+                return branches, (quiet, clock()) if branches else None
+            if now + max(PREPARE_MARGIN_NS, 2 * (now - quiet)) >= deadline:
+                # no time for another branch (the last one and a look took now -
+                # quiet): the referee must be waiting when the deadline comes
+                return branches, None
             quiet = now
             branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
         if has_input():
-            return branches, quiet if branches else None
+            return branches, (quiet, clock()) if branches else None
         return branches, None
 
     def _accept(self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int,
@@ -770,12 +787,17 @@ class _Referee:
     def _timing_fault(self, p: int, deadline: int, seen: int, how: str) -> _End:
         late = seen - deadline
         log.warning("referee timing fault: %s %d ns after seat %d's deadline", how, late, p)
-        return _End(None, "aborted", {
-            "cause": "timing_fault", "seat": p, "late_ns": late,
-            "problem": (f"the referee {'woke' if how == 'woke' else 'read a reply'} "
-                        f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
-                        f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
-                        "cannot be proven")}, rated=False)
+        if how == "prepared":
+            problem = (f"the referee was preparing moves at the deadline and found a line "
+                       f"{late / MILLISECOND:.1f} ms after it that may have come before it: "
+                       "neither an in-time reply nor a time loss can be proven")
+        else:
+            problem = (f"the referee {'woke' if how == 'woke' else 'read a reply'} "
+                       f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
+                       f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
+                       "cannot be proven")
+        return _End(None, "aborted", {"cause": "timing_fault", "seat": p, "late_ns": late,
+                                      "problem": problem}, rated=False)
 
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
