@@ -804,10 +804,12 @@ class _Referee:
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
         quit_sent = [False, False]
         for i in (0, 1):
+            # an engine that had exited already (e.g. crashed) does not quit now
             if self.opened[i]:
+                gone = self.seats[i].exit_info(0) is not None
                 with contextlib.suppress(SeatGone):
                     self.seats[i].send(quit_line)
-                    quit_sent[i] = True
+                    quit_sent[i] = not gone
         exits: list[dict[str, object]] = []
         for i, seat in enumerate(self.seats):
             info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None

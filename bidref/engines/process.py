@@ -13,7 +13,9 @@ from __future__ import annotations
 import queue
 
 from .transport import (
+    EXIT_POLL_NS,
     Clock,
+    Eof,
     ExitInfo,
     Incoming,
     StderrSink,
@@ -40,7 +42,20 @@ class ProcessTransport:
         return self.clock()
 
     def read(self, deadline: int | None) -> Incoming | None:
-        return get_incoming(self._queue, self.clock, deadline)
+        """The next line; None at ``deadline``. When the engine has exited but
+        its stdout is still open (a process it started holds it), what it wrote
+        is returned, then :class:`Eof`."""
+        clock = self.clock
+        while True:
+            look = clock() + EXIT_POLL_NS
+            until = look if deadline is None or look < deadline else deadline
+            got = get_incoming(self._queue, clock, until)
+            if got is not None or until == deadline:
+                return got
+            if exit_info_of(self.pid, "running") is not None:
+                self._reader.take_all()
+                if self._queue.empty():
+                    return Eof(clock())
 
     def has_input(self) -> bool:
         """Whether a complete line (or EOF) is there that :meth:`read` has not

@@ -38,6 +38,7 @@ Clock = Callable[[], int]
 STDERR_CAP: Final = 1 << 20  # bytes of stderr kept in a per-engine log
 STDERR_TAIL: Final = 2000  # characters of stderr kept in memory for crash reports
 WRITE_TIMEOUT_NS: Final = 10_000_000_000
+EXIT_POLL_NS: Final = 50_000_000  # how often a read looks whether the engine has exited
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +218,14 @@ class StdoutReader:
     def waiting(self) -> bool:
         """Whether bytes (or EOF) are in the pipe, not read yet."""
         return not self.done and bool(self._poller.poll(0))
+
+    def take_all(self, max_reads: int = 64) -> None:
+        """Read what is in the pipe now, after any read of the thread in progress
+        (e.g. what an engine wrote before it exited)."""
+        with self.lock:
+            for _ in range(max_reads):
+                if not (self.waiting() and self._take()):
+                    return
 
     def take_waiting(self) -> None:
         """Read what is in the pipe now, if the thread is not reading already."""

@@ -53,6 +53,19 @@ def test_a_real_crash_reports_the_exit_code(c_first: Path) -> None:
                               time_control=FAST))
     assert (out.reason, out.winner) == ("crash", 1), out.summary()
     assert out.detail["exit_code"] == 3
+    assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
+
+
+def test_a_crash_is_seen_while_a_grandchild_keeps_stdout_open(c_first: Path) -> None:
+    # The engine's stdout stays open (its grandchild holds it), so no EOF comes:
+    # the referee still sees the engine exit, long before its bank of 20 s is out.
+    crasher = EngineSpec("crasher", (sys.executable, str(SCRIPTS / "first_legal.py"),
+                                     "crash_gc"))
+    out = run_match(MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5,
+                              time_control=FAST))
+    assert (out.reason, out.winner) == ("crash", 1), out.summary()
+    assert out.detail["exit_code"] == 3
+    assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
 
 
 def test_a_real_hang_loses_on_time_and_nothing_survives(c_first: Path,
