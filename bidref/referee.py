@@ -406,7 +406,7 @@ class _Referee:
                 how = info.describe() if info else "closed its stdout"
                 raise fail(f"the engine ended before its hello ({how}){self._tail(i)}")
             if isinstance(inc, Overlong):
-                raise fail(f"a line of {inc.length} bytes instead of a hello")
+                raise fail(f"a line of more than {self.spec.max_line} bytes instead of a hello")
             try:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
@@ -601,7 +601,7 @@ class _Referee:
         assert isinstance(inc, Overlong)
         raise _End(1 - p, "protocol", {
             "seat": p, "line": quote(inc.prefix),
-            "problem": f"a line of {inc.length} bytes (the limit is {self.spec.max_line})"})
+            "problem": f"a line of more than {self.spec.max_line} bytes (the limit)"})
 
     def _late(self, p: int, deadline: int, seen: int, how: str) -> _End:
         """A time loss, or a timing fault when the referee was not watching."""

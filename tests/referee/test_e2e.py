@@ -92,6 +92,29 @@ def test_a_real_hang_loses_on_time_and_nothing_survives(c_first: Path,
     assert _pid_dead(grandchild)
 
 
+LONG_LINE_ENGINE = (
+    "import json, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': 'long', 'protocol': 'bidref/1'}),"
+    " flush=True)\n"
+    "    elif msg['type'] == 'request':\n"
+    "        sys.stdout.write('x' * 2000); sys.stdout.flush(); time.sleep(0.2)\n"
+    "        sys.stdout.write('x' * 3000 + '\\n'); sys.stdout.flush()\n"
+)
+
+
+def test_an_overlong_line_is_reported_without_a_wrong_length(c_first: Path) -> None:
+    # The line is cut off once it is over the limit, before its end is read: the
+    # report must not pass the bytes read so far off as the line's length.
+    long = EngineSpec("long", (sys.executable, "-c", LONG_LINE_ENGINE))
+    out = run_match(MatchSpec(engines=(long, long), seed=5, time_control=FAST, max_line=1000))
+    assert (out.reason, out.detail["seat"]) == ("protocol", out.winner ^ 1), out.summary()
+    assert "a line of more than 1000 bytes" in out.detail["problem"]
+    assert "2000" not in out.detail["problem"]
+
+
 def test_a_missing_engine_is_a_startup_failure(c_first: Path) -> None:
     out = run_match(MatchSpec(engines=(resolve_engine(str(c_first)),
                                        EngineSpec("ghost", ("/nonexistent/ghost",))),
