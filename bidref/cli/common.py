@@ -3,12 +3,15 @@ options that set up a match, and their checks."""
 
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..referee import MatchOutcome
+from ..rules import SECOND
 
 # Exit codes: a finished match (any winner or a draw) is a success.
 EXIT_OK = 0
@@ -16,6 +19,20 @@ EXIT_BAD_ARGS = 2
 EXIT_STARTUP = 3
 EXIT_ABORTED = 4
 EXIT_INTERRUPTED = 130
+
+
+def transcript_problem(path: Path | None) -> str | None:
+    """Why the transcript cannot be written at ``path`` (before any engine starts);
+    None if it can."""
+    if path is None:
+        return None
+    folder = path.parent
+    if not folder.is_dir():
+        return (f"--transcript {str(path)!r}: the folder {str(folder)!r} does not exist; "
+                "create it or give another path")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"--transcript {str(path)!r}: not writable; give another path"
+    return None
 
 
 def exit_code_for(outcome: MatchOutcome) -> int:
@@ -44,6 +61,9 @@ def clock_args_problem(transport: str, bank: float, delay: float, startup: float
     """What is wrong with these options, said so the user can fix it; None if nothing."""
     if transport not in ("pipe", "pty"):
         return f"--transport {transport!r}: use pipe or pty"
+    for name, value in (("bank", bank), ("delay", delay), ("startup", startup)):
+        if not math.isfinite(value * SECOND):
+            return f"--{name} {value:g}: give a finite number of seconds, e.g. --{name} 10"
     if bank < 0 or delay < 0 or startup <= 0:
         return (f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
                 "give bank and delay >= 0 and a positive start-up timeout")

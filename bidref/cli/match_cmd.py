@@ -28,6 +28,7 @@ from .common import (
     TransportOption,
     clock_args_problem,
     exit_code_for,
+    transcript_problem,
 )
 
 
@@ -92,7 +93,8 @@ def match(
 
     if illegal not in ("reject", "forfeit"):
         raise bad(f"--illegal {illegal!r}: use reject or forfeit")
-    problem = clock_args_problem(transport, bank, delay, startup)
+    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
+        transcript)
     if problem:
         raise bad(problem)
     try:
@@ -100,7 +102,11 @@ def match(
     except EngineSpecError as e:
         raise bad(str(e)) from None
     if stderr_dir is not None:
-        stderr_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            stderr_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise bad(f"--stderr-dir {str(stderr_dir)!r}: cannot create it "
+                      f"({e.strerror or e}); give another folder") from None
     if seed is None:
         seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
     ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"

@@ -43,11 +43,25 @@ def test_live_display_ends_with_a_result_line(c_first: Path) -> None:
     (["--illegal", "maybe"], "--illegal 'maybe': use reject or forfeit"),
     (["--transport", "ssh"], "--transport 'ssh': use pipe or pty"),
     (["--bank", "-1"], "give bank and delay >= 0"),
+    (["--bank", "nan"], "--bank nan"),
+    (["--bank", "inf"], "--bank inf"),
+    (["--delay", "1e300"], "--delay 1e+300"),
+    (["--startup", "nan"], "--startup nan"),
+    (["--transcript", "/nonexistent-dir/t.jsonl"], "--transcript"),
 ])
 def test_bad_arguments_exit_2(args: list[str], says: str) -> None:
     res = runner.invoke(app, ["match", "a", "b", *args])
-    assert res.exit_code == 2
+    assert res.exit_code == 2, res.output
     assert says in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_a_stderr_dir_that_cannot_be_made_exits_2(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    res = runner.invoke(app, ["match", RANDOM, RANDOM, "--stderr-dir", str(afile / "logs")])
+    assert res.exit_code == 2, res.output
+    assert "--stderr-dir" in res.output
 
 
 def test_a_missing_engine_path_exits_2_and_says_how_to_build() -> None:
