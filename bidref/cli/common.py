@@ -3,8 +3,12 @@ options that set up a match, and their checks."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +37,32 @@ def transcript_problem(path: Path | None) -> str | None:
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         return f"--transcript {str(path)!r}: not writable; give another path"
     return None
+
+
+@contextlib.contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """While a match runs, SIGTERM and SIGHUP (`timeout`, a closed terminal, a
+    cancelled job) stop it like Ctrl-C: aborted, and its engines ended. Once
+    one has come, further ones are ignored so that the engines are still ended."""
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def stop(signum: int, frame: object) -> None:
+        for s in stops:
+            signal.signal(s, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set in the main thread
+        return
+    saved = {s: signal.getsignal(s) for s in stops}
+    try:
+        for s in stops:
+            if s != signal.SIGINT or saved[s] is signal.default_int_handler:
+                signal.signal(s, stop)
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
 
 
 def exit_code_for(outcome: MatchOutcome) -> int:

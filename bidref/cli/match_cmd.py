@@ -28,6 +28,7 @@ from .common import (
     TransportOption,
     clock_args_problem,
     exit_code_for,
+    signals_interrupt,
     transcript_problem,
 )
 
@@ -83,7 +84,8 @@ def match(
         --seed 7 --bank 10 --delay 0.5 --transcript t.jsonl
 
     Exit codes: 0 a finished match (whoever won), 2 bad arguments, 3 an engine
-    failed to start, 4 aborted by a referee timing fault, 130 interrupted.
+    failed to start, 4 aborted by a referee timing fault, 130 interrupted
+    (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
     err = Console(stderr=True)
 
@@ -118,14 +120,16 @@ def match(
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
     )
     if json_out:
-        outcome = run_match(spec, transcript_path=transcript)
+        with signals_interrupt():
+            outcome = run_match(spec, transcript_path=transcript)
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
     console.print(f"[bold]A[/bold] {engines[0].name}  vs  [bold]B[/bold] {engines[1].name}"
                   f"  ·  {spec.time_control.describe()}  ·  seed {seed}", highlight=False)
-    with Live(console=console, refresh_per_second=8, transient=False) as live:
+    with signals_interrupt(), Live(console=console, refresh_per_second=8,
+                                   transient=False) as live:
         def observe(state: LiveState) -> None:
             live.update(render_state(state))
 

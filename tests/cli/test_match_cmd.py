@@ -85,3 +85,45 @@ def test_help_teaches_with_an_example() -> None:
     res = runner.invoke(app, ["match", "--help"])
     assert res.exit_code == 0
     assert "bidref match sample_engines/c_first/engine" in res.output
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_referee_stopped_by_a_signal_ends_its_engines(c_first: Path, tmp_path: Path,
+                                                        sig: str) -> None:
+    # `timeout`, a closed terminal or a cancelled job stops the referee with a
+    # signal: the match is aborted like on Ctrl-C and no engine process survives.
+    import signal
+    import subprocess
+    import time
+
+    from tests.engines.test_transport import _pid_dead
+
+    pidfile = tmp_path / "pids"
+    hang = f"{sys.executable} {ROOT / 'tests/engines/scripts/grandchild.py'} {pidfile}"
+    t = tmp_path / "t.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from bidref.cli import app; app()", "match", str(c_first),
+         hang, "--seed", "5", "--bank", "60", "--delay", "10", "--json", "--transcript",
+         str(t)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        give_up = time.monotonic() + 20
+        while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
+            assert time.monotonic() < give_up and proc.poll() is None, "the match did not start"
+            time.sleep(0.01)
+        grandchild = int(pidfile.read_text())
+        time.sleep(0.3)  # the match is under way
+        proc.send_signal(getattr(signal, sig))
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert json.loads(out)["detail"]["cause"] == "interrupted"
+    assert json.loads(t.read_text().splitlines()[-1])["type"] == "result"
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)
