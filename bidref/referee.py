@@ -48,6 +48,7 @@ from .protocol import (
     EngineHello,
     ErrorCode,
     ErrorMsg,
+    EventMsg,
     Log,
     Pong,
     ProtocolError,
@@ -801,6 +802,9 @@ class _Referee:
 
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
+        m = self.match
+        if m is not None:
+            self._tell_the_end(m, end)
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
         quit_sent = [False, False]
         for i in (0, 1):
@@ -825,7 +829,6 @@ class _Referee:
         for e in exits:
             self.tx.write("engine_exit", t_end, e)
         self.tx.reveal_seed(t_end)
-        m = self.match
         balances = (m.balances[0], m.balances[1]) if m else (150, 150)
         rounds = m.round_number if m else 0
         if m is not None and m.result is not None:
@@ -844,6 +847,21 @@ class _Referee:
         self.tx.close()
         self._notify(self.last, outcome)
         return outcome
+
+    def _tell_the_end(self, m: Match, end: _End) -> None:
+        """Write each seat its pending events and, when the rules did not end the
+        match (time, crash, ...), a ``match_ended`` event with the end reason:
+        the last event an engine gets is always ``match_ended`` (PROTOCOL.md)."""
+        if m.result is None:
+            event = {"kind": "match_ended", "winner": end.winner, "reason": end.reason,
+                     "balances": list(m.balances), "rounds": m.round_number}
+            line = encode(EventMsg(event=event))
+            for out in self.outbox:
+                out.append(line)
+        for i, out in enumerate(self.outbox):
+            if out and self.opened[i]:
+                self._send_quietly(i, "\n".join(out))
+            out.clear()
 
     def _notify(self, last: str | None, outcome: MatchOutcome | None = None) -> None:
         if self.observer is None:

@@ -255,6 +255,28 @@ def test_a_hang_loses_on_time_with_the_overrun() -> None:
     assert out.detail == {"seat": 0, "overrun_ns": 0, "overrun_ms": 0.0}
 
 
+@pytest.mark.parametrize("script", [
+    on_nth_request(2, []),  # time
+    on_nth_request(2, [(MS, EOF_MARK)]),  # crash
+    on_nth_request(2, [(MS, "{bad json")]),  # protocol
+])
+def test_every_engine_is_told_how_the_match_ended_before_quit(script: Script) -> None:
+    # PROTOCOL.md: the last event is match_ended, and all remaining events come
+    # before quit — also when the match ends by time, a crash or a protocol error.
+    out, a, b = play(script)
+    assert out.reason in ("time", "crash", "protocol")
+    for seat in (a, b):
+        kinds = [m["type"] for m in seat.received]
+        assert kinds[-1] == "quit"
+        assert seat.received[-2] == {"type": "event", "event": {
+            "kind": "match_ended", "winner": 1, "reason": out.reason,
+            "balances": list(out.balances), "rounds": out.rounds}}
+    # B's own last action's events were still pending for it: they come first
+    placed_b = [m for m in b.messages("event") if m["event"]["kind"] == "placed"]
+    placed_a = [m for m in a.messages("event") if m["event"]["kind"] == "placed"]
+    assert placed_b == placed_a
+
+
 def test_a_reply_read_after_the_deadline_loses_with_its_overrun() -> None:
     # bank 2 s + delay 0.1 s: a reply 2.1 s + 7 ms after the request is 7 ms late
     out, _, _ = play(on_nth_request(1, [(2100 * MS + 7 * MS, action_line(0, "x"))]),
