@@ -95,8 +95,9 @@ EndReason = Literal["balance", "round_limit", "resign", "time", "illegal", "cras
                     "protocol", "startup", "aborted"]
 END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "resign", "time", "illegal",
                                        "crash", "protocol", "startup", "aborted")
-LOG_LINE_CAP: Final = 1000
-LOG_LINES_CAP: Final = 200
+LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
+LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
+# rejected replies whose raw line is recorded; further ones are counted (engine_exit)
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
@@ -245,6 +246,14 @@ class LiveState:
 Observer = Callable[[LiveState], None]
 
 
+def _cut(raw: str) -> str:
+    """An engine's line as held back in the transcript: at most LOG_LINE_CAP
+    characters, and a mark of its length when cut."""
+    if len(raw) <= LOG_LINE_CAP:
+        return raw
+    return f"{raw[:LOG_LINE_CAP]}…[{len(raw)} chars]"
+
+
 class _End(Exception):
     def __init__(self, winner: int | None, reason: EndReason, detail: dict[str, Any],
                  rated: bool = True) -> None:
@@ -307,6 +316,9 @@ class _Referee:
         self.first_request: int | None = None
         self.last_accept = 0
         self.logs = [0, 0]
+        self.stales = [0, 0]
+        self.rules_asked = [0, 0]
+        self.rejected = [0, 0]
         self.last: str | None = None
         self.encoder = RequestEncoder()
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
@@ -638,7 +650,7 @@ class _Referee:
             f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'),
             flush=False)
         # the raw line may carry extra fields: private until the round ends
-        tx.private(seq, "reply_raw", {"seat": p, "raw": text})
+        tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(text)})
 
     def _illegal(self, p: int, rid: int, action_text: str, raw: str, t: int, charge: Charge,
                  err: NotationError | IllegalActionError) -> tuple[int, int]:
@@ -655,8 +667,10 @@ class _Referee:
             "charge": {"delay_used_ns": charge.delay_used, "bank_used_ns": charge.bank_used,
                        "timed_out": charge.timed_out, "overrun_ns": charge.overrun},
             "banks_ns": list(self.mclock.banks)})
-        tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
-        tx.private(seq, "error_raw", {"seat": p, "message": message})
+        self.rejected[p] += 1
+        if self.rejected[p] <= LOG_LINES_CAP:
+            tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
+            tx.private(seq, "error_raw", {"seat": p, "message": _cut(message)})
         if self.policy.forfeits(p, err):
             raise _End(1 - p, "illegal", {"seat": p, "action": action_text, "rule": rule,
                                           "code": code, "message": message})
@@ -668,14 +682,18 @@ class _Referee:
         return start, deadline
 
     def _stale(self, p: int, got_id: int, raw: str, t: int) -> None:
-        seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
-        self.tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
+        self.stales[p] += 1
+        if self.stales[p] <= LOG_LINES_CAP:
+            seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
+            self.tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
         self._send(p, encode(ErrorMsg(id=got_id, code="stale_id", message=(
             f"action for request {got_id} ignored: the pending request is {self.req_id}"))))
 
     def _other_message(self, p: int, msg: Any, raw: str, t: int) -> None:
         if isinstance(msg, RulesRequest):
-            self.tx.write("rules", t, {"seat": p, "id": msg.id, "topic": msg.topic})
+            self.rules_asked[p] += 1
+            if self.rules_asked[p] <= LOG_LINES_CAP:
+                self.tx.write("rules", t, {"seat": p, "id": msg.id, "topic": msg.topic})
             self._send(p, encode(RulesAnswer(id=msg.id, topic=msg.topic,
                                              text=rules_section(msg.topic))))
         elif isinstance(msg, Log):
@@ -823,6 +841,8 @@ class _Referee:
                           "signal": info.signal if info else None,
                           "how": info.how if info else "not_started",
                           "stderr_bytes": seat.stderr_bytes(),
+                          "log_lines": self.logs[i], "stale_lines": self.stales[i],
+                          "rules_requests": self.rules_asked[i], "rejected": self.rejected[i],
                           "stderr_log": seat.describe().get("stderr_log")})
         t_end = self.clock()
         self.tx.reveal_round(t)

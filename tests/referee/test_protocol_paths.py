@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +240,38 @@ def test_log_lines_are_recorded_privately_and_capped(tmp_path: Path) -> None:
     private = [p for x in lines if x["type"] == "round_reveal" for p in x["private"]
                if p["kind"] == "log"]
     assert private[0]["message"] == "m" * 1000
+
+
+def test_what_an_engine_makes_the_referee_record_is_capped(tmp_path: Path) -> None:
+    # An engine that floods stale replies, rules requests and illegal actions (with
+    # long junk) at one request must not blow up the transcript or the referee's
+    # memory: at most 200 such lines per seat are recorded, each raw line held
+    # back is cut to 1000 characters, and the rest is counted.
+    junk = "j" * 5000
+
+    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        if msg["type"] == "request" and len(seat.requests()) == 1:
+            flood = [(MS, json.dumps({"type": "action", "id": 0, "action": "draw", "x": junk})),
+                     (MS, json.dumps({"type": "rules", "id": 1, "topic": "7"})),
+                     (MS, json.dumps({"type": "action", "id": msg["id"], "action": junk}))]
+            return [*flood * 300, (2 * MS, action_line(msg["id"], msg["legal"][0]))]
+        return first_legal()(msg, seat)
+
+    path = tmp_path / "t.jsonl"
+    out, _, _ = play(script, transcript=path, spec=replace(SPEC, max_rounds=1))
+    assert out.reason == "round_limit"
+    lines = read(path)
+    kinds = [x["type"] for x in lines]
+    assert kinds.count("stale") == 200 and kinds.count("rules") == 200
+    assert sum(1 for x in lines if x["type"] == "reply" and x["status"] == "bad_action") == 300
+    private = [p for x in lines if x["type"] == "round_reveal" for p in x["private"]
+               if p["kind"] in ("reply_raw", "error_raw")]
+    assert all(len(p.get("raw", p.get("message", ""))) <= 1100 for p in private)
+    assert len([p for p in private if p["kind"] == "reply_raw"]) <= 400 + out.decisions
+    exit_a = next(x for x in lines if x["type"] == "engine_exit" and x["seat"] == 0)
+    assert (exit_a["stale_lines"], exit_a["rules_requests"], exit_a["rejected"]) == (
+        300, 300, 300)
+    assert len(path.read_bytes()) < 1_000_000  # the junk alone would be 4.5 MB
 
 
 def test_a_crash_ends_the_match_with_the_exit_status() -> None:
