@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -47,10 +48,10 @@ def render_state(state: LiveState) -> Table:
     table.add_column("bank", justify="right")
     for i in (0, 1):
         mark = "▶ " if state.to_act == i else "  "
-        table.add_row(f"{mark}{'AB'[i]}", state.engines[i], str(state.balances[i]),
+        table.add_row(f"{mark}{'AB'[i]}", Text(state.engines[i]), str(state.balances[i]),
                       _clock_text(state.banks_ns[i]))
     if state.last:
-        table.caption = f"last: {state.last}"
+        table.caption = Text(f"last: {state.last}")
         table.caption_justify = "left"
     return table
 
@@ -90,7 +91,7 @@ def match(
     err = Console(stderr=True)
 
     def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {message}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
         return typer.Exit(code=EXIT_BAD_ARGS)
 
     if illegal not in ("reject", "forfeit"):
@@ -126,7 +127,8 @@ def match(
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
-    console.print(f"[bold]A[/bold] {engines[0].name}  vs  [bold]B[/bold] {engines[1].name}"
+    console.print(f"[bold]A[/bold] {escape(engines[0].name)}  vs  "
+                  f"[bold]B[/bold] {escape(engines[1].name)}"
                   f"  ·  {spec.time_control.describe()}  ·  seed {seed}", highlight=False)
     with signals_interrupt(), Live(console=console, refresh_per_second=8,
                                    transient=False) as live:
@@ -139,5 +141,5 @@ def match(
     style = "green" if outcome.reason not in ("startup", "aborted") else "red"
     console.print(Group(Text(f"result: {outcome.summary()}", style=style)))
     if outcome.transcript_path is not None:
-        console.print(f"transcript: {outcome.transcript_path}", highlight=False)
+        console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))

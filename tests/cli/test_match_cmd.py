@@ -48,6 +48,7 @@ def test_live_display_ends_with_a_result_line(c_first: Path) -> None:
     (["--delay", "1e300"], "--delay 1e+300"),
     (["--startup", "nan"], "--startup nan"),
     (["--transcript", "/nonexistent-dir/t.jsonl"], "--transcript"),
+    (["--transcript", "/no[/red]/t.jsonl"], "/no[/red]/t.jsonl"),  # not rich markup
 ])
 def test_bad_arguments_exit_2(args: list[str], says: str) -> None:
     res = runner.invoke(app, ["match", "a", "b", *args])
@@ -127,3 +128,28 @@ def test_a_referee_stopped_by_a_signal_ends_its_engines(c_first: Path, tmp_path:
             break
         time.sleep(0.01)
     assert _pid_dead(grandchild)
+
+
+EVIL_NAME = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': '[/bold] x [red]', "
+    "'protocol': 'bidref/1'}), flush=True)\n"
+    "    elif msg['type'] == 'request':\n"
+    "        print(json.dumps({'type': 'action', 'id': msg['id'], "
+    "'action': msg['legal'][0]}), flush=True)\n"
+)
+
+
+@pytest.mark.e2e
+def test_an_engine_name_is_shown_as_text_not_markup(c_first: Path, tmp_path: Path) -> None:
+    # The name comes from the engine's hello: rich markup in it must neither break
+    # the live display nor style it.
+    engine = tmp_path / "[red]engine.py"
+    engine.write_text(EVIL_NAME)
+    res = runner.invoke(app, ["match", str(engine), str(c_first), "--seed", "5",
+                              "--bank", "20", "--delay", "0.05", "--max-rounds", "1"])
+    assert res.exit_code == 0, res.output
+    assert "[/bold] x [red]" in res.output and "[red]engine" in res.output
