@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -246,6 +247,12 @@ class LiveState:
 Observer = Callable[[LiveState], None]
 
 
+def _file_name(name: str) -> str:
+    """``name`` as one file name (no folders): other characters than letters,
+    digits, ``.``, ``-`` and ``_`` become ``_``."""
+    return re.sub(r"[^\w.-]", "_", name)
+
+
 def _cut(raw: str) -> str:
     """An engine's line as held back in the transcript: at most LOG_LINE_CAP
     characters, and a mark of its length when cut."""
@@ -282,7 +289,7 @@ def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
         stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
         seats = [EngineSeat(e, transport=spec.transport, clock=clock, max_line=spec.max_line,
                             stderr_log=None if stderr_dir is None
-                            else stderr_dir / f"{'AB'[i]}-{e.name}.stderr.log")
+                            else stderr_dir / f"{'AB'[i]}-{_file_name(e.name)}.stderr.log")
                  for i, e in enumerate(spec.engines)]
     if len(seats) != 2:
         raise ValueError(f"a match needs 2 seats, got {len(seats)}")

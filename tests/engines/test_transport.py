@@ -13,6 +13,7 @@ import pytest
 import bidref.engines.framing
 from bidref.engines import (
     EngineSpec,
+    EngineStartError,
     Eof,
     Line,
     LineFramer,
@@ -331,3 +332,14 @@ def test_has_input_ignores_a_line_not_finished_yet() -> None:
         os.close(r)
         if w >= 0:
             os.close(w)
+
+
+@pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
+def test_a_stderr_log_that_cannot_be_made_starts_no_process(
+        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    with pytest.raises((OSError, EngineStartError)):
+        cls(["sh", "-c", f"touch {marker}; exec sleep 30"],
+            stderr_log=tmp_path / "no-such-dir" / "e.log")
+    time.sleep(0.3)
+    assert not marker.exists(), "the engine was started and left running"

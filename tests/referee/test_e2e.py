@@ -121,3 +121,16 @@ def test_a_missing_engine_is_a_startup_failure(c_first: Path) -> None:
                               time_control=FAST))
     assert (out.reason, out.winner, out.rated) == ("startup", 0, False)
     assert "cannot start" in out.detail["problem"]
+
+
+def test_stderr_logs_stay_in_their_folder_whatever_the_engine_name(c_first: Path,
+                                                                    tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    odd = EngineSpec("../sub/odd name", (str(c_first),))
+    out = run_match(MatchSpec(engines=(odd, resolve_engine(str(c_first))), seed=5,
+                              time_control=FAST, max_rounds=1, stderr_dir=str(logs)))
+    assert out.reason == "round_limit", out.summary()
+    assert sorted(p.name for p in logs.iterdir()) == ["A-.._sub_odd_name.stderr.log",
+                                                      "B-c_first.stderr.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
