@@ -50,8 +50,11 @@ class ProcessTransport:
             look = clock() + EXIT_POLL_NS
             until = look if deadline is None or look < deadline else deadline
             got = get_incoming(self._queue, clock, until)
-            if got is not None or until == deadline:
+            if got is not None:
+                self._reader.taken(got)
                 return got
+            if until == deadline:
+                return None
             if exit_info_of(self.pid, "running") is not None:
                 self._reader.take_all()
                 if self._queue.empty():
@@ -83,6 +86,7 @@ class ProcessTransport:
             if quit_line is not None:
                 write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
 
+        self._reader.release()
         info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap)
         self._release()
         self._sink.close()

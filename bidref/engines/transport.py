@@ -39,6 +39,8 @@ STDERR_CAP: Final = 1 << 20  # bytes of stderr kept in a per-engine log
 STDERR_TAIL: Final = 2000  # characters of stderr kept in memory for crash reports
 WRITE_TIMEOUT_NS: Final = 10_000_000_000
 EXIT_POLL_NS: Final = 50_000_000  # how often a read looks whether the engine has exited
+BACKLOG_CAP: Final = 16 << 20  # stdout kept that the referee has not taken (chars, ~)
+LINE_WEIGHT: Final = 64  # what a queued line costs beyond its characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,10 +189,16 @@ class StdoutReader:
 
     ``on_other`` (pty transport) receives lines that do not look like JSON
     objects, which are then treated as stderr output.
+
+    What is queued and not yet taken (:meth:`taken`) is kept up to
+    ``backlog_cap``: beyond it the thread stops reading until the referee takes
+    lines, so an engine flooding its stdout waits on its full pipe instead of
+    filling the referee's memory.
     """
 
     def __init__(self, fd: int, clock: Clock, out: queue.SimpleQueue[Incoming],
-                 max_line: int, on_other: Callable[[bytes], None] | None = None) -> None:
+                 max_line: int, on_other: Callable[[bytes], None] | None = None,
+                 backlog_cap: int = BACKLOG_CAP) -> None:
         os.set_blocking(fd, False)
         self.fd = fd
         self.clock = clock
@@ -199,6 +207,11 @@ class StdoutReader:
         self.framer = LineFramer(max_line)
         self.lock = threading.Lock()
         self.done = False  # EOF has been queued
+        self.backlog_cap = backlog_cap
+        self.queued = 0  # weight of the lines queued (written by the reading side only)
+        self.taken_weight = 0  # weight of the lines taken (written by the taking side only)
+        self.room = threading.Event()  # set while the backlog is under the cap
+        self.room.set()
         self._poller = select.poll()
         self._poller.register(fd, select.POLLIN)
 
@@ -207,6 +220,7 @@ class StdoutReader:
         poller = select.poll()
         poller.register(self.fd, select.POLLIN)
         while True:
+            self._wait_for_room()
             # Wait for bytes without taking them: they stay in the pipe until this
             # thread holds the GIL to stamp them, so that meanwhile the referee can
             # see them (waiting) and take them itself.
@@ -214,6 +228,24 @@ class StdoutReader:
             with self.lock:
                 if not self._take():
                     return
+
+    def _wait_for_room(self) -> None:
+        while self.queued - self.taken_weight > self.backlog_cap:
+            self.room.clear()
+            if self.queued - self.taken_weight > self.backlog_cap:  # (no lost wake-up)
+                self.room.wait(0.5)
+
+    def taken(self, item: Incoming) -> None:
+        """The referee took ``item`` from the queue: room for more."""
+        if type(item) is Line:
+            self.taken_weight += len(item.text) + LINE_WEIGHT
+            if not self.room.is_set() and self.queued - self.taken_weight <= self.backlog_cap:
+                self.room.set()
+
+    def release(self) -> None:
+        """Stop holding the thread back (the process is being ended)."""
+        self.backlog_cap = 1 << 62
+        self.room.set()
 
     def waiting(self) -> bool:
         """Whether bytes (or EOF) are in the pipe, not read yet."""
@@ -260,6 +292,7 @@ class StdoutReader:
             elif on_other is not None and not item.lstrip().startswith("{"):
                 on_other((item + "\n").encode())
             else:
+                self.queued += len(item) + LINE_WEIGHT
                 self.out.put(Line(item, t))
         return True
 

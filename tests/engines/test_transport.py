@@ -343,3 +343,49 @@ def test_a_stderr_log_that_cannot_be_made_starts_no_process(
             stderr_log=tmp_path / "no-such-dir" / "e.log")
     time.sleep(0.3)
     assert not marker.exists(), "the engine was started and left running"
+
+
+def test_an_engine_flooding_stdout_is_held_back_not_stored_without_end() -> None:
+    # Stdout is read at all times, but what the referee has not taken yet is kept
+    # only up to a cap: beyond it the reader stops, and a flooding engine waits on
+    # its full pipe instead of filling the referee's memory. Taking lines frees room.
+    import queue
+    import threading
+
+    from bidref.engines.process import ProcessTransport
+    from bidref.engines.transport import StdoutReader
+
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    t = ProcessTransport()
+    t.clock = time.monotonic_ns
+    t._queue = queue.SimpleQueue()
+    t._reader = StdoutReader(r, t.clock, t._queue, max_line=1000, backlog_cap=100_000)
+    th = threading.Thread(target=t._reader.run, daemon=True)
+    th.start()
+    line = b'{"type":"log","message":"' + b"f" * 100 + b'"}\n'
+    written = 0
+    try:
+        give_up = time.monotonic() + 10
+        stuck_since = None
+        while True:  # write until the pipe stays full for 0.3 s
+            try:
+                os.write(w, line)
+                written += 1
+                stuck_since = None
+            except BlockingIOError:
+                stuck_since = stuck_since or time.monotonic()
+                if time.monotonic() - stuck_since > 0.3:
+                    break
+                time.sleep(0.001)
+            assert time.monotonic() < give_up, "the reader kept reading without end"
+        queued = t._queue.qsize()
+        assert 0 < queued * len(line) < 100_000 + 70_000  # the cap, and one more read
+        for _ in range(written):  # every line comes, in order, once room is made
+            got = t.read(time.monotonic_ns() + 5 * SECOND)
+            assert isinstance(got, Line) and got.text == line[:-1].decode()
+    finally:
+        os.close(w)
+        th.join(timeout=5)
+        os.close(r)
+    assert not th.is_alive()
