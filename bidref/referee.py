@@ -700,7 +700,9 @@ class _Referee:
         if isinstance(msg, RulesRequest):
             self.rules_asked[p] += 1
             if self.rules_asked[p] <= LOG_LINES_CAP:
-                self.tx.write("rules", t, {"seat": p, "id": msg.id, "topic": msg.topic})
+                self.tx.write("rules", t, {
+                    "seat": p, "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
+                    "topic": None if msg.topic is None else _cut(msg.topic)})
             self._send(p, encode(RulesAnswer(id=msg.id, topic=msg.topic,
                                              text=rules_section(msg.topic))))
         elif isinstance(msg, Log):
