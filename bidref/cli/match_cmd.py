@@ -79,10 +79,19 @@ def match(
 ) -> None:
     """Play a match between two engines and print the result.
 
-    Example (after `make -C sample_engines`):
+    Examples (after `make -C sample_engines`):
 
         bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py
         --seed 7 --bank 10 --delay 0.5 --transcript t.jsonl
+
+    Fast, strict testing of your engine (a quoted command line, or an engine
+    file with name, command, cwd, env, options), one JSON result:
+
+        bidref match "python3 my_bot.py --fast" sample_engines/c_first/engine
+        --bank 2 --delay 0.05 --illegal forfeit --json
+
+    An engine whose stdout is buffered on pipes (e.g. C stdio without fflush):
+    add --transport pty.
 
     Exit codes: 0 a finished match (whoever won), 2 bad arguments, 3 an engine
     failed to start, 4 aborted by a referee timing fault, 130 interrupted
