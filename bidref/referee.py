@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, Incoming, Line, Overlong
+from .engines import Clock, EngineSpec, Eof, ExitInfo, Incoming, Line, Overlong
 from .engines.framing import MAX_LINE
 from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
 from .protocol import (
@@ -830,20 +830,24 @@ class _Referee:
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
         m = self.match
-        if m is not None:
-            self._tell_the_end(m, end)
+        # An interrupt now (a Ctrl-C during a grace period) must not leave engines
+        # running: telling them is skipped, ending them is started again.
+        with contextlib.suppress(KeyboardInterrupt):
+            if m is not None:
+                self._tell_the_end(m, end)
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
         quit_sent = [False, False]
-        for i in (0, 1):
-            # an engine that had exited already (e.g. crashed) does not quit now
-            if self.opened[i]:
-                gone = self.seats[i].exit_info(0) is not None
-                with contextlib.suppress(SeatGone):
-                    self.seats[i].send(quit_line)
-                    quit_sent[i] = not gone
+        with contextlib.suppress(KeyboardInterrupt):
+            for i in (0, 1):
+                # an engine that had exited already (e.g. crashed) does not quit now
+                if self.opened[i]:
+                    gone = self.seats[i].exit_info(0) is not None
+                    with contextlib.suppress(SeatGone):
+                        self.seats[i].send(quit_line)
+                        quit_sent[i] = not gone
         exits: list[dict[str, object]] = []
         for i, seat in enumerate(self.seats):
-            info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None
+            info = self._close(seat) if self.opened[i] else None
             if info is not None and info.how == "exited" and quit_sent[i]:
                 info = replace(info, how="quit")  # it exited after our quit line
             exits.append({"seat": i, "exit_code": info.exit_code if info else None,
@@ -876,6 +880,13 @@ class _Referee:
         self.tx.close()
         self._notify(self.last, outcome)
         return outcome
+
+    def _close(self, seat: Seat) -> ExitInfo:
+        while True:
+            try:
+                return seat.close(None, self.spec.grace_ns)
+            except KeyboardInterrupt:
+                log.warning("interrupted while ending an engine: ending it again")
 
     def _tell_the_end(self, m: Match, end: _End) -> None:
         """Write each seat its pending events and, when the rules did not end the

@@ -472,3 +472,30 @@ def test_a_referee_bug_still_closes_every_seat() -> None:
     with pytest.raises(RuntimeError, match="bug in a seat"):
         run_match(SPEC, seats=[a, b], clock=clock)
     assert a.closed and b.closed
+
+
+class InterruptedAtClose(FakeSeat):
+    """Ctrl-C (or SIGTERM, which `bidref match` turns into it) while the seat is
+    being ended, e.g. during the grace period of an engine that does not quit."""
+
+    interrupts = 1
+    closes = 0
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        self.closes += 1
+        if self.interrupts:
+            self.interrupts -= 1
+            raise KeyboardInterrupt
+        return super().close(quit_line, grace_ns)
+
+
+@pytest.mark.parametrize("when", ["after a finished match", "after Ctrl-C"])
+def test_an_interrupt_while_the_engines_are_ended_still_ends_them(when: str) -> None:
+    clock = FakeClock()
+    script = (first_legal() if when == "after a finished match"
+              else on_nth_request(3, [(MS, INTERRUPT_MARK)]))
+    a = InterruptedAtClose("a", clock, script)
+    b = InterruptedAtClose("b", clock, first_legal())
+    out = run_match(SPEC, seats=[a, b], clock=clock)
+    assert out.reason == ("balance" if when == "after a finished match" else "aborted")
+    assert a.closed and b.closed
