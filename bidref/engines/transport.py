@@ -385,6 +385,49 @@ def _killpg(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+def _escaped(pid: int) -> dict[int, int]:
+    """The living descendants of ``pid`` outside its process group (they called
+    setsid or setpgid), as pid -> start time; empty where there is no /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return {}
+    children: dict[int, list[int]] = {}
+    info: dict[int, tuple[int, int]] = {}  # pid -> (process group, start time)
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        child = int(name)
+        children.setdefault(int(fields[1]), []).append(child)
+        info[child] = (int(fields[2]), int(fields[19]))
+    out: dict[int, int] = {}
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in out and child in info:
+                out[child] = info[child][1]
+                todo.append(child)
+    return {p: start for p, start in out.items() if info[p][0] != pid}
+
+
+def _kill_escaped(escaped: dict[int, int]) -> None:
+    """SIGKILL each of ``escaped`` that is still the same process (same start time)."""
+    for p, start in escaped.items():
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                same = int(f.read().rsplit(b")", 1)[1].split()[19]) == start
+        except (OSError, IndexError, ValueError):
+            continue
+        if same:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(p, signal.SIGKILL)
+
+
 def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
               reap: Callable[[], None]) -> ExitInfo:
     """End engine ``pid`` (leader of its own process group) and every process in
@@ -395,8 +438,10 @@ def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
     ``sigkill``.
 
     The group is always killed at the end, even when the leader exited by
-    itself, so grandchildren left behind are ended too.
+    itself, so grandchildren left behind are ended too; so are descendants that
+    left the group (setsid), if they are found while their parent still lives.
     """
+    escaped = _escaped(pid)
     info = exit_info_of(pid, "exited")
     if info is None:
         if send_quit is not None:
@@ -411,6 +456,7 @@ def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
         info = wait_exit(pid, 5_000_000_000, "sigkill")
     # The leader is a zombie (or alive) until reaped: the pgid is still ours.
     _killpg(pid, signal.SIGKILL)
+    _kill_escaped(escaped)
     reap()
     if info is None:  # pragma: no cover - SIGKILL did not end it within 5 s
         info = ExitInfo(None, None, "running")

@@ -98,6 +98,28 @@ def test_no_process_survives_grandchildren_included(
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
+def test_a_grandchild_in_a_session_of_its_own_is_ended_too(
+        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    t = cls([sys.executable, str(SCRIPTS / "escapee.py"), str(pidfile)])
+    try:
+        give_up = time.monotonic() + 10
+        while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
+            assert time.monotonic() < give_up, "the grandchild did not start"
+            time.sleep(0.01)
+        grandchild = int(pidfile.read_text())
+        assert not _pid_dead(grandchild)
+    finally:
+        t.close(None, 100_000_000)
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)
+
+
+@pytest.mark.e2e
 def test_stderr_is_drained_while_the_engine_writes_megabytes(tmp_path: Path) -> None:
     log = tmp_path / "err.log"
     t = PipeTransport([sys.executable, str(SCRIPTS / "first_legal.py"), "flood"],
