@@ -833,6 +833,10 @@ class _Referee:
         # An interrupt now (a Ctrl-C during a grace period) must not leave engines
         # running: telling them is skipped, ending them is started again.
         with contextlib.suppress(KeyboardInterrupt):
+            for i, seat in enumerate(self.seats):
+                before_end = getattr(seat, "before_end", None)
+                if before_end is not None and self.opened[i]:
+                    before_end()
             if m is not None:
                 self._tell_the_end(m, end)
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))

@@ -20,6 +20,7 @@ from .transport import (
     Incoming,
     StderrSink,
     StdoutReader,
+    escaped_descendants,
     exit_info_of,
     get_incoming,
     terminate,
@@ -36,6 +37,7 @@ class ProcessTransport:
     _queue: queue.SimpleQueue[Incoming]
     _sink: StderrSink
     _closed: ExitInfo | None = None
+    _noted: dict[int, int] | None = None  # escaped descendants noted before the end
 
     def write_line(self, text: str) -> int:
         write_all(self._wfd, (text + "\n").encode())
@@ -71,6 +73,10 @@ class ProcessTransport:
             return not self._queue.empty()
         return False
 
+    def note_descendants(self) -> None:
+        if self._closed is None:
+            self._noted = {**(self._noted or {}), **escaped_descendants(self.pid)}
+
     def poll_exit(self) -> ExitInfo | None:
         return self._closed or exit_info_of(self.pid, "running")
 
@@ -87,7 +93,8 @@ class ProcessTransport:
                 write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
 
         self._reader.release()
-        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap)
+        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap,
+                         self._noted)
         self._release()
         self._sink.close()
         self._closed = info

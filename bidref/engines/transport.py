@@ -109,6 +109,11 @@ class Transport(Protocol):
         """The next incoming item, or None once the clock reaches ``deadline``."""
         ...
 
+    def note_descendants(self) -> None:
+        """Note the engine's descendants outside its process group now, so that
+        :meth:`close` ends them even if the engine exits first."""
+        ...
+
     def has_input(self) -> bool:
         """Whether the engine has written a complete line (or an over-long one,
         or closed stdout) that :meth:`read` has not returned yet."""
@@ -385,6 +390,12 @@ def _killpg(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+def escaped_descendants(pid: int) -> dict[int, int]:
+    """What :func:`terminate` will end besides the group (see there): look before
+    telling an engine to quit, as its children are orphans once it has exited."""
+    return _escaped(pid)
+
+
 def _escaped(pid: int) -> dict[int, int]:
     """The living descendants of ``pid`` outside its process group (they called
     setsid or setpgid), as pid -> start time; empty where there is no /proc."""
@@ -429,7 +440,7 @@ def _kill_escaped(escaped: dict[int, int]) -> None:
 
 
 def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
-              reap: Callable[[], None]) -> ExitInfo:
+              reap: Callable[[], None], escaped: dict[int, int] | None = None) -> ExitInfo:
     """End engine ``pid`` (leader of its own process group) and every process in
     the group: quit line (if ``send_quit``), grace, SIGTERM, grace, SIGKILL, then
     reap the leader. The grace period is given even without ``send_quit`` (the
@@ -439,9 +450,10 @@ def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
 
     The group is always killed at the end, even when the leader exited by
     itself, so grandchildren left behind are ended too; so are descendants that
-    left the group (setsid), if they are found while their parent still lives.
+    left the group (setsid), if they are found while their parent still lives
+    (now, or earlier: ``escaped``, see :func:`escaped_descendants`).
     """
-    escaped = _escaped(pid)
+    escaped = {**(escaped or {}), **_escaped(pid)}
     info = exit_info_of(pid, "exited")
     if info is None:
         if send_quit is not None:

@@ -134,3 +134,25 @@ def test_stderr_logs_stay_in_their_folder_whatever_the_engine_name(c_first: Path
     assert sorted(p.name for p in logs.iterdir()) == ["A-.._sub_odd_name.stderr.log",
                                                       "B-c_first.stderr.log"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
+
+
+def test_a_grandchild_in_its_own_session_does_not_survive_the_match(c_first: Path,
+                                                                    tmp_path: Path) -> None:
+    # The engine exits at once on quit: its grandchild, in a session of its own,
+    # must have been found before, to be ended with it.
+    from tests.engines.test_transport import _pid_dead
+
+    pidfile = tmp_path / "pids"
+    escapee = EngineSpec("escapee", (sys.executable, str(SCRIPTS / "escapee.py"),
+                                     str(pidfile), "plays"))
+    out = run_match(MatchSpec(engines=(escapee, resolve_engine(str(c_first))), seed=5,
+                              time_control=TimeControl.of_seconds(bank=0.2, delay=0.05)))
+    assert out.reason == "time", out.summary()
+    grandchild = int(pidfile.read_text())
+    import time
+
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)
