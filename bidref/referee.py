@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, Incoming, Line, Overlong
+from .engines import Clock, EngineSpec, Eof, ExitInfo, Incoming, Line, Overlong
 from .engines.framing import MAX_LINE
 from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
 from .protocol import (
@@ -48,6 +49,7 @@ from .protocol import (
     EngineHello,
     ErrorCode,
     ErrorMsg,
+    EventMsg,
     Log,
     Pong,
     ProtocolError,
@@ -94,8 +96,10 @@ EndReason = Literal["balance", "round_limit", "resign", "time", "illegal", "cras
                     "protocol", "startup", "aborted"]
 END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "resign", "time", "illegal",
                                        "crash", "protocol", "startup", "aborted")
-LOG_LINE_CAP: Final = 1000
-LOG_LINES_CAP: Final = 200
+LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
+LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
+# rejected replies whose raw line is recorded; further ones are counted (engine_exit)
+PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
 # -- the illegal-action policy (outside the rules) ------------------------------------------
@@ -243,6 +247,20 @@ class LiveState:
 Observer = Callable[[LiveState], None]
 
 
+def _file_name(name: str) -> str:
+    """``name`` as one file name (no folders): other characters than letters,
+    digits, ``.``, ``-`` and ``_`` become ``_``."""
+    return re.sub(r"[^\w.-]", "_", name)
+
+
+def _cut(raw: str) -> str:
+    """An engine's line as held back in the transcript: at most LOG_LINE_CAP
+    characters, and a mark of its length when cut."""
+    if len(raw) <= LOG_LINE_CAP:
+        return raw
+    return f"{raw[:LOG_LINE_CAP]}…[{len(raw)} chars]"
+
+
 class _End(Exception):
     def __init__(self, winner: int | None, reason: EndReason, detail: dict[str, Any],
                  rated: bool = True) -> None:
@@ -271,7 +289,7 @@ def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
         stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
         seats = [EngineSeat(e, transport=spec.transport, clock=clock, max_line=spec.max_line,
                             stderr_log=None if stderr_dir is None
-                            else stderr_dir / f"{'AB'[i]}-{e.name}.stderr.log")
+                            else stderr_dir / f"{'AB'[i]}-{_file_name(e.name)}.stderr.log")
                  for i, e in enumerate(spec.engines)]
     if len(seats) != 2:
         raise ValueError(f"a match needs 2 seats, got {len(seats)}")
@@ -305,6 +323,9 @@ class _Referee:
         self.first_request: int | None = None
         self.last_accept = 0
         self.logs = [0, 0]
+        self.stales = [0, 0]
+        self.rules_asked = [0, 0]
+        self.rejected = [0, 0]
         self.last: str | None = None
         self.encoder = RequestEncoder()
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
@@ -405,7 +426,7 @@ class _Referee:
                 how = info.describe() if info else "closed its stdout"
                 raise fail(f"the engine ended before its hello ({how}){self._tail(i)}")
             if isinstance(inc, Overlong):
-                raise fail(f"a line of {inc.length} bytes instead of a hello")
+                raise fail(f"a line of more than {self.spec.max_line} bytes instead of a hello")
             try:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
@@ -476,20 +497,31 @@ class _Referee:
                 f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
                 f'"deadline_ns":{deadline - self.origin}'))
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
-        branches, quiet_until = self._prepare(match, seat, start)
+        branches, came = self._prepare(match, seat, start, deadline)
+        first_t: int | None = None
         while True:
             inc = seat.receive(deadline)
             if type(inc) is not Line:
                 self._not_a_line(p, inc, deadline)
             assert isinstance(inc, Line)
             t = inc.t
-            if quiet_until is not None:
-                # This line came while the referee was preparing, after the last
-                # look that found nothing (quiet_until), and the reader thread could
-                # stamp it only once the referee let it run: the player gets the
-                # benefit of that doubt, never the referee's work.
-                t = min(t, quiet_until)
-                quiet_until = None
+            if came is not None:
+                # The first line (and the others read with it) came while the
+                # referee was preparing: after the last look that found nothing
+                # (quiet) and by the look that found it (found); the reader thread
+                # could stamp it only once the referee let it run. The player gets
+                # the benefit of that doubt, never the referee's work.
+                quiet, found = came
+                if first_t is None:
+                    first_t = t
+                if t != first_t:
+                    came = None
+                else:
+                    if quiet < deadline <= found and t >= deadline:
+                        # the deadline passed while the referee prepared: it cannot
+                        # tell whether the line came before it
+                        raise self._timing_fault(p, deadline, found, "prepared")
+                    t = min(t, quiet)
             if t >= deadline:
                 raise self._late(p, deadline, t, "stamped")
             text = inc.text
@@ -529,14 +561,15 @@ class _Referee:
             self._accept(p, rid, action, branch, text, t, elapsed)
             return
 
-    def _prepare(self, match: Match, seat: Seat, start: int
-                 ) -> tuple[dict[str, Branch], int | None]:
+    def _prepare(self, match: Match, seat: Seat, start: int, deadline: int
+                 ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
         """Work out where each legal action of the player to move leads, while it
         thinks, so that its reply is answered at once. Stops as soon as the
-        player has sent something; a seat that cannot say so (no ``has_input``)
-        gets nothing prepared.
-        Returns the branches by action text, and, when something came in
-        meanwhile, the last time nothing had (see _decision)."""
+        player has sent a line, and in time to watch the deadline; a seat that
+        cannot say so (no ``has_input``) gets nothing prepared.
+        Returns the branches by action text, and, when a line came in
+        meanwhile, the last time nothing had and the time it was found (see
+        _decision)."""
         has_input = getattr(seat, "has_input", None)
         if has_input is None:
             return {}, None  # no way to stop in time: prepare nothing
@@ -547,11 +580,15 @@ class _Referee:
             now = clock()
             if has_input():
                 # Before any work of ours, the stamp stands as it is.
-                return branches, quiet if branches else None
+                return branches, (quiet, clock()) if branches else None
+            if now + max(PREPARE_MARGIN_NS, 2 * (now - quiet)) >= deadline:
+                # no time for another branch (the last one and a look took now -
+                # quiet): the referee must be waiting when the deadline comes
+                return branches, None
             quiet = now
             branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
         if has_input():
-            return branches, quiet if branches else None
+            return branches, (quiet, clock()) if branches else None
         return branches, None
 
     def _accept(self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int,
@@ -584,7 +621,7 @@ class _Referee:
         assert isinstance(inc, Overlong)
         raise _End(1 - p, "protocol", {
             "seat": p, "line": quote(inc.prefix),
-            "problem": f"a line of {inc.length} bytes (the limit is {self.spec.max_line})"})
+            "problem": f"a line of more than {self.spec.max_line} bytes (the limit)"})
 
     def _late(self, p: int, deadline: int, seen: int, how: str) -> _End:
         """A time loss, or a timing fault when the referee was not watching."""
@@ -620,7 +657,7 @@ class _Referee:
             f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'),
             flush=False)
         # the raw line may carry extra fields: private until the round ends
-        tx.private(seq, "reply_raw", {"seat": p, "raw": text})
+        tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(text)})
 
     def _illegal(self, p: int, rid: int, action_text: str, raw: str, t: int, charge: Charge,
                  err: NotationError | IllegalActionError) -> tuple[int, int]:
@@ -637,8 +674,10 @@ class _Referee:
             "charge": {"delay_used_ns": charge.delay_used, "bank_used_ns": charge.bank_used,
                        "timed_out": charge.timed_out, "overrun_ns": charge.overrun},
             "banks_ns": list(self.mclock.banks)})
-        tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
-        tx.private(seq, "error_raw", {"seat": p, "message": message})
+        self.rejected[p] += 1
+        if self.rejected[p] <= LOG_LINES_CAP:
+            tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
+            tx.private(seq, "error_raw", {"seat": p, "message": _cut(message)})
         if self.policy.forfeits(p, err):
             raise _End(1 - p, "illegal", {"seat": p, "action": action_text, "rule": rule,
                                           "code": code, "message": message})
@@ -650,14 +689,20 @@ class _Referee:
         return start, deadline
 
     def _stale(self, p: int, got_id: int, raw: str, t: int) -> None:
-        seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
-        self.tx.private(seq, "reply_raw", {"seat": p, "raw": raw})
+        self.stales[p] += 1
+        if self.stales[p] <= LOG_LINES_CAP:
+            seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
+            self.tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
         self._send(p, encode(ErrorMsg(id=got_id, code="stale_id", message=(
             f"action for request {got_id} ignored: the pending request is {self.req_id}"))))
 
     def _other_message(self, p: int, msg: Any, raw: str, t: int) -> None:
         if isinstance(msg, RulesRequest):
-            self.tx.write("rules", t, {"seat": p, "id": msg.id, "topic": msg.topic})
+            self.rules_asked[p] += 1
+            if self.rules_asked[p] <= LOG_LINES_CAP:
+                self.tx.write("rules", t, {
+                    "seat": p, "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
+                    "topic": None if msg.topic is None else _cut(msg.topic)})
             self._send(p, encode(RulesAnswer(id=msg.id, topic=msg.topic,
                                              text=rules_section(msg.topic))))
         elif isinstance(msg, Log):
@@ -770,38 +815,57 @@ class _Referee:
     def _timing_fault(self, p: int, deadline: int, seen: int, how: str) -> _End:
         late = seen - deadline
         log.warning("referee timing fault: %s %d ns after seat %d's deadline", how, late, p)
-        return _End(None, "aborted", {
-            "cause": "timing_fault", "seat": p, "late_ns": late,
-            "problem": (f"the referee {'woke' if how == 'woke' else 'read a reply'} "
-                        f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
-                        f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
-                        "cannot be proven")}, rated=False)
+        if how == "prepared":
+            problem = (f"the referee was preparing moves at the deadline and found a line "
+                       f"{late / MILLISECOND:.1f} ms after it that may have come before it: "
+                       "neither an in-time reply nor a time loss can be proven")
+        else:
+            problem = (f"the referee {'woke' if how == 'woke' else 'read a reply'} "
+                       f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
+                       f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
+                       "cannot be proven")
+        return _End(None, "aborted", {"cause": "timing_fault", "seat": p, "late_ns": late,
+                                      "problem": problem}, rated=False)
 
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
+        m = self.match
+        # An interrupt now (a Ctrl-C during a grace period) must not leave engines
+        # running: telling them is skipped, ending them is started again.
+        with contextlib.suppress(KeyboardInterrupt):
+            for i, seat in enumerate(self.seats):
+                before_end = getattr(seat, "before_end", None)
+                if before_end is not None and self.opened[i]:
+                    before_end()
+            if m is not None:
+                self._tell_the_end(m, end)
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
         quit_sent = [False, False]
-        for i in (0, 1):
-            if self.opened[i]:
-                with contextlib.suppress(SeatGone):
-                    self.seats[i].send(quit_line)
-                    quit_sent[i] = True
+        with contextlib.suppress(KeyboardInterrupt):
+            for i in (0, 1):
+                # an engine that had exited already (e.g. crashed) does not quit now
+                if self.opened[i]:
+                    gone = self.seats[i].exit_info(0) is not None
+                    with contextlib.suppress(SeatGone):
+                        self.seats[i].send(quit_line)
+                        quit_sent[i] = not gone
         exits: list[dict[str, object]] = []
         for i, seat in enumerate(self.seats):
-            info = seat.close(None, self.spec.grace_ns) if self.opened[i] else None
+            info = self._close(seat) if self.opened[i] else None
             if info is not None and info.how == "exited" and quit_sent[i]:
                 info = replace(info, how="quit")  # it exited after our quit line
             exits.append({"seat": i, "exit_code": info.exit_code if info else None,
                           "signal": info.signal if info else None,
                           "how": info.how if info else "not_started",
                           "stderr_bytes": seat.stderr_bytes(),
+                          "log_lines": self.logs[i], "stale_lines": self.stales[i],
+                          "rules_requests": self.rules_asked[i], "rejected": self.rejected[i],
                           "stderr_log": seat.describe().get("stderr_log")})
         t_end = self.clock()
         self.tx.reveal_round(t)
         for e in exits:
             self.tx.write("engine_exit", t_end, e)
         self.tx.reveal_seed(t_end)
-        m = self.match
         balances = (m.balances[0], m.balances[1]) if m else (150, 150)
         rounds = m.round_number if m else 0
         if m is not None and m.result is not None:
@@ -820,6 +884,28 @@ class _Referee:
         self.tx.close()
         self._notify(self.last, outcome)
         return outcome
+
+    def _close(self, seat: Seat) -> ExitInfo:
+        while True:
+            try:
+                return seat.close(None, self.spec.grace_ns)
+            except KeyboardInterrupt:
+                log.warning("interrupted while ending an engine: ending it again")
+
+    def _tell_the_end(self, m: Match, end: _End) -> None:
+        """Write each seat its pending events and, when the rules did not end the
+        match (time, crash, ...), a ``match_ended`` event with the end reason:
+        the last event an engine gets is always ``match_ended`` (PROTOCOL.md)."""
+        if m.result is None:
+            event = {"kind": "match_ended", "winner": end.winner, "reason": end.reason,
+                     "balances": list(m.balances), "rounds": m.round_number}
+            line = encode(EventMsg(event=event))
+            for out in self.outbox:
+                out.append(line)
+        for i, out in enumerate(self.outbox):
+            if out and self.opened[i]:
+                self._send_quietly(i, "\n".join(out))
+            out.clear()
 
     def _notify(self, last: str | None, outcome: MatchOutcome | None = None) -> None:
         if self.observer is None:

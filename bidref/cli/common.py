@@ -3,12 +3,19 @@ options that set up a match, and their checks."""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..referee import MatchOutcome
+from ..rules import SECOND
 
 # Exit codes: a finished match (any winner or a draw) is a success.
 EXIT_OK = 0
@@ -16,6 +23,46 @@ EXIT_BAD_ARGS = 2
 EXIT_STARTUP = 3
 EXIT_ABORTED = 4
 EXIT_INTERRUPTED = 130
+
+
+def transcript_problem(path: Path | None) -> str | None:
+    """Why the transcript cannot be written at ``path`` (before any engine starts);
+    None if it can."""
+    if path is None:
+        return None
+    folder = path.parent
+    if not folder.is_dir():
+        return (f"--transcript {str(path)!r}: the folder {str(folder)!r} does not exist; "
+                "create it or give another path")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        return f"--transcript {str(path)!r}: not writable; give another path"
+    return None
+
+
+@contextlib.contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """While a match runs, SIGTERM and SIGHUP (`timeout`, a closed terminal, a
+    cancelled job) stop it like Ctrl-C: aborted, and its engines ended. Once
+    one has come, further ones are ignored so that the engines are still ended."""
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def stop(signum: int, frame: object) -> None:
+        for s in stops:
+            signal.signal(s, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set in the main thread
+        return
+    saved = {s: signal.getsignal(s) for s in stops}
+    try:
+        for s in stops:
+            if s != signal.SIGINT or saved[s] is signal.default_int_handler:
+                signal.signal(s, stop)
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
 
 
 def exit_code_for(outcome: MatchOutcome) -> int:
@@ -44,6 +91,9 @@ def clock_args_problem(transport: str, bank: float, delay: float, startup: float
     """What is wrong with these options, said so the user can fix it; None if nothing."""
     if transport not in ("pipe", "pty"):
         return f"--transport {transport!r}: use pipe or pty"
+    for name, value in (("bank", bank), ("delay", delay), ("startup", startup)):
+        if not math.isfinite(value * SECOND):
+            return f"--{name} {value:g}: give a finite number of seconds, e.g. --{name} 10"
     if bank < 0 or delay < 0 or startup <= 0:
         return (f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
                 "give bank and delay >= 0 and a positive start-up timeout")

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -28,6 +29,8 @@ from .common import (
     TransportOption,
     clock_args_problem,
     exit_code_for,
+    signals_interrupt,
+    transcript_problem,
 )
 
 
@@ -45,10 +48,10 @@ def render_state(state: LiveState) -> Table:
     table.add_column("bank", justify="right")
     for i in (0, 1):
         mark = "▶ " if state.to_act == i else "  "
-        table.add_row(f"{mark}{'AB'[i]}", state.engines[i], str(state.balances[i]),
+        table.add_row(f"{mark}{'AB'[i]}", Text(state.engines[i]), str(state.balances[i]),
                       _clock_text(state.banks_ns[i]))
     if state.last:
-        table.caption = f"last: {state.last}"
+        table.caption = Text(f"last: {state.last}")
         table.caption_justify = "left"
     return table
 
@@ -76,23 +79,34 @@ def match(
 ) -> None:
     """Play a match between two engines and print the result.
 
-    Example (after `make -C sample_engines`):
+    Examples (after `make -C sample_engines`):
 
         bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py
         --seed 7 --bank 10 --delay 0.5 --transcript t.jsonl
 
+    Fast, strict testing of your engine (a quoted command line, or an engine
+    file with name, command, cwd, env, options), one JSON result:
+
+        bidref match "python3 my_bot.py --fast" sample_engines/c_first/engine
+        --bank 2 --delay 0.05 --illegal forfeit --json
+
+    An engine whose stdout is buffered on pipes (e.g. C stdio without fflush):
+    add --transport pty.
+
     Exit codes: 0 a finished match (whoever won), 2 bad arguments, 3 an engine
-    failed to start, 4 aborted by a referee timing fault, 130 interrupted.
+    failed to start, 4 aborted by a referee timing fault, 130 interrupted
+    (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
     err = Console(stderr=True)
 
     def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {message}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
         return typer.Exit(code=EXIT_BAD_ARGS)
 
     if illegal not in ("reject", "forfeit"):
         raise bad(f"--illegal {illegal!r}: use reject or forfeit")
-    problem = clock_args_problem(transport, bank, delay, startup)
+    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
+        transcript)
     if problem:
         raise bad(problem)
     try:
@@ -100,7 +114,11 @@ def match(
     except EngineSpecError as e:
         raise bad(str(e)) from None
     if stderr_dir is not None:
-        stderr_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            stderr_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise bad(f"--stderr-dir {str(stderr_dir)!r}: cannot create it "
+                      f"({e.strerror or e}); give another folder") from None
     if seed is None:
         seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
     ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
@@ -112,14 +130,17 @@ def match(
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
     )
     if json_out:
-        outcome = run_match(spec, transcript_path=transcript)
+        with signals_interrupt():
+            outcome = run_match(spec, transcript_path=transcript)
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
-    console.print(f"[bold]A[/bold] {engines[0].name}  vs  [bold]B[/bold] {engines[1].name}"
+    console.print(f"[bold]A[/bold] {escape(engines[0].name)}  vs  "
+                  f"[bold]B[/bold] {escape(engines[1].name)}"
                   f"  ·  {spec.time_control.describe()}  ·  seed {seed}", highlight=False)
-    with Live(console=console, refresh_per_second=8, transient=False) as live:
+    with signals_interrupt(), Live(console=console, refresh_per_second=8,
+                                   transient=False) as live:
         def observe(state: LiveState) -> None:
             live.update(render_state(state))
 
@@ -129,5 +150,5 @@ def match(
     style = "green" if outcome.reason not in ("startup", "aborted") else "red"
     console.print(Group(Text(f"result: {outcome.summary()}", style=style)))
     if outcome.transcript_path is not None:
-        console.print(f"transcript: {outcome.transcript_path}", highlight=False)
+        console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))

@@ -23,6 +23,7 @@ class PipeTransport(ProcessTransport):
                  env: Mapping[str, str] | None = None, clock: Clock = time.monotonic_ns,
                  stderr_log: Path | None = None, max_line: int = MAX_LINE) -> None:
         self.clock = clock
+        self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
         full_env = None if env is None else {**os.environ, **env}
         try:
             self.proc = subprocess.Popen(
@@ -31,13 +32,13 @@ class PipeTransport(ProcessTransport):
                 start_new_session=True, close_fds=True,
             )
         except OSError as e:
+            self._sink.close()
             raise EngineStartError(f"cannot start {list(argv)!r}: {e.strerror or e}") from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.pid = self.proc.pid
         self._wfd = self.proc.stdin.fileno()
         os.set_blocking(self._wfd, False)
         self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
-        self._sink = StderrSink(stderr_log)
         self._reader = StdoutReader(self.proc.stdout.fileno(), clock, self._queue, max_line)
         self._threads = [
             threading.Thread(target=self._reader.run, name=f"engine-{self.pid}-stdout",

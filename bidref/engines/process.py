@@ -13,11 +13,14 @@ from __future__ import annotations
 import queue
 
 from .transport import (
+    EXIT_POLL_NS,
     Clock,
+    Eof,
     ExitInfo,
     Incoming,
     StderrSink,
     StdoutReader,
+    escaped_descendants,
     exit_info_of,
     get_incoming,
     terminate,
@@ -34,23 +37,45 @@ class ProcessTransport:
     _queue: queue.SimpleQueue[Incoming]
     _sink: StderrSink
     _closed: ExitInfo | None = None
+    _noted: dict[int, int] | None = None  # escaped descendants noted before the end
 
     def write_line(self, text: str) -> int:
         write_all(self._wfd, (text + "\n").encode())
         return self.clock()
 
     def read(self, deadline: int | None) -> Incoming | None:
-        return get_incoming(self._queue, self.clock, deadline)
+        """The next line; None at ``deadline``. When the engine has exited but
+        its stdout is still open (a process it started holds it), what it wrote
+        is returned, then :class:`Eof`."""
+        clock = self.clock
+        while True:
+            look = clock() + EXIT_POLL_NS
+            until = look if deadline is None or look < deadline else deadline
+            got = get_incoming(self._queue, clock, until)
+            if got is not None:
+                self._reader.taken(got)
+                return got
+            if until == deadline:
+                return None
+            if exit_info_of(self.pid, "running") is not None:
+                self._reader.take_all()
+                if self._queue.empty():
+                    return Eof(clock())
 
     def has_input(self) -> bool:
-        """Whether the engine has written something :meth:`read` has not returned
-        yet; bytes still in the pipe are read (and stamped) now."""
+        """Whether a complete line (or EOF) is there that :meth:`read` has not
+        returned yet; bytes still in the pipe are read (and stamped) now. The
+        start of a line is not input: it is stamped when its newline is read."""
         if not self._queue.empty():
             return True
         if self._reader.waiting():
             self._reader.take_waiting()
-            return True
+            return not self._queue.empty()
         return False
+
+    def note_descendants(self) -> None:
+        if self._closed is None:
+            self._noted = {**(self._noted or {}), **escaped_descendants(self.pid)}
 
     def poll_exit(self) -> ExitInfo | None:
         return self._closed or exit_info_of(self.pid, "running")
@@ -67,7 +92,9 @@ class ProcessTransport:
             if quit_line is not None:
                 write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
 
-        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap)
+        self._reader.release()
+        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap,
+                         self._noted)
         self._release()
         self._sink.close()
         self._closed = info

@@ -38,6 +38,9 @@ Clock = Callable[[], int]
 STDERR_CAP: Final = 1 << 20  # bytes of stderr kept in a per-engine log
 STDERR_TAIL: Final = 2000  # characters of stderr kept in memory for crash reports
 WRITE_TIMEOUT_NS: Final = 10_000_000_000
+EXIT_POLL_NS: Final = 50_000_000  # how often a read looks whether the engine has exited
+BACKLOG_CAP: Final = 16 << 20  # stdout kept that the referee has not taken (chars, ~)
+LINE_WEIGHT: Final = 64  # what a queued line costs beyond its characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +109,14 @@ class Transport(Protocol):
         """The next incoming item, or None once the clock reaches ``deadline``."""
         ...
 
+    def note_descendants(self) -> None:
+        """Note the engine's descendants outside its process group now, so that
+        :meth:`close` ends them even if the engine exits first."""
+        ...
+
     def has_input(self) -> bool:
-        """Whether the engine has written something that :meth:`read` has not
-        returned yet (on stdout; also true once it closed stdout)."""
+        """Whether the engine has written a complete line (or an over-long one,
+        or closed stdout) that :meth:`read` has not returned yet."""
         ...
 
     def poll_exit(self) -> ExitInfo | None:
@@ -186,10 +194,16 @@ class StdoutReader:
 
     ``on_other`` (pty transport) receives lines that do not look like JSON
     objects, which are then treated as stderr output.
+
+    What is queued and not yet taken (:meth:`taken`) is kept up to
+    ``backlog_cap``: beyond it the thread stops reading until the referee takes
+    lines, so an engine flooding its stdout waits on its full pipe instead of
+    filling the referee's memory.
     """
 
     def __init__(self, fd: int, clock: Clock, out: queue.SimpleQueue[Incoming],
-                 max_line: int, on_other: Callable[[bytes], None] | None = None) -> None:
+                 max_line: int, on_other: Callable[[bytes], None] | None = None,
+                 backlog_cap: int = BACKLOG_CAP) -> None:
         os.set_blocking(fd, False)
         self.fd = fd
         self.clock = clock
@@ -198,6 +212,11 @@ class StdoutReader:
         self.framer = LineFramer(max_line)
         self.lock = threading.Lock()
         self.done = False  # EOF has been queued
+        self.backlog_cap = backlog_cap
+        self.queued = 0  # weight of the lines queued (written by the reading side only)
+        self.taken_weight = 0  # weight of the lines taken (written by the taking side only)
+        self.room = threading.Event()  # set while the backlog is under the cap
+        self.room.set()
         self._poller = select.poll()
         self._poller.register(fd, select.POLLIN)
 
@@ -206,6 +225,7 @@ class StdoutReader:
         poller = select.poll()
         poller.register(self.fd, select.POLLIN)
         while True:
+            self._wait_for_room()
             # Wait for bytes without taking them: they stay in the pipe until this
             # thread holds the GIL to stamp them, so that meanwhile the referee can
             # see them (waiting) and take them itself.
@@ -214,9 +234,35 @@ class StdoutReader:
                 if not self._take():
                     return
 
+    def _wait_for_room(self) -> None:
+        while self.queued - self.taken_weight > self.backlog_cap:
+            self.room.clear()
+            if self.queued - self.taken_weight > self.backlog_cap:  # (no lost wake-up)
+                self.room.wait(0.5)
+
+    def taken(self, item: Incoming) -> None:
+        """The referee took ``item`` from the queue: room for more."""
+        if type(item) is Line:
+            self.taken_weight += len(item.text) + LINE_WEIGHT
+            if not self.room.is_set() and self.queued - self.taken_weight <= self.backlog_cap:
+                self.room.set()
+
+    def release(self) -> None:
+        """Stop holding the thread back (the process is being ended)."""
+        self.backlog_cap = 1 << 62
+        self.room.set()
+
     def waiting(self) -> bool:
         """Whether bytes (or EOF) are in the pipe, not read yet."""
         return not self.done and bool(self._poller.poll(0))
+
+    def take_all(self, max_reads: int = 64) -> None:
+        """Read what is in the pipe now, after any read of the thread in progress
+        (e.g. what an engine wrote before it exited)."""
+        with self.lock:
+            for _ in range(max_reads):
+                if not (self.waiting() and self._take()):
+                    return
 
     def take_waiting(self) -> None:
         """Read what is in the pipe now, if the thread is not reading already."""
@@ -251,6 +297,7 @@ class StdoutReader:
             elif on_other is not None and not item.lstrip().startswith("{"):
                 on_other((item + "\n").encode())
             else:
+                self.queued += len(item) + LINE_WEIGHT
                 self.out.put(Line(item, t))
         return True
 
@@ -343,8 +390,57 @@ def _killpg(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+def escaped_descendants(pid: int) -> dict[int, int]:
+    """What :func:`terminate` will end besides the group (see there): look before
+    telling an engine to quit, as its children are orphans once it has exited."""
+    return _escaped(pid)
+
+
+def _escaped(pid: int) -> dict[int, int]:
+    """The living descendants of ``pid`` outside its process group (they called
+    setsid or setpgid), as pid -> start time; empty where there is no /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return {}
+    children: dict[int, list[int]] = {}
+    info: dict[int, tuple[int, int]] = {}  # pid -> (process group, start time)
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        child = int(name)
+        children.setdefault(int(fields[1]), []).append(child)
+        info[child] = (int(fields[2]), int(fields[19]))
+    out: dict[int, int] = {}
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in out and child in info:
+                out[child] = info[child][1]
+                todo.append(child)
+    return {p: start for p, start in out.items() if info[p][0] != pid}
+
+
+def _kill_escaped(escaped: dict[int, int]) -> None:
+    """SIGKILL each of ``escaped`` that is still the same process (same start time)."""
+    for p, start in escaped.items():
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                same = int(f.read().rsplit(b")", 1)[1].split()[19]) == start
+        except (OSError, IndexError, ValueError):
+            continue
+        if same:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(p, signal.SIGKILL)
+
+
 def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
-              reap: Callable[[], None]) -> ExitInfo:
+              reap: Callable[[], None], escaped: dict[int, int] | None = None) -> ExitInfo:
     """End engine ``pid`` (leader of its own process group) and every process in
     the group: quit line (if ``send_quit``), grace, SIGTERM, grace, SIGKILL, then
     reap the leader. The grace period is given even without ``send_quit`` (the
@@ -353,8 +449,11 @@ def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
     ``sigkill``.
 
     The group is always killed at the end, even when the leader exited by
-    itself, so grandchildren left behind are ended too.
+    itself, so grandchildren left behind are ended too; so are descendants that
+    left the group (setsid), if they are found while their parent still lives
+    (now, or earlier: ``escaped``, see :func:`escaped_descendants`).
     """
+    escaped = {**(escaped or {}), **_escaped(pid)}
     info = exit_info_of(pid, "exited")
     if info is None:
         if send_quit is not None:
@@ -369,6 +468,7 @@ def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
         info = wait_exit(pid, 5_000_000_000, "sigkill")
     # The leader is a zombie (or alive) until reaped: the pgid is still ours.
     _killpg(pid, signal.SIGKILL)
+    _kill_escaped(escaped)
     reap()
     if info is None:  # pragma: no cover - SIGKILL did not end it within 5 s
         info = ExitInfo(None, None, "running")

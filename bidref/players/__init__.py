@@ -23,9 +23,12 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # player is gone; None once the clock reaches ``deadline`` (absolute ns).
         # Lines the player sent while it was not asked anything are queued, never
         # dropped, and are returned in order.
+    def before_end(self) -> None    # optional: called once the match is over,
+        # before the player is told (e.g. to note an engine's processes)
     def has_input(self) -> bool     # optional
-        # True when the player has sent something receive() has not returned yet
-        # (an engine seat reads and stamps bytes already in the pipe right away).
+        # True when the player has sent a complete line (or is gone) that receive()
+        # has not returned yet (an engine seat reads and stamps bytes already in the
+        # pipe right away; the start of a line is not input yet).
         # The referee prepares the next steps while a player thinks and stops as
         # soon as this is true; for a seat without it, it prepares nothing.
     def exit_info(self, wait_ns: int) -> ExitInfo | None
@@ -148,6 +151,12 @@ class EngineSeat:
 
     def has_input(self) -> bool:
         return self._t is not None and self._t.has_input()
+
+    def before_end(self) -> None:
+        """The match is over: note what close() must end besides the process group
+        (children that left it), before the engine is told and exits."""
+        if self._t is not None:
+            self._t.note_descendants()
 
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         if self._t is None:

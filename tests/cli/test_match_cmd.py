@@ -43,11 +43,26 @@ def test_live_display_ends_with_a_result_line(c_first: Path) -> None:
     (["--illegal", "maybe"], "--illegal 'maybe': use reject or forfeit"),
     (["--transport", "ssh"], "--transport 'ssh': use pipe or pty"),
     (["--bank", "-1"], "give bank and delay >= 0"),
+    (["--bank", "nan"], "--bank nan"),
+    (["--bank", "inf"], "--bank inf"),
+    (["--delay", "1e300"], "--delay 1e+300"),
+    (["--startup", "nan"], "--startup nan"),
+    (["--transcript", "/nonexistent-dir/t.jsonl"], "--transcript"),
+    (["--transcript", "/no[/red]/t.jsonl"], "/no[/red]/t.jsonl"),  # not rich markup
 ])
 def test_bad_arguments_exit_2(args: list[str], says: str) -> None:
     res = runner.invoke(app, ["match", "a", "b", *args])
-    assert res.exit_code == 2
+    assert res.exit_code == 2, res.output
     assert says in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_a_stderr_dir_that_cannot_be_made_exits_2(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    res = runner.invoke(app, ["match", RANDOM, RANDOM, "--stderr-dir", str(afile / "logs")])
+    assert res.exit_code == 2, res.output
+    assert "--stderr-dir" in res.output
 
 
 def test_a_missing_engine_path_exits_2_and_says_how_to_build() -> None:
@@ -71,3 +86,70 @@ def test_help_teaches_with_an_example() -> None:
     res = runner.invoke(app, ["match", "--help"])
     assert res.exit_code == 0
     assert "bidref match sample_engines/c_first/engine" in res.output
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_a_referee_stopped_by_a_signal_ends_its_engines(c_first: Path, tmp_path: Path,
+                                                        sig: str) -> None:
+    # `timeout`, a closed terminal or a cancelled job stops the referee with a
+    # signal: the match is aborted like on Ctrl-C and no engine process survives.
+    import signal
+    import subprocess
+    import time
+
+    from tests.engines.test_transport import _pid_dead
+
+    pidfile = tmp_path / "pids"
+    hang = f"{sys.executable} {ROOT / 'tests/engines/scripts/grandchild.py'} {pidfile}"
+    t = tmp_path / "t.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from bidref.cli import app; app()", "match", str(c_first),
+         hang, "--seed", "5", "--bank", "60", "--delay", "10", "--json", "--transcript",
+         str(t)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        give_up = time.monotonic() + 20
+        while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
+            assert time.monotonic() < give_up and proc.poll() is None, "the match did not start"
+            time.sleep(0.01)
+        grandchild = int(pidfile.read_text())
+        time.sleep(0.3)  # the match is under way
+        proc.send_signal(getattr(signal, sig))
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert json.loads(out)["detail"]["cause"] == "interrupted"
+    assert json.loads(t.read_text().splitlines()[-1])["type"] == "result"
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)
+
+
+EVIL_NAME = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': '[/bold] x [red]', "
+    "'protocol': 'bidref/1'}), flush=True)\n"
+    "    elif msg['type'] == 'request':\n"
+    "        print(json.dumps({'type': 'action', 'id': msg['id'], "
+    "'action': msg['legal'][0]}), flush=True)\n"
+)
+
+
+@pytest.mark.e2e
+def test_an_engine_name_is_shown_as_text_not_markup(c_first: Path, tmp_path: Path) -> None:
+    # The name comes from the engine's hello: rich markup in it must neither break
+    # the live display nor style it.
+    engine = tmp_path / "[red]engine.py"
+    engine.write_text(EVIL_NAME)
+    res = runner.invoke(app, ["match", str(engine), str(c_first), "--seed", "5",
+                              "--bank", "20", "--delay", "0.05", "--max-rounds", "1"])
+    assert res.exit_code == 0, res.output
+    assert "[/bold] x [red]" in res.output and "[red]engine" in res.output

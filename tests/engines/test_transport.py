@@ -13,6 +13,7 @@ import pytest
 import bidref.engines.framing
 from bidref.engines import (
     EngineSpec,
+    EngineStartError,
     Eof,
     Line,
     LineFramer,
@@ -64,10 +65,13 @@ def test_ping_pong_and_a_clean_quit(kind: str, c_first: Path) -> None:
     t = start_engine(EngineSpec("c", (str(c_first),)), kind)
     try:
         for i in range(3):
+            before = time.monotonic_ns()
             sent = t.write_line(f'{{"type":"ping","id":{i}}}')
             got = t.read(time.monotonic_ns() + 5 * SECOND)
             assert isinstance(got, Line) and got.text == f'{{"type":"pong","id":{i}}}'
-            assert got.t >= sent - 1_000_000
+            # stamped after the request was written (write_line's own stamp may come
+            # later still, on a loaded machine: the reader thread can run first)
+            assert before <= got.t and before <= sent
     finally:
         info = t.close('{"type":"quit"}', SECOND)
     assert (info.exit_code, info.how) == (0, "quit")
@@ -91,6 +95,28 @@ def test_no_process_survives_grandchildren_included(
             break
         time.sleep(0.01)
     assert _pid_dead(t.pid) and _pid_dead(grandchild)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
+def test_a_grandchild_in_a_session_of_its_own_is_ended_too(
+        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    t = cls([sys.executable, str(SCRIPTS / "escapee.py"), str(pidfile)])
+    try:
+        give_up = time.monotonic() + 10
+        while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
+            assert time.monotonic() < give_up, "the grandchild did not start"
+            time.sleep(0.01)
+        grandchild = int(pidfile.read_text())
+        assert not _pid_dead(grandchild)
+    finally:
+        t.close(None, 100_000_000)
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)
 
 
 @pytest.mark.e2e
@@ -293,3 +319,95 @@ def test_has_input_reads_a_waiting_reply_at_once(c_first: Path) -> None:
         assert not t.has_input()
     finally:
         t.close('{"type":"quit"}', SECOND)
+
+
+
+def test_has_input_ignores_a_line_not_finished_yet() -> None:
+    # The referee stops preparing, and gives the reply the time of its last empty
+    # look, when has_input() is true: the start of a line is not a reply (else an
+    # engine that writes its first bytes at once would think for free). No reader
+    # thread here, so that has_input() itself finds the bytes in the pipe.
+    import queue
+
+    from bidref.engines.process import ProcessTransport
+    from bidref.engines.transport import StdoutReader
+
+    r, w = os.pipe()
+    t = ProcessTransport()
+    t.clock = time.monotonic_ns
+    t._queue = queue.SimpleQueue()
+    t._reader = StdoutReader(r, t.clock, t._queue, max_line=1000)
+    try:
+        os.write(w, b'{"type":"action",')
+        assert not t.has_input()
+        assert not t.has_input()
+        os.write(w, b'"id":1,"action":"draw"}\n{"type":')
+        assert t.has_input()
+        got = t.read(t.clock())
+        assert isinstance(got, Line) and got.text == '{"type":"action","id":1,"action":"draw"}'
+        assert not t.has_input()
+        os.close(w)
+        w = -1
+        assert t.has_input()  # EOF is input
+        assert isinstance(t.read(t.clock()), Eof)
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+
+
+@pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
+def test_a_stderr_log_that_cannot_be_made_starts_no_process(
+        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    with pytest.raises((OSError, EngineStartError)):
+        cls(["sh", "-c", f"touch {marker}; exec sleep 30"],
+            stderr_log=tmp_path / "no-such-dir" / "e.log")
+    time.sleep(0.3)
+    assert not marker.exists(), "the engine was started and left running"
+
+
+def test_an_engine_flooding_stdout_is_held_back_not_stored_without_end() -> None:
+    # Stdout is read at all times, but what the referee has not taken yet is kept
+    # only up to a cap: beyond it the reader stops, and a flooding engine waits on
+    # its full pipe instead of filling the referee's memory. Taking lines frees room.
+    import queue
+    import threading
+
+    from bidref.engines.process import ProcessTransport
+    from bidref.engines.transport import StdoutReader
+
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    t = ProcessTransport()
+    t.clock = time.monotonic_ns
+    t._queue = queue.SimpleQueue()
+    t._reader = StdoutReader(r, t.clock, t._queue, max_line=1000, backlog_cap=100_000)
+    th = threading.Thread(target=t._reader.run, daemon=True)
+    th.start()
+    line = b'{"type":"log","message":"' + b"f" * 100 + b'"}\n'
+    written = 0
+    try:
+        give_up = time.monotonic() + 10
+        stuck_since = None
+        while True:  # write until the pipe stays full for 0.3 s
+            try:
+                os.write(w, line)
+                written += 1
+                stuck_since = None
+            except BlockingIOError:
+                stuck_since = stuck_since or time.monotonic()
+                if time.monotonic() - stuck_since > 0.3:
+                    break
+                time.sleep(0.001)
+            assert time.monotonic() < give_up, "the reader kept reading without end"
+        queued = t._queue.qsize()
+        assert 0 < queued * len(line) < 100_000 + 70_000  # the cap, and one more read
+        for _ in range(written):  # every line comes, in order, once room is made
+            got = t.read(time.monotonic_ns() + 5 * SECOND)
+            assert isinstance(got, Line) and got.text == line[:-1].decode()
+    finally:
+        os.close(w)
+        th.join(timeout=5)
+        os.close(r)
+    assert not th.is_alive()

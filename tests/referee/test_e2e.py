@@ -53,6 +53,19 @@ def test_a_real_crash_reports_the_exit_code(c_first: Path) -> None:
                               time_control=FAST))
     assert (out.reason, out.winner) == ("crash", 1), out.summary()
     assert out.detail["exit_code"] == 3
+    assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
+
+
+def test_a_crash_is_seen_while_a_grandchild_keeps_stdout_open(c_first: Path) -> None:
+    # The engine's stdout stays open (its grandchild holds it), so no EOF comes:
+    # the referee still sees the engine exit, long before its bank of 20 s is out.
+    crasher = EngineSpec("crasher", (sys.executable, str(SCRIPTS / "first_legal.py"),
+                                     "crash_gc"))
+    out = run_match(MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5,
+                              time_control=FAST))
+    assert (out.reason, out.winner) == ("crash", 1), out.summary()
+    assert out.detail["exit_code"] == 3
+    assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
 
 
 def test_a_real_hang_loses_on_time_and_nothing_survives(c_first: Path,
@@ -79,9 +92,67 @@ def test_a_real_hang_loses_on_time_and_nothing_survives(c_first: Path,
     assert _pid_dead(grandchild)
 
 
+LONG_LINE_ENGINE = (
+    "import json, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': 'long', 'protocol': 'bidref/1'}),"
+    " flush=True)\n"
+    "    elif msg['type'] == 'request':\n"
+    "        sys.stdout.write('x' * 2000); sys.stdout.flush(); time.sleep(0.2)\n"
+    "        sys.stdout.write('x' * 3000 + '\\n'); sys.stdout.flush()\n"
+)
+
+
+def test_an_overlong_line_is_reported_without_a_wrong_length(c_first: Path) -> None:
+    # The line is cut off once it is over the limit, before its end is read: the
+    # report must not pass the bytes read so far off as the line's length.
+    long = EngineSpec("long", (sys.executable, "-c", LONG_LINE_ENGINE))
+    out = run_match(MatchSpec(engines=(long, long), seed=5, time_control=FAST, max_line=1000))
+    assert (out.reason, out.detail["seat"]) == ("protocol", out.winner ^ 1), out.summary()
+    assert "a line of more than 1000 bytes" in out.detail["problem"]
+    assert "2000" not in out.detail["problem"]
+
+
 def test_a_missing_engine_is_a_startup_failure(c_first: Path) -> None:
     out = run_match(MatchSpec(engines=(resolve_engine(str(c_first)),
                                        EngineSpec("ghost", ("/nonexistent/ghost",))),
                               time_control=FAST))
     assert (out.reason, out.winner, out.rated) == ("startup", 0, False)
     assert "cannot start" in out.detail["problem"]
+
+
+def test_stderr_logs_stay_in_their_folder_whatever_the_engine_name(c_first: Path,
+                                                                    tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    odd = EngineSpec("../sub/odd name", (str(c_first),))
+    out = run_match(MatchSpec(engines=(odd, resolve_engine(str(c_first))), seed=5,
+                              time_control=FAST, max_rounds=1, stderr_dir=str(logs)))
+    assert out.reason == "round_limit", out.summary()
+    assert sorted(p.name for p in logs.iterdir()) == ["A-.._sub_odd_name.stderr.log",
+                                                      "B-c_first.stderr.log"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logs"]
+
+
+def test_a_grandchild_in_its_own_session_does_not_survive_the_match(c_first: Path,
+                                                                    tmp_path: Path) -> None:
+    # The engine exits at once on quit: its grandchild, in a session of its own,
+    # must have been found before, to be ended with it.
+    from tests.engines.test_transport import _pid_dead
+
+    pidfile = tmp_path / "pids"
+    escapee = EngineSpec("escapee", (sys.executable, str(SCRIPTS / "escapee.py"),
+                                     str(pidfile), "plays"))
+    out = run_match(MatchSpec(engines=(escapee, resolve_engine(str(c_first))), seed=5,
+                              time_control=TimeControl.of_seconds(bank=0.2, delay=0.05)))
+    assert out.reason == "time", out.summary()
+    grandchild = int(pidfile.read_text())
+    import time
+
+    for _ in range(100):
+        if _pid_dead(grandchild):
+            break
+        time.sleep(0.01)
+    assert _pid_dead(grandchild)

@@ -154,3 +154,68 @@ def test_a_reply_seen_before_any_preparing_keeps_its_stamp() -> None:
     assert reply["elapsed_ns"] == 7 * MS
     reply = one_reply(7 * MS, lambda n: False)  # never: everything prepared, then waited
     assert reply["elapsed_ns"] == 7 * MS
+
+
+
+class SlowLookSeat(FakeSeat):
+    """Says truly whether a line is there (on the fake clock), and each of these
+    looks costs the referee ``look_ns`` of fake time: a referee slow at preparing."""
+
+    look_ns = 0
+
+    def has_input(self) -> bool:
+        self.clock.now += self.look_ns
+        return bool(self._queue) and self._queue[0][0] <= self.clock.now
+
+
+def answer_or_hang(think_ns: int | None, min_legal: int) -> Any:
+    """Legal[0] at once, but at the first request with at least ``min_legal``
+    legal actions: legal[0] after ``think_ns`` (None: no answer at all)."""
+    done = False
+
+    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        nonlocal done
+        if msg["type"] == "hello":
+            return [(0, hello_line(seat.name))]
+        if msg["type"] != "request":
+            return []
+        if done or len(msg["legal"]) < min_legal:
+            return [(0, action_line(msg["id"], msg["legal"][0]))]
+        done = True
+        return [] if think_ns is None else [(think_ns, action_line(msg["id"], msg["legal"][0]))]
+
+    return script
+
+
+def slow_look_match(think_ns: int | None, min_legal: int, look_ns: int) -> Any:
+    clock = FakeClock()
+    seats = [SlowLookSeat(f"p{i}", clock, answer_or_hang(think_ns, min_legal))
+             for i in range(2)]
+    spec = MatchSpec(engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))), seed=5,
+                     time_control=TimeControl(bank=0, delay=100 * MS), max_rounds=1)
+    for s in seats:
+        s.deliver_late = True  # a line already read is handed over even after the deadline
+        s.look_ns = look_ns
+    return run_match(spec, seats=seats, clock=clock, salt=counter_salt(),
+                     started_at="2026-01-01T00:00:00Z")
+
+
+def test_a_reply_that_may_have_come_after_the_deadline_is_never_taken_as_in_time() -> None:
+    # The referee looked at 75 ms (nothing), prepared, looked again at 150 ms and
+    # found the reply (sent at 120 ms): the deadline (100 ms) passed while it was
+    # preparing, and the last look before it found nothing. It cannot tell
+    # whether the reply came in time: it must neither accept it nor award a time
+    # loss it cannot prove.
+    out = slow_look_match(120 * MS, 1, look_ns=75 * MS)
+    assert (out.reason, out.rated) == ("aborted", False)
+    assert out.detail["cause"] == "timing_fault"
+    assert out.decisions == 0
+
+
+def test_the_referee_stops_preparing_in_time_to_see_the_deadline() -> None:
+    # Looks that cost 30 ms each, a delay of 100 ms, four or more legal actions and
+    # no reply: the referee stops preparing before the deadline (preparing on
+    # would have taken it past it), so the hang is a plain time loss.
+    out = slow_look_match(None, 4, look_ns=30 * MS)
+    assert out.reason == "time"
+    assert out.detail["overrun_ns"] == 0

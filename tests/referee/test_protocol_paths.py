@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,7 @@ def test_a_valid_json_but_invalid_message_is_a_protocol_error() -> None:
 def test_an_overlong_line_is_a_protocol_error() -> None:
     out, _, _ = play(on_nth_request(2, [(MS, OVERLONG_MARK)]))
     assert out.reason == "protocol"
-    assert "5000000 bytes" in out.detail["problem"]
+    assert f"a line of more than {SPEC.max_line} bytes" in out.detail["problem"]
     assert len(out.detail["line"]) < 300
 
 
@@ -241,6 +242,39 @@ def test_log_lines_are_recorded_privately_and_capped(tmp_path: Path) -> None:
     assert private[0]["message"] == "m" * 1000
 
 
+def test_what_an_engine_makes_the_referee_record_is_capped(tmp_path: Path) -> None:
+    # An engine that floods stale replies, rules requests and illegal actions (with
+    # long junk) at one request must not blow up the transcript or the referee's
+    # memory: at most 200 such lines per seat are recorded, each raw line held
+    # back is cut to 1000 characters, and the rest is counted.
+    junk = "j" * 5000
+
+    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        if msg["type"] == "request" and len(seat.requests()) == 1:
+            flood = [(MS, json.dumps({"type": "action", "id": 0, "action": "draw", "x": junk})),
+                     (MS, json.dumps({"type": "rules", "id": junk, "topic": junk})),
+                     (MS, json.dumps({"type": "action", "id": msg["id"], "action": junk}))]
+            return [*flood * 300, (2 * MS, action_line(msg["id"], msg["legal"][0]))]
+        return first_legal()(msg, seat)
+
+    path = tmp_path / "t.jsonl"
+    out, _, _ = play(script, transcript=path, spec=replace(SPEC, max_rounds=1))
+    assert out.reason == "round_limit"
+    lines = read(path)
+    kinds = [x["type"] for x in lines]
+    assert kinds.count("stale") == 200 and kinds.count("rules") == 200
+    assert all(len(x["topic"]) + len(x["id"]) <= 2200 for x in lines if x["type"] == "rules")
+    assert sum(1 for x in lines if x["type"] == "reply" and x["status"] == "bad_action") == 300
+    private = [p for x in lines if x["type"] == "round_reveal" for p in x["private"]
+               if p["kind"] in ("reply_raw", "error_raw")]
+    assert all(len(p.get("raw", p.get("message", ""))) <= 1100 for p in private)
+    assert len([p for p in private if p["kind"] == "reply_raw"]) <= 400 + out.decisions
+    exit_a = next(x for x in lines if x["type"] == "engine_exit" and x["seat"] == 0)
+    assert (exit_a["stale_lines"], exit_a["rules_requests"], exit_a["rejected"]) == (
+        300, 300, 300)
+    assert len(path.read_bytes()) < 1_500_000  # the junk alone would be 7.5 MB
+
+
 def test_a_crash_ends_the_match_with_the_exit_status() -> None:
     out, _, _ = play(on_nth_request(2, [(5 * MS, EOF_MARK)]),
                      exit=ExitInfo(None, "SIGSEGV", "exited"))
@@ -253,6 +287,28 @@ def test_a_hang_loses_on_time_with_the_overrun() -> None:
     out, _, _ = play(on_nth_request(2, []))
     assert (out.reason, out.winner) == ("time", 1)
     assert out.detail == {"seat": 0, "overrun_ns": 0, "overrun_ms": 0.0}
+
+
+@pytest.mark.parametrize("script", [
+    on_nth_request(2, []),  # time
+    on_nth_request(2, [(MS, EOF_MARK)]),  # crash
+    on_nth_request(2, [(MS, "{bad json")]),  # protocol
+])
+def test_every_engine_is_told_how_the_match_ended_before_quit(script: Script) -> None:
+    # PROTOCOL.md: the last event is match_ended, and all remaining events come
+    # before quit — also when the match ends by time, a crash or a protocol error.
+    out, a, b = play(script)
+    assert out.reason in ("time", "crash", "protocol")
+    for seat in (a, b):
+        kinds = [m["type"] for m in seat.received]
+        assert kinds[-1] == "quit"
+        assert seat.received[-2] == {"type": "event", "event": {
+            "kind": "match_ended", "winner": 1, "reason": out.reason,
+            "balances": list(out.balances), "rounds": out.rounds}}
+    # B's own last action's events were still pending for it: they come first
+    placed_b = [m for m in b.messages("event") if m["event"]["kind"] == "placed"]
+    placed_a = [m for m in a.messages("event") if m["event"]["kind"] == "placed"]
+    assert placed_b == placed_a
 
 
 def test_a_reply_read_after_the_deadline_loses_with_its_overrun() -> None:
@@ -415,4 +471,31 @@ def test_a_referee_bug_still_closes_every_seat() -> None:
     a, b = FakeSeat("a", clock, script), FakeSeat("b", clock, script)
     with pytest.raises(RuntimeError, match="bug in a seat"):
         run_match(SPEC, seats=[a, b], clock=clock)
+    assert a.closed and b.closed
+
+
+class InterruptedAtClose(FakeSeat):
+    """Ctrl-C (or SIGTERM, which `bidref match` turns into it) while the seat is
+    being ended, e.g. during the grace period of an engine that does not quit."""
+
+    interrupts = 1
+    closes = 0
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        self.closes += 1
+        if self.interrupts:
+            self.interrupts -= 1
+            raise KeyboardInterrupt
+        return super().close(quit_line, grace_ns)
+
+
+@pytest.mark.parametrize("when", ["after a finished match", "after Ctrl-C"])
+def test_an_interrupt_while_the_engines_are_ended_still_ends_them(when: str) -> None:
+    clock = FakeClock()
+    script = (first_legal() if when == "after a finished match"
+              else on_nth_request(3, [(MS, INTERRUPT_MARK)]))
+    a = InterruptedAtClose("a", clock, script)
+    b = InterruptedAtClose("b", clock, first_legal())
+    out = run_match(SPEC, seats=[a, b], clock=clock)
+    assert out.reason == ("balance" if when == "after a finished match" else "aborted")
     assert a.closed and b.closed

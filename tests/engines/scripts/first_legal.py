@@ -1,8 +1,10 @@
 """Test engine: first legal action. With argv[1] == "noflush" it never flushes stdout
 (like C stdio on a pipe), so it only works under a pty. With "crash" it exits with
-code 3 at its second request. With "flood" it writes 2 MB to stderr before its hello."""
+code 3 at its second request; with "crash_gc" too, after starting a grandchild that
+keeps its stdout open. With "flood" it writes 2 MB to stderr before its hello."""
 
 import json
+import subprocess
 import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else ""
@@ -14,10 +16,12 @@ if mode == "flood":
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
+        if mode == "crash_gc":
+            subprocess.Popen(["sleep", "60"])  # inherits stdout and stderr
         out = {"type": "hello", "name": "first_legal", "protocol": "bidref/1"}
     elif msg["type"] == "request":
         requests += 1
-        if mode == "crash" and requests == 2:
+        if mode in ("crash", "crash_gc") and requests == 2:
             sys.exit(3)
         out = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
     elif msg["type"] == "quit":
