@@ -72,6 +72,7 @@ from .rules import (
     Action,
     Charge,
     Deal,
+    DealError,
     Drew,
     Event,
     IllegalActionError,
@@ -586,7 +587,13 @@ class _Referee:
                 # quiet): the referee must be waiting when the deadline comes
                 return branches, None
             quiet = now
-            branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
+            try:
+                branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
+            except DealError:
+                # e.g. the round this action would end is the last of the explicit
+                # deals: only if the player chooses it does that matter (then as
+                # it always does, on the long way)
+                continue
         if has_input():
             return branches, (quiet, clock()) if branches else None
         return branches, None
