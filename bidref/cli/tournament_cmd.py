@@ -36,9 +36,9 @@ from bidref.tournament import (
     run,
     seeds_from_master,
 )
-from bidref.tournament.engines import EngineArgError, resolve_entries
+from bidref.tournament.engines import EngineArgError, check_programs, resolve_entries
 from bidref.tournament.local import LocalBackend, available_cores
-from bidref.tournament.runner import RESULTS_FILE, Backend, missing
+from bidref.tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Backend, missing
 from bidref.tournament.schedule import FORMATS, Format, ScheduleError, read_deal_book
 from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
 
@@ -232,7 +232,8 @@ def tournament(
                 transport=cast(Literal["pipe", "pty"], transport or "pipe"),
             )
             plan, store = _create(out, engines or [], fmt or "round-robin", settings, deals,
-                                  seed, deal_book, sprt_test)  # fmt: skip
+                                  seed, deal_book, sprt_test,
+                                  check=play_function == DEFAULT_PLAY)  # fmt: skip
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
         raise _fail(err, str(exc)) from None
 
@@ -322,12 +323,17 @@ def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: 
 
 def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
             deals: int | None, seed: int | None, deal_book: Path | None,
-            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
-    """A new tournament in ``out``; nothing is written if it cannot be played."""
+            sprt: Sprt | None, *, check: bool = True) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """A new tournament in ``out``; nothing is written if it cannot be played.
+
+    ``check``: refuse engines whose program is not found here (real engines).
+    """
     if len(engines) < 2:
         raise _Refusal("give at least two engines, e.g. bidref tournament ./engine_a "
                        "./engine_b (or --resume --out DIR)")  # fmt: skip
     entries = resolve_entries(engines)
+    if check:
+        check_programs(entries)
     master: int | None = None
     if deal_book is not None:
         seeds = read_deal_book(deal_book)
@@ -343,7 +349,19 @@ def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
     plan = Plan(header, out)
     plan.keys  # noqa: B018 - validates the schedule before anything is written
     _check_sprt(plan, sprt)
+    _make_transcripts_dir(out)
     return plan, ResultsStore.create(out / RESULTS_FILE, header)
+
+
+def _make_transcripts_dir(out: Path) -> None:
+    """The transcripts folder, made before any match (workers only add files to it)."""
+    folder = out / TRANSCRIPTS_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _Refusal(f"cannot write the results and transcripts in {str(out)!r}: cannot "
+                       f"make {str(folder)!r} ({exc.strerror}); choose another --out "
+                       "folder") from None  # fmt: skip
 
 
 def _make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, todo: int,

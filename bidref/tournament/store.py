@@ -45,8 +45,12 @@ class ResultsStore:
                 f"results file {str(path)!r} already exists: add --resume to continue that "
                 "tournament, or choose another --out folder"
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("w", encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = path.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise ResultsError(f"cannot write the results file {str(path)!r}: "
+                               f"{exc.strerror}; choose another --out folder") from None  # fmt: skip
         store = cls(path, header, [], handle)
         store._write(header.model_dump_json())
         return store
@@ -54,12 +58,16 @@ class ResultsStore:
     @classmethod
     def open(cls, path: Path) -> ResultsStore:
         header, records, good_bytes = read_results(path)
-        size = path.stat().st_size
-        if good_bytes < size:
-            log.warning("dropping a torn last line of %s (%d bytes)", path, size - good_bytes)
-            with path.open("r+b") as raw:
-                raw.truncate(good_bytes)
-        handle = path.open("a", encoding="utf-8")
+        try:
+            size = path.stat().st_size
+            if good_bytes < size:
+                log.warning("dropping a torn last line of %s (%d bytes)", path, size - good_bytes)
+                with path.open("r+b") as raw:
+                    raw.truncate(good_bytes)
+            handle = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise ResultsError(f"cannot write the results file {str(path)!r}: "
+                               f"{exc.strerror}; make it writable to resume") from None  # fmt: skip
         return cls(path, header, records, handle)
 
     def append(self, record: MatchRecord) -> None:

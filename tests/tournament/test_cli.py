@@ -94,3 +94,31 @@ def test_deal_book_and_sprt(tmp_path: Path) -> None:
     header = ResultsStore.open(out / "results.jsonl").header
     assert header.deal_book == str(book) and header.master_seed is None
     assert header.seeds[:2] == [1000, 1001]
+
+
+def test_an_unusable_output_folder_is_a_clear_error(tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder\n", encoding="utf-8")
+    for out in (a_file, a_file / "sub"):
+        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out))
+        assert code == 2, output
+        assert "cannot write the results" in output and "another --out" in output
+        assert "Traceback" not in output
+    # transcripts/ must be a folder too: found out before any match is played
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / "transcripts").write_text("", encoding="utf-8")
+    code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out))
+    assert code == 2 and "transcripts" in output and "another --out" in output, output
+    assert not (out / "results.jsonl").exists()
+
+
+def test_an_unknown_engine_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    random_py = Path(__file__).resolve().parents[2] / "sample_engines/python_random/engine.py"
+    out = tmp_path / "t"
+    for engine in ("no_such_engine_xyz", "no_such_engine_xyz --fast"):
+        result = runner.invoke(app, ["tournament", engine, str(random_py), "--deals", "1",
+                                     "--out", str(out)])  # the real play function
+        assert result.exit_code == 2, result.output
+        assert "'no_such_engine_xyz'" in result.output and "not found" in result.output
+        assert not out.exists()  # nothing to clean up before trying again
