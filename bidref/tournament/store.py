@@ -49,8 +49,8 @@ class ResultsStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle = path.open("w", encoding="utf-8")
         except OSError as exc:
-            raise ResultsError(f"cannot write the results file {str(path)!r}: "
-                               f"{exc.strerror}; choose another --out folder") from None  # fmt: skip
+            raise ResultsError(f"cannot write the results file {str(path)!r}: {exc.strerror}; "
+                               "choose another --out folder") from None
         store = cls(path, header, [], handle)
         store._write(header.model_dump_json())
         return store

@@ -112,6 +112,12 @@ class PlaySession:
         self.legal: dict[int, tuple[Action, ...]] = {p: () for p in self.humans}
         self.log: list[str] = []
         self.holder: int | None = None if self.hot_seat else self.humans[0]
+        # Hot-seat: the player who revealed their hand last in this round (the device
+        # is with them), and a player whose turn came straight back to them (the
+        # opponent's forced pass): no hand-over, so their clock runs, but their hand
+        # waits for their Enter.
+        self._device: int | None = None
+        self._reveal: int | None = None
         self.resigned: int | None = None
         self.over = False
         self.last_round_end: Text | None = None  # the count of the last round that ended
@@ -190,6 +196,7 @@ class PlaySession:
             ended = next(ev for ev in events if ev.get("kind") == "round_ended")
             if self.hot_seat:
                 self.holder = None  # the next hand shows only after a reveal
+                self._device = None  # after the count: a hand-over, clocks stopped
             self._pause(seat, self._round_end_text(ended), "Press Enter to continue")
             self._continued_round = self.round  # the next deal's start is confirmed too
         elif "round_started" in kinds and self._continued_round < self.round:
@@ -301,7 +308,13 @@ class PlaySession:
         banks = (bank_ms, opponent_bank_ms) if seat == 0 else (opponent_bank_ms, bank_ms)
         self.clocks = Clocks((banks[0] * MILLISECOND, banks[1] * MILLISECOND), self.delay)
         if self.holder != seat:
-            self._hand_over(seat)
+            if self.hot_seat and self._device == seat:
+                # The opponent's forced pass gave the turn straight back: no hand-over,
+                # so the clock runs (RULES.md §7); the hand shows at this player's
+                # Enter (ask), in case the device is already on its way.
+                self._reveal = seat
+            else:
+                self._hand_over(seat)
         start = self.clock()
         self.clocks = Clocks(self.clocks.banks, self.delay,
                              Running(seat, start, delay_left_ms * MILLISECOND))
@@ -320,25 +333,32 @@ class PlaySession:
         self._note("")
         self._wait_enter(seat, text,
                          f"Player {player_name(seat)}: press Enter to reveal your hand")
-        self.holder = seat
+        self.holder = self._device = seat
 
     def _pause(self, seat: int, overlay: Text, footer: str) -> None:
         self.clocks = self.clocks.stopped(self.clock())
         self._drain()
         self._wait_enter(seat, overlay, footer)
 
-    def _wait_enter(self, seat: int, overlay: Text, footer: str) -> None:
-        """Wait (with no deadline: the clocks stand still) for Enter; Ctrl-C may resign
-        for ``seat`` (the player this wait is for)."""
+    def _wait_enter(self, seat: int, overlay: Text, footer: str,
+                    deadline: int | None = None) -> bool:
+        """Wait for Enter; Ctrl-C may resign for ``seat`` (the player this wait is
+        for). With no ``deadline`` the clocks stand still; with one, ``seat``'s clock
+        runs and False means the time ran out first."""
         editor = LineEditor()
         confirming = False
         self.show(overlay=overlay, footer=footer, prompt="" if confirming else None)
         while True:
-            for ev in self._read(editor, self.clock() + TICK):
+            now = self.clock()
+            if deadline is not None and now >= deadline:
+                return False
+            until = now + TICK if deadline is None else min(deadline, now + TICK)
+            for ev in self._read(editor, until):
                 if isinstance(ev, Interrupt):
                     confirming = True
                     editor.clear()  # the answer to the question is what comes next
-                    self._note(self._confirm_text(seat), "bold yellow")
+                    self._note(self._confirm_text(seat, running=deadline is not None),
+                               "bold yellow")
                 elif isinstance(ev, Submit):
                     if confirming:
                         if ev.text.strip().lower() in ("y", "yes"):
@@ -346,7 +366,7 @@ class PlaySession:
                         confirming = False
                         self._note("")
                     else:
-                        return
+                        return True
             self.show(overlay=overlay, footer=footer,
                       prompt=editor.text if confirming else None)
 
@@ -389,6 +409,9 @@ class PlaySession:
         # Keys typed before this question was on screen (e.g. while the engine was
         # thinking) were typed for another list of actions: drop them (not Ctrl-C).
         self._drain()
+        if self._reveal == seat and not self._reveal_running(seat, deadline):
+            self._time_out(seat)
+            return None
         editor = LineEditor(lambda text: complete(text, legal))
         overlay: Text | None = None
         confirming = False
@@ -398,9 +421,7 @@ class PlaySession:
             self.show(prompt=editor.text, overlay=overlay, footer=footer, legal=legal)
             now = self.clock()
             if now >= deadline:
-                self._note(f"{player_name(seat)}'s time is out.", "bold red")
-                self.clocks = self.clocks.stopped(now)
-                self.show()
+                self._time_out(seat)
                 return None
             events = self._read(editor, min(deadline, now + TICK))
             t = self.clock()
@@ -438,6 +459,30 @@ class PlaySession:
                     continue
                 assert isinstance(r, Problem)
                 self._note(r.message)
+
+    def _reveal_running(self, seat: int, deadline: int) -> bool:
+        """The turn came straight back to ``seat`` (the opponent's forced pass): show
+        the hand at the player's Enter while the clock runs; False: time ran out."""
+        name = f"{player_name(seat)} ({self.names[seat]})"
+        other = player_name(1 - seat)
+        text = Text(f"{other} cannot play or draw and passes: it is player {name}'s turn "
+                    "again.\n\n", style="bold yellow")
+        text.append(f"Player {name}: press Enter to reveal your hand.\nThere is no "
+                    "hand-over, so your clock is running.")
+        self._note("")
+        revealed = self._wait_enter(
+            seat, text, f"Player {player_name(seat)}: press Enter to reveal your hand "
+                        "(your clock is running)", deadline)
+        if revealed:
+            self._reveal = None
+            self.holder = self._device = seat
+        return revealed
+
+    def _time_out(self, seat: int) -> None:
+        now = self.clock()
+        self._note(f"{player_name(seat)}'s time is out.", "bold red")
+        self.clocks = self.clocks.stopped(now)
+        self.show()
 
     def _chosen(self, seat: int, action: Action, t: int) -> Answer:
         self.clocks = self.clocks.stopped(t)

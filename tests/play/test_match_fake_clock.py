@@ -218,3 +218,44 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
     exits = [r for r in recs if r["type"] == "engine_exit"]
     assert exits[0]["how"] == "resigned"
     assert any("Resign the match?" in m.message for m in display.models)
+
+
+def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(
+        tmp_path: Path) -> None:
+    # Seed 42, first legal action each time: in round 2 A plays 1-1 and B can neither
+    # play nor draw, so B passes and the turn comes straight back to A. No hand-over
+    # happens, so A's clock must run (RULES.md §7), but A's hand must still wait for
+    # A's Enter: A may already be passing the device to B.
+    policy = first_legal(wait=SECOND // 5, reveal_wait=3 * SECOND // 10)
+    clock, display, _, session = _setup(policy, [0, 1])
+    seats: list[Seat] = [HumanSeat(session, 0), HumanSeat(session, 1)]
+    path = tmp_path / "t.jsonl"
+    outcome = run_match(_spec(42, 60, 2, 2), seats=seats, clock=clock, transcript_path=path)
+    assert outcome.reason in ("round_limit", "balance"), outcome.summary()
+    recs = _records(path)
+    back: list[dict[str, object]] = []  # replies to a request right after a forced pass
+    last_seat, passed = None, False
+    for r in recs:
+        if r["type"] == "event" and r["event"]["kind"] == "passed":  # type: ignore[index]
+            passed = True
+        elif r["type"] == "request":
+            if passed and r["seat"] == last_seat:
+                back.append(r)
+            passed = False
+        elif r["type"] == "reply":
+            last_seat = r["seat"]
+    assert back, "the seed no longer gives a forced pass in mid-round"
+    ids = {(r["seat"], r["id"]) for r in back}
+    for r in recs:
+        if r["type"] == "reply":
+            # 0.3 s to reveal and 0.2 s to answer after a pass-back; 0.2 s otherwise.
+            want = SECOND // 2 if (r["seat"], r["id"]) in ids else SECOND // 5
+            assert r["elapsed_ns"] == want, r
+    # The screen that asks A to reveal again shows no hand, while A's clock runs.
+    again = [m for m in display.models if m.footer.startswith("Player ")
+             and m.clocks.running is not None]
+    assert again and all(m.hand is None and m.viewer is None for m in again)
+    assert all(m.clocks.running.player == m.to_act for m in again)  # type: ignore[union-attr]
+    # Every other reveal is a real hand-over, with the clocks stopped.
+    assert any(m.footer.startswith("Player ") and m.clocks.running is None
+               for m in display.models)
