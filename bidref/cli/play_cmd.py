@@ -15,7 +15,7 @@ from rich.console import Console
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..players import EngineSeat, Seat
-from ..players.human import HumanSeat
+from ..players.human import HumanSeat, WatchedEngineSeat
 from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
 from ..render.layout import LayoutPicture
 from ..rules import SECOND, TimeControl
@@ -156,9 +156,10 @@ def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tu
             LiveDisplay(console, clock, names) as display:
         session = PlaySession(keys=keys, display=display, clock=clock, humans=humans,
                               names=names)
+        # An engine's thinking time also watches the keys: Ctrl-C asks at once.
         seats: list[Seat] = [
             HumanSeat(session, i, HUMAN) if i in humans
-            else EngineSeat(specs[i], transport=tr, clock=clock)
+            else WatchedEngineSeat(EngineSeat(specs[i], transport=tr, clock=clock), session)
             for i in (0, 1)]
 
         def observe(state: LiveState) -> None:

@@ -118,6 +118,14 @@ class PlaySession:
         # waits for their Enter.
         self._device: int | None = None
         self._reveal: int | None = None
+        # Keys typed while an engine thinks (see watch): a Ctrl-C asks at once.
+        self._watch = LineEditor()
+        self._watch_confirming = False
+        # A resignation confirmed when the referee was not waiting for that player (at
+        # a pause, a hand-over, while the engine thinks): the seat answers the next
+        # request with it (the protocol's rule: it is read when the referee next waits
+        # for the player), without asking anything more.
+        self.resign_pending: int | None = None
         self.resigned: int | None = None
         self.over = False
         self.last_round_end: Text | None = None  # the count of the last round that ended
@@ -173,10 +181,54 @@ class PlaySession:
         self.clocks = Clocks(banks, self.delay, running)
         self.balances = balances
         self.to_act = to_act
-        if to_act is not None and to_act not in self.humans and not self.over:
-            self._note(f"{player_name(to_act)} ({self.names[to_act]}) is thinking…", "dim")
+        if self._watch_confirming or self.resign_pending is not None:
+            pass  # the question (or the answer) about resigning stays on screen
+        elif to_act is not None and to_act not in self.humans and not self.over:
+            self._note(self._thinking_text(to_act), "dim")
         elif self.message.endswith("is thinking…"):
             self._note("")
+        self.show()
+
+    def _thinking_text(self, p: int) -> str:
+        return f"{player_name(p)} ({self.names[p]}) is thinking…"
+
+    def watch(self) -> None:
+        """While an engine thinks (:class:`~bidref.players.human.WatchedEngineSeat`
+        calls this between short waits): take what was typed, without waiting.
+
+        Ctrl-C asks at once whether to resign. A confirmed resignation cannot stop
+        the engine's turn (the referee waits for its move), so it takes effect as
+        soon as the engine has moved: the person's seat answers its next request
+        with it. Anything else typed now is dropped, as it is at the next question.
+        """
+        if self.hot_seat or self.over or self.resign_pending is not None:
+            return
+        seat = self.humans[0]
+        editor = self._watch
+        before = (editor.text, self._watch_confirming)
+        while events := self._read(editor, self.clock()):
+            for ev in events:
+                if isinstance(ev, Interrupt):
+                    self._watch_confirming = True
+                    editor.clear()  # the answer to the question is what comes next
+                    self._note(self._confirm_text(seat) + " (The match ends once "
+                               f"{player_name(1 - seat)} has moved.)", "bold yellow")
+                elif self._watch_confirming:
+                    self._watch_confirming = False
+                    if ev.text.strip().lower() in ("y", "yes"):
+                        self._resign_later(seat, f"{player_name(seat)} resigns: the match "
+                                           f"ends as soon as {player_name(1 - seat)} "
+                                           f"({self.names[1 - seat]}) has moved.")
+                        return
+                    self._note(self._thinking_text(1 - seat), "dim")
+        if (editor.text, self._watch_confirming) != before:
+            self.show(prompt=editor.text if self._watch_confirming else None)
+
+    def _resign_later(self, seat: int, message: str) -> None:
+        """``seat`` resigned while the referee was not waiting for it (see
+        ``resign_pending``)."""
+        self.resign_pending = self.resigned = seat
+        self._note(message, "bold red")
         self.show()
 
     def on_events(self, seat: int, events: list[dict[str, Any]]) -> None:
@@ -190,8 +242,8 @@ class PlaySession:
             self._public_effect(ev)
         kinds = [ev.get("kind") for ev in events]
         self.show()
-        if "match_ended" in kinds:
-            return
+        if "match_ended" in kinds or self.resign_pending is not None:
+            return  # (a player who resigned is not asked to continue)
         if "round_ended" in kinds:
             ended = next(ev for ev in events if ev.get("kind") == "round_ended")
             if self.hot_seat:
@@ -307,7 +359,9 @@ class PlaySession:
             self.auction = "forced opening"
         banks = (bank_ms, opponent_bank_ms) if seat == 0 else (opponent_bank_ms, bank_ms)
         self.clocks = Clocks((banks[0] * MILLISECOND, banks[1] * MILLISECOND), self.delay)
-        if self.holder != seat:
+        if self.resign_pending == seat:
+            pass  # nothing more to ask: the seat answers with the resignation
+        elif self.holder != seat:
             if self.hot_seat and self._device == seat:
                 # The opponent's forced pass gave the turn straight back: no hand-over,
                 # so the clock runs (RULES.md §7); the hand shows at this player's
@@ -333,7 +387,8 @@ class PlaySession:
         self._note("")
         self._wait_enter(seat, text,
                          f"Player {player_name(seat)}: press Enter to reveal your hand")
-        self.holder = self._device = seat
+        if self.resign_pending is None:
+            self.holder = self._device = seat
 
     def _pause(self, seat: int, overlay: Text, footer: str) -> None:
         self.clocks = self.clocks.stopped(self.clock())
@@ -362,7 +417,8 @@ class PlaySession:
                 elif isinstance(ev, Submit):
                     if confirming:
                         if ev.text.strip().lower() in ("y", "yes"):
-                            self._resign(seat)
+                            self._resign_later(seat, f"{player_name(seat)} resigns.")
+                            return True
                         confirming = False
                         self._note("")
                     else:
@@ -386,7 +442,9 @@ class PlaySession:
         """Forget everything typed ahead (before a hand-over or a pause), except a
         Ctrl-C: that is kept and asks for confirmation at the next question."""
         ahead = self._typed + self.keys.drain()
-        self._typed = CTRL_C if CTRL_C in ahead else ""
+        self._typed = CTRL_C if CTRL_C in ahead or self._watch_confirming else ""
+        self._watch.clear()
+        self._watch_confirming = False
 
     def _confirm_text(self, seat: int, running: bool = False) -> str:
         who = f"Player {player_name(seat)}: r" if self.hot_seat else "R"
@@ -473,8 +531,8 @@ class PlaySession:
         revealed = self._wait_enter(
             seat, text, f"Player {player_name(seat)}: press Enter to reveal your hand "
                         "(your clock is running)", deadline)
-        if revealed:
-            self._reveal = None
+        self._reveal = None
+        if revealed and self.resign_pending is None:
             self.holder = self._device = seat
         return revealed
 

@@ -108,10 +108,11 @@ def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
     # dropped, the Ctrl-C asks for confirmation at the pause.
     clock, display, s = _session([(T0, "x\x03\n"), (T0 + 2 * SECOND, "y\n")], [1])
     clock.advance(SECOND)
-    with pytest.raises(Resigned):
-        s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
-                         "jockey": None}])
+    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
+                     "jockey": None}])
     assert any("Resign the match?" in mo.message for mo in display.models)
+    # (the seat answers its next request with the resignation)
+    assert s.resign_pending == s.resigned == 1
 
 
 def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
@@ -125,10 +126,10 @@ def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
 
 def test_ctrl_c_at_a_hand_over_resigns_the_player_taking_the_device() -> None:
     m = Match.new(seed=2)
-    _, _, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "y\n")], [0, 1])
-    with pytest.raises(Resigned):
-        _request(s, m)
-    assert s.resigned == m.to_act
+    _, display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "y\n")], [0, 1])
+    _request(s, m)
+    assert s.resigned == s.resign_pending == m.to_act
+    assert all(mo.hand is None for mo in display.models)  # no hand shown on the way out
 
 
 def test_keys_typed_before_the_question_are_dropped() -> None:
