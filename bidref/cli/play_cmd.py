@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, Literal
 
 import typer
@@ -48,6 +51,24 @@ class _Held(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(f"{record.levelname.lower()}: {record.getMessage()}")
+
+
+@contextmanager
+def _ended_as_interrupt() -> Iterator[None]:
+    """``kill`` (SIGTERM) or a closed terminal (SIGHUP) end the match like an
+    interrupt: the referee ends the engine and writes the result (aborted, unrated),
+    and the terminal's mode is restored. (Ctrl-C itself is a key here.)"""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signals = (signal.SIGTERM, signal.SIGHUP)
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def _on_a_terminal() -> bool:
@@ -130,8 +151,9 @@ def play(
     lib_log.addHandler(held)
     propagate, lib_log.propagate = lib_log.propagate, False
     try:
-        outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
-                                        console)
+        with _ended_as_interrupt():
+            outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
+                                     console)
     finally:
         lib_log.removeHandler(held)
         lib_log.propagate = propagate

@@ -160,3 +160,41 @@ def test_hot_seat_hand_over_stops_the_clock_and_hides_the_other_hand(tmp_path: P
             assert not shown & dealt[1 - "AB".index(who)], screen
             hands_seen += 1
     assert hands_seen > 5
+
+
+def _running(program: Path) -> list[int]:
+    """Pids of processes running ``program`` (by its unique path)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if cmdline and cmdline[0] == str(program).encode():
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_terminate_or_hang_up_ends_the_match_cleanly(tmp_path: Path, signame: str) -> None:
+    # `kill` or a closed terminal window: the engine is ended, and the transcript ends
+    # with a result (aborted: nobody lost), as after an interrupt.
+    import shutil
+    import signal
+
+    engine = tmp_path / "engine"  # a copy with its own path, to find its process
+    shutil.copy(ROOT / C_FIRST, engine)
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn("human", str(engine), "--seed", "3", "--transcript", str(tr)))
+    assert sc.next_question(set())[0] == "pause"
+    assert _running(engine)
+    sc.child.kill(getattr(signal, signame))
+    sc.finish()
+    end = time.monotonic() + 10
+    while _running(engine) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _running(engine)
+    recs = _records(tr)
+    assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "aborted"
+    assert recs[-1]["rated"] is False
