@@ -215,6 +215,7 @@ def tournament(
         play = _load_play(play_function)
     except (ImportError, AttributeError) as exc:
         raise _fail(err, f"--play-function {play_function!r}: {exc}") from None
+    store: ResultsStore | None = None
     try:
         sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
         if resume:
@@ -231,18 +232,26 @@ def tournament(
                 illegal=cast(Literal["reject", "forfeit"], illegal or "reject"),
                 transport=cast(Literal["pipe", "pty"], transport or "pipe"),
             )
-            plan, store = _create(out, engines or [], fmt or "round-robin", settings, deals,
-                                  seed, deal_book, sprt_test,
-                                  check=play_function == DEFAULT_PLAY)  # fmt: skip
+            plan = _new_plan(out, engines or [], fmt or "round-robin", settings, deals,
+                             seed, deal_book, sprt_test,
+                             check=play_function == DEFAULT_PLAY)  # fmt: skip
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
         raise _fail(err, str(exc)) from None
 
-    todo = len(missing(plan, store))
+    todo = len(missing(plan, store)) if store is not None else len(plan.keys)
     try:
         backend = _make_backend(play, cluster, concurrency, todo, err)
     except _Refusal as exc:
-        store.close()
+        if store is not None:
+            store.close()
         raise _fail(err, str(exc)) from None
+    if store is None:  # a new tournament: written only now that it can be played
+        try:
+            _make_transcripts_dir(out)
+            store = ResultsStore.create(out / RESULTS_FILE, plan.header)
+        except (_Refusal, ResultsError) as exc:
+            backend.close()
+            raise _fail(err, str(exc)) from None
     if not as_json:
         err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
                   f"{backend.slots} at a time", highlight=False)  # fmt: skip
@@ -321,10 +330,10 @@ def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: 
     return plan, store
 
 
-def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
-            deals: int | None, seed: int | None, deal_book: Path | None,
-            sprt: Sprt | None, *, check: bool = True) -> tuple[Plan, ResultsStore]:  # fmt: skip
-    """A new tournament in ``out``; nothing is written if it cannot be played.
+def _new_plan(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
+              deals: int | None, seed: int | None, deal_book: Path | None,
+              sprt: Sprt | None, *, check: bool = True) -> Plan:  # fmt: skip
+    """A new tournament for ``out`` (nothing written yet).
 
     ``check``: refuse engines whose program is not found here (real engines).
     """
@@ -349,8 +358,11 @@ def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
     plan = Plan(header, out)
     plan.keys  # noqa: B018 - validates the schedule before anything is written
     _check_sprt(plan, sprt)
-    _make_transcripts_dir(out)
-    return plan, ResultsStore.create(out / RESULTS_FILE, header)
+    results = out / RESULTS_FILE
+    if results.is_file() and results.stat().st_size > 0:  # said before anything is tried
+        raise _Refusal(f"results file {str(results)!r} already exists: add --resume to "
+                       "continue that tournament, or choose another --out folder")  # fmt: skip
+    return plan
 
 
 def _make_transcripts_dir(out: Path) -> None:

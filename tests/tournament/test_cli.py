@@ -122,3 +122,14 @@ def test_an_unknown_engine_is_refused_before_anything_is_written(tmp_path: Path)
         assert result.exit_code == 2, result.output
         assert "'no_such_engine_xyz'" in result.output and "not found" in result.output
         assert not out.exists()  # nothing to clean up before trying again
+
+
+def test_a_bad_cluster_address_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    for address in ("nonsense", "foo://head:8786"):
+        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out),
+                              "--cluster", address)
+        assert code == 2, output
+        assert f"--cluster {address!r}" in output and "tcp://" in output, output
+        assert "Traceback" not in output
+        assert not out.exists()  # fix the address and run the same command again
