@@ -71,6 +71,24 @@ def _ended_as_interrupt() -> Iterator[None]:
             signal.signal(s, h)
 
 
+def _transcript_problem(path: Path | None) -> str | None:
+    """Why the transcript cannot be written at ``path`` (checked before the match
+    takes the terminal), or None."""
+    if path is None:
+        return None
+    folder = path.parent
+    if path.is_dir():
+        why = "it is a folder"
+    elif not folder.is_dir():
+        why = f"there is no folder {str(folder)!r}"
+    elif not os.access(folder, os.W_OK):
+        why = f"the folder {str(folder)!r} is not writable"
+    else:
+        return None
+    return f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a " \
+           "folder you can write, e.g. --transcript me.jsonl"
+
+
 def _on_a_terminal() -> bool:
     try:
         return os.isatty(sys.stdin.fileno()) and sys.stdout.isatty()
@@ -121,7 +139,8 @@ def play(
     if not humans:
         raise bad("neither seat is 'human': to watch two engines play, use `bidref match "
                   f"{seat_a} {seat_b}`")
-    problem = clock_args_problem(transport, bank, delay, startup)
+    problem = clock_args_problem(transport, bank, delay, startup) or \
+        _transcript_problem(transcript)
     if problem:
         raise bad(problem)
     if not _on_a_terminal():
