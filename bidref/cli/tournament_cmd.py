@@ -57,14 +57,16 @@ DEFAULT_PLAY = "bidref.tournament.play:play_match"
 EPILOG = """\
 Examples:\n\n
 200 matches (100 deals x 2 seats), 2 at a time, on a fast clock:\n
-  bidref tournament c=sample_engines/c_first/engine sample_engines/python_greedy/engine.py
+  bidref tournament c=sample_engines/c_first/engine sample_engines/python_greedy/engine.py \\
   --deals 100 --bank 5 --delay 0.1 -j 2 --out runs/c-vs-greedy\n\n
 After a crash or Ctrl-C, play exactly the missing matches:\n
   bidref tournament --resume --out runs/c-vs-greedy\n\n
 Is new stronger than old by 10 Elo? Stop as soon as the SPRT decides:\n
-  bidref tournament new=./engine-new old=./engine-old --sprt 0 10 0.05 0.05 --deals 2000\n\n
+  bidref tournament new=./engine-new old=./engine-old --sprt 0 10 0.05 0.05 \\
+  --deals 2000\n\n
 One engine against the field, on a dask cluster (engines at the same paths on the workers):\n
-  bidref tournament hero.toml a.toml b.toml --format gauntlet --cluster tcp://head:8786
+  bidref tournament hero.toml a.toml b.toml --format gauntlet \\
+  --cluster tcp://head:8786
 """
 
 

@@ -133,3 +133,17 @@ def test_a_bad_cluster_address_is_a_clear_error_and_writes_nothing(tmp_path: Pat
         assert f"--cluster {address!r}" in output and "tcp://" in output, output
         assert "Traceback" not in output
         assert not out.exists()  # fix the address and run the same command again
+
+
+def test_help_teaches_with_examples_that_can_be_copied() -> None:
+    result = runner.invoke(app, ["tournament", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = result.output
+    assert "bidref tournament --resume --out runs/c-vs-greedy" in text
+    assert "--sprt 0 10 0.05 0.05" in text and "--format gauntlet" in text
+    # a command that goes on to the next line says so (a shell line continuation)
+    lines = [line.strip() for line in text.splitlines()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("bidref tournament")]
+    for i in starts:
+        if lines[i + 1].startswith("--"):
+            assert lines[i].endswith("\\"), lines[i]
