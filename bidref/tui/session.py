@@ -470,6 +470,8 @@ class PlaySession:
         if self._reveal == seat and not self._reveal_running(seat, deadline):
             self._time_out(seat)
             return None
+        if self.resign_pending == seat:  # (confirmed instead of revealing)
+            raise Resigned()
         editor = LineEditor(lambda text: complete(text, legal))
         overlay: Text | None = None
         confirming = False

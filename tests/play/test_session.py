@@ -140,3 +140,39 @@ def test_keys_typed_before_the_question_are_dropped() -> None:
     _request(s, m)
     answer = s.ask(m.to_act, T0 + 100 * SECOND)
     assert answer is not None and answer.action == str(m.legal_actions()[1])
+
+
+def _passed_back(script: list[tuple[int, str]]) -> tuple[FakeClock, RecordingDisplay,
+                                                           PlaySession, Match, int]:
+    """A hot-seat session where the player to act revealed, answered, and the turn
+    came straight back (the opponent's forced pass); returns the new request's start."""
+    m = Match.new(seed=2)
+    clock, display, s = _session([(T0 + SECOND, "\n"), *script], [0, 1])
+    _request(s, m)  # the hand-over: revealed at T0 + 1 s
+    s.holder = None  # the answer hid the hand ...
+    return clock, display, s, m, _request(s, m)  # ... and the turn is back
+
+
+def test_a_turn_passed_back_starts_the_clock_at_once_and_reveals_at_enter() -> None:
+    _clock, display, s, m, start = _passed_back([(T0 + 3 * SECOND, "\n"),
+                                                 (T0 + 4 * SECOND, "1\n")])
+    assert start == T0 + SECOND  # no waiting: the clock runs from the request
+    answer = s.ask(m.to_act, start + 35 * SECOND)
+    assert answer is not None and answer.t == T0 + 4 * SECOND
+    hidden = [mo for mo in display.models if "your clock is running" in mo.footer]
+    assert hidden and all(mo.hand is None and mo.clocks.running is not None for mo in hidden)
+    assert any(mo.hand is not None and mo.prompt is not None for mo in display.models)
+
+
+def test_a_turn_passed_back_times_out_while_the_hand_is_hidden() -> None:
+    clock, display, s, m, start = _passed_back([])
+    assert s.ask(m.to_act, start + 2 * SECOND) is None
+    assert clock.t == start + 2 * SECOND and "time is out" in display.last.message
+
+
+def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
+    _clock, display, s, m, start = _passed_back([(T0 + 2 * SECOND, "\x03"),
+                                                 (T0 + 3 * SECOND, "y\n")])
+    with pytest.raises(Resigned):
+        s.ask(m.to_act, start + 35 * SECOND)
+    assert all(mo.hand is None for mo in display.models[-3:])
