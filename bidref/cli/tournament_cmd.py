@@ -220,6 +220,7 @@ def tournament(
     store: ResultsStore | None = None
     try:
         sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
+        _check_exports(export or [])
         if resume:
             given: dict[str, object] = {
                 "format": fmt, "bank": bank, "delay": delay, "max-rounds": max_rounds,
@@ -267,13 +268,22 @@ def tournament(
         store.close()
     standings = summary.standings
     assert standings is not None
+    export_failed = False
     for path in export or []:
-        export_pairs(standings, path, plan.sprt)
+        try:
+            export_pairs(standings, path, plan.sprt)
+        except OSError as exc:  # e.g. the folder went away during the run
+            export_failed = True
+            err.print(f"[red]error:[/red] --export {str(path)!r}: cannot write it "
+                      f"({exc.strerror}); the results are in {plan.out_dir / RESULTS_FILE}",
+                      highlight=False)  # fmt: skip
     if as_json:
         sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
     else:
         _print_result(console, plan, summary)
     _exit_for(err, summary, out, max_attempts, as_json)
+    if export_failed:
+        raise typer.Exit(code=EXIT_UNRESOLVED)
 
 
 class _Refusal(ValueError):
@@ -299,6 +309,19 @@ def _check_options(fmt: str | None, illegal: str | None, transport: str | None,
         return Sprt(*sprt) if sprt is not None else None
     except ValueError as exc:
         raise _Refusal(str(exc)) from None
+
+
+def _check_exports(paths: list[Path]) -> None:
+    """Export files that could not be written at the end are refused now."""
+    for path in paths:
+        if path.suffix.lower() not in (".csv", ".json"):
+            raise _Refusal(f"--export {str(path)!r}: give a file ending in .csv or .json")
+        folder = path.parent
+        if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+            why = "it is a folder" if path.is_dir() else (
+                f"there is no folder {str(folder)!r}" if not folder.is_dir()
+                else f"the folder {str(folder)!r} is not writable")  # fmt: skip
+            raise _Refusal(f"--export {str(path)!r}: cannot write it there ({why})")
 
 
 def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:

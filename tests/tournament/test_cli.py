@@ -147,3 +147,15 @@ def test_help_teaches_with_examples_that_can_be_copied() -> None:
     for i in starts:
         if lines[i + 1].startswith("--"):
             assert lines[i].endswith("\\"), lines[i]
+
+
+def test_a_bad_export_path_is_refused_before_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    for export, message in ((tmp_path / "no-such-folder" / "pairs.csv", "no folder"),
+                            (tmp_path / "pairs.txt", ".csv or .json")):
+        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out),
+                              "--export", str(export))
+        assert code == 2, output
+        assert "--export" in output and message in output, output
+        assert "Traceback" not in output
+        assert not out.exists()  # refused before anything was played
