@@ -11,7 +11,7 @@ import secrets
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any, Literal, cast
@@ -40,6 +40,7 @@ from bidref.tournament.engines import EngineArgError, check_programs, resolve_en
 from bidref.tournament.local import LocalBackend, available_cores
 from bidref.tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Backend, missing
 from bidref.tournament.schedule import FORMATS, Format, ScheduleError, read_deal_book
+from bidref.tournament.store import hold
 from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
 
 from . import app
@@ -218,6 +219,7 @@ def tournament(
     except (ImportError, AttributeError) as exc:
         raise _fail(err, f"--play-function {play_function!r}: {exc}") from None
     store: ResultsStore | None = None
+    held = ExitStack()  # this run's hold on the results file (see store.hold)
     try:
         sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
         _check_exports(export or [])
@@ -226,7 +228,7 @@ def tournament(
                 "format": fmt, "bank": bank, "delay": delay, "max-rounds": max_rounds,
                 "illegal": illegal, "transport": transport, "seed": seed, "deals": deals,
             }  # fmt: skip
-            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test)
+            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test, held)
         else:
             settings = MatchSettings(
                 bank_ms=round(1000 * (DEFAULT_BANK_S if bank is None else bank)),
@@ -239,6 +241,7 @@ def tournament(
                              seed, deal_book, sprt_test,
                              check=play_function == DEFAULT_PLAY)  # fmt: skip
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
+        held.close()
         raise _fail(err, str(exc)) from None
 
     todo = len(missing(plan, store)) if store is not None else len(plan.keys)
@@ -247,13 +250,18 @@ def tournament(
     except _Refusal as exc:
         if store is not None:
             store.close()
+        held.close()
         raise _fail(err, str(exc)) from None
     if store is None:  # a new tournament: written only now that it can be played
         try:
             _make_transcripts_dir(out)
             store = ResultsStore.create(out / RESULTS_FILE, plan.header)
+            held.enter_context(hold(out / RESULTS_FILE))
         except (_Refusal, ResultsError) as exc:
+            if store is not None:
+                store.close()
             backend.close()
+            held.close()
             raise _fail(err, str(exc)) from None
     if not as_json:
         err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
@@ -266,6 +274,7 @@ def tournament(
     finally:
         backend.close()
         store.close()
+        held.close()
     standings = summary.standings
     assert standings is not None
     export_failed = False
@@ -331,9 +340,12 @@ def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:
 
 
 def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: Path | None,
-            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
-    """The tournament recorded in ``out``, refusing options that would change it."""
+            sprt: Sprt | None, held: ExitStack) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """The tournament recorded in ``out``, refusing options that would change it;
+    ``held`` gets this run's hold on the results file (taken before it is opened)."""
     results = out / RESULTS_FILE
+    if results.is_file():
+        held.enter_context(hold(results))
     store = ResultsStore.open(results)
     plan = Plan(store.header, out)
     problems = _header_conflicts(plan, engines, given)

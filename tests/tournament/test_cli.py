@@ -159,3 +159,22 @@ def test_a_bad_export_path_is_refused_before_the_run(tmp_path: Path) -> None:
         assert "--export" in output and message in output, output
         assert "Traceback" not in output
         assert not out.exists()  # refused before anything was played
+
+
+def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(
+        tmp_path: Path) -> None:
+    # Two runs on one folder would play the same missing matches twice.
+    from bidref.tournament.store import hold
+
+    out = tmp_path / "t"
+    code, output = invoke("a=fake", "b=fake", "--deals", "2", "--out", str(out), "--json")
+    assert code == 0, output
+    with hold(out / "results.jsonl"):  # as a running `bidref tournament` holds it
+        code, output = invoke("--resume", "--out", str(out))
+        assert code == 2 and "another bidref tournament is running" in output, output
+    code, output = invoke("--resume", "--out", str(out), "--json")
+    assert code == 0, output
+    code, output = invoke("--resume", "--out", str(out), "--bank", "3")
+    assert code == 2  # a refusal lets go of the file too:
+    with hold(out / "results.jsonl"):
+        pass
