@@ -472,7 +472,8 @@ def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
         "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
         "unresolved": [k.id for k in summary.unresolved],
         "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
-        "master_seed": plan.header.master_seed, **summary.standings.to_dict(plan.sprt),
+        "master_seed": plan.header.master_seed, "deal_book": plan.header.deal_book,
+        **summary.standings.to_dict(plan.sprt),
     }  # fmt: skip
 
 

@@ -91,6 +91,7 @@ def test_deal_book_and_sprt(tmp_path: Path) -> None:
     data = json.loads(output)
     assert data["sprt_stopped"] and data["pairs"][0]["sprt"]["status"] == "H1"
     assert data["done"] < data["total"] == 400
+    assert data["deal_book"] == str(book) and data["master_seed"] is None
     header = ResultsStore.open(out / "results.jsonl").header
     assert header.deal_book == str(book) and header.master_seed is None
     assert header.seeds[:2] == [1000, 1001]
