@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -198,3 +199,45 @@ def test_terminate_or_hang_up_ends_the_match_cleanly(tmp_path: Path, signame: st
     recs = _records(tr)
     assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "aborted"
     assert recs[-1]["rated"] is False
+
+
+SLOW_ENGINE = """\
+import sys, time
+sys.path.insert(0, {root!r})
+from bidref.engine import run
+
+def choose(req):
+    time.sleep(2.5)
+    return str(req.legal[0])
+
+sys.exit(run(choose, name="slow"))
+"""
+
+
+def test_ctrl_c_while_the_engine_thinks_asks_at_once(tmp_path: Path) -> None:
+    engine = tmp_path / "slow.py"
+    engine.write_text(SLOW_ENGINE.format(root=str(ROOT)), encoding="utf-8")
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn("human", str(engine), "--seed", "3", "--transcript", str(tr)))
+    done: set[tuple[str, str]] = set()
+    assert sc.next_question(done)[0] == "pause"
+    sc.send("\r")
+    assert sc.next_question(done, timeout=30)[0] == "ask"
+    sc.send("1\r")
+    sc.wait(lambda s: "B (slow) is thinking" in s)
+    sc.send("\x03")
+    t0 = time.monotonic()
+    sc.wait(lambda s: "Resign the match?" in s, timeout=10)
+    assert time.monotonic() - t0 < 2.0  # asked at once, not after the engine's move
+    sc.send("y\r")
+    out = sc.finish(timeout=30)
+    assert "A (human) resigned: B (slow) wins" in out
+    recs = _records(tr)
+    kinds = [(r["type"], r.get("seat")) for r in recs if r["type"] in ("reply", "request",
+                                                                        "resign")]
+    # the engine's move, then the person's request is answered with the resignation
+    assert kinds[-3:] == [("reply", 1), ("request", 0), ("resign", 0)]
+    assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "resign"
+    replayed = subprocess.run([str(Path(sys.executable).with_name("bidref")), "replay",
+                               str(tr)], capture_output=True, text=True)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
