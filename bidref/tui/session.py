@@ -558,13 +558,16 @@ class PlaySession:
     def _help_text(self, name: str, arg: str) -> Text:
         if name == "help":
             return Text(HELP)
-        if not arg:
+        section = rules_section(arg) if arg else ""
+        if not arg or section == rules_text():  # no topic, or none that matches
             titles = [line[3:] for line in rules_text().splitlines() if line.startswith("## ")]
             body = ("Sections: " + "; ".join(titles) +
                     "\nType 'rules 7' or 'rules clock' for one section "
                     "(`bidref rules` prints them all).")
+            if arg:
+                body = f"No rules section matches {arg!r}.\n" + body
             return Text(body)
-        lines = rules_section(arg).splitlines()
+        lines = section.splitlines()
         if len(lines) > RULES_LINES:
             lines = [*lines[:RULES_LINES], "… (the rest: `bidref rules`)"]
         return Text("\n".join(lines))

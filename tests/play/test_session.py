@@ -176,3 +176,15 @@ def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
     with pytest.raises(Resigned):
         s.ask(m.to_act, start + 35 * SECOND)
     assert all(mo.hand is None for mo in display.models[-3:])
+
+
+def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
+    m = Match.new(seed=2)
+    _, display, s = _session([(T0 + SECOND, "rules xyz\n"), (T0 + 2 * SECOND, "1\n")],
+                             [m.to_act])
+    _request(s, m)
+    assert s.ask(m.to_act, T0 + 100 * SECOND) is not None
+    shown = [str(getattr(mo.overlay, "plain", "")) for mo in display.models
+             if mo.overlay is not None]
+    assert shown and "No rules section matches 'xyz'" in shown[-1]
+    assert "The match clock" in shown[-1]  # the list of sections to choose from
