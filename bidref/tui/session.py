@@ -15,11 +15,17 @@ auction, log) and each human's own hand, and decides what the screen may show:
   that player to take the device and press Enter. The request's time starts only
   when the hand is revealed (the seat returns that moment to the referee as the
   time the request was delivered). After every accepted entry the hand is hidden
-  at once.
+  at once. When the opponent's forced pass gives the turn straight back to the
+  player who just moved, there is no hand-over: that player's clock runs at once,
+  and the hand shows at their Enter (the device may already be on its way).
 - **Input** (:meth:`PlaySession.ask`): read keys against the absolute deadline,
   resolve the line (:mod:`bidref.players.entry`); a problem is shown and changes
   nothing; ``rules`` and ``help`` show text while the clock keeps running;
   Ctrl-C asks for confirmation and then resigns.
+- **While an engine thinks** (:meth:`PlaySession.watch`): Ctrl-C asks at once. A
+  resignation confirmed when the referee is not waiting for that player (at a
+  pause, a hand-over, during the engine's turn) is kept pending and the seat
+  answers its next request with it, as the protocol reads a ``resign``.
 
 No real time is read here: the clock, the keys and the display are injected.
 """
