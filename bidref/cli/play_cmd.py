@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, Literal
 
 import typer
@@ -15,7 +18,7 @@ from rich.console import Console
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..players import EngineSeat, Seat
-from ..players.human import HumanSeat
+from ..players.human import HumanSeat, WatchedEngineSeat
 from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
 from ..render.layout import LayoutPicture
 from ..rules import SECOND, TimeControl
@@ -48,6 +51,42 @@ class _Held(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(f"{record.levelname.lower()}: {record.getMessage()}")
+
+
+@contextmanager
+def _ended_as_interrupt() -> Iterator[None]:
+    """``kill`` (SIGTERM) or a closed terminal (SIGHUP) end the match like an
+    interrupt: the referee ends the engine and writes the result (aborted, unrated),
+    and the terminal's mode is restored. (Ctrl-C itself is a key here.)"""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signals = (signal.SIGTERM, signal.SIGHUP)
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _transcript_problem(path: Path | None) -> str | None:
+    """Why the transcript cannot be written at ``path`` (checked before the match
+    takes the terminal), or None."""
+    if path is None:
+        return None
+    folder = path.parent
+    if path.is_dir():
+        why = "it is a folder"
+    elif not folder.is_dir():
+        why = f"there is no folder {str(folder)!r}"
+    elif not os.access(folder, os.W_OK):
+        why = f"the folder {str(folder)!r} is not writable"
+    else:
+        return None
+    return f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a " \
+           "folder you can write, e.g. --transcript me.jsonl"
 
 
 def _on_a_terminal() -> bool:
@@ -100,7 +139,8 @@ def play(
     if not humans:
         raise bad("neither seat is 'human': to watch two engines play, use `bidref match "
                   f"{seat_a} {seat_b}`")
-    problem = clock_args_problem(transport, bank, delay, startup)
+    problem = clock_args_problem(transport, bank, delay, startup) or \
+        _transcript_problem(transcript)
     if problem:
         raise bad(problem)
     if not _on_a_terminal():
@@ -130,8 +170,9 @@ def play(
     lib_log.addHandler(held)
     propagate, lib_log.propagate = lib_log.propagate, False
     try:
-        outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
-                                        console)
+        with _ended_as_interrupt():
+            outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
+                                     console)
     finally:
         lib_log.removeHandler(held)
         lib_log.propagate = propagate
@@ -156,9 +197,10 @@ def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tu
             LiveDisplay(console, clock, names) as display:
         session = PlaySession(keys=keys, display=display, clock=clock, humans=humans,
                               names=names)
+        # An engine's thinking time also watches the keys: Ctrl-C asks at once.
         seats: list[Seat] = [
             HumanSeat(session, i, HUMAN) if i in humans
-            else EngineSeat(specs[i], transport=tr, clock=clock)
+            else WatchedEngineSeat(EngineSeat(specs[i], transport=tr, clock=clock), session)
             for i in (0, 1)]
 
         def observe(state: LiveState) -> None:

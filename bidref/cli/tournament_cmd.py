@@ -11,7 +11,7 @@ import secrets
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, Any, Literal, cast
@@ -36,10 +36,11 @@ from bidref.tournament import (
     run,
     seeds_from_master,
 )
-from bidref.tournament.engines import EngineArgError, resolve_entries
+from bidref.tournament.engines import EngineArgError, check_programs, resolve_entries
 from bidref.tournament.local import LocalBackend, available_cores
-from bidref.tournament.runner import RESULTS_FILE, Backend, missing
+from bidref.tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Backend, missing
 from bidref.tournament.schedule import FORMATS, Format, ScheduleError, read_deal_book
+from bidref.tournament.store import hold
 from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
 
 from . import app
@@ -57,14 +58,16 @@ DEFAULT_PLAY = "bidref.tournament.play:play_match"
 EPILOG = """\
 Examples:\n\n
 200 matches (100 deals x 2 seats), 2 at a time, on a fast clock:\n
-  bidref tournament c=sample_engines/c_first/engine sample_engines/python_greedy/engine.py
+  bidref tournament c=sample_engines/c_first/engine sample_engines/python_greedy/engine.py \\
   --deals 100 --bank 5 --delay 0.1 -j 2 --out runs/c-vs-greedy\n\n
 After a crash or Ctrl-C, play exactly the missing matches:\n
   bidref tournament --resume --out runs/c-vs-greedy\n\n
 Is new stronger than old by 10 Elo? Stop as soon as the SPRT decides:\n
-  bidref tournament new=./engine-new old=./engine-old --sprt 0 10 0.05 0.05 --deals 2000\n\n
+  bidref tournament new=./engine-new old=./engine-old --sprt 0 10 0.05 0.05 \\
+  --deals 2000\n\n
 One engine against the field, on a dask cluster (engines at the same paths on the workers):\n
-  bidref tournament hero.toml a.toml b.toml --format gauntlet --cluster tcp://head:8786
+  bidref tournament hero.toml a.toml b.toml --format gauntlet \\
+  --cluster tcp://head:8786
 """
 
 
@@ -215,14 +218,17 @@ def tournament(
         play = _load_play(play_function)
     except (ImportError, AttributeError) as exc:
         raise _fail(err, f"--play-function {play_function!r}: {exc}") from None
+    store: ResultsStore | None = None
+    held = ExitStack()  # this run's hold on the results file (see store.hold)
     try:
         sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
+        _check_exports(export or [])
         if resume:
             given: dict[str, object] = {
                 "format": fmt, "bank": bank, "delay": delay, "max-rounds": max_rounds,
                 "illegal": illegal, "transport": transport, "seed": seed, "deals": deals,
             }  # fmt: skip
-            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test)
+            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test, held)
         else:
             settings = MatchSettings(
                 bank_ms=round(1000 * (DEFAULT_BANK_S if bank is None else bank)),
@@ -231,17 +237,32 @@ def tournament(
                 illegal=cast(Literal["reject", "forfeit"], illegal or "reject"),
                 transport=cast(Literal["pipe", "pty"], transport or "pipe"),
             )
-            plan, store = _create(out, engines or [], fmt or "round-robin", settings, deals,
-                                  seed, deal_book, sprt_test)  # fmt: skip
+            plan = _new_plan(out, engines or [], fmt or "round-robin", settings, deals,
+                             seed, deal_book, sprt_test,
+                             check=play_function == DEFAULT_PLAY)  # fmt: skip
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
+        held.close()
         raise _fail(err, str(exc)) from None
 
-    todo = len(missing(plan, store))
+    todo = len(missing(plan, store)) if store is not None else len(plan.keys)
     try:
         backend = _make_backend(play, cluster, concurrency, todo, err)
     except _Refusal as exc:
-        store.close()
+        if store is not None:
+            store.close()
+        held.close()
         raise _fail(err, str(exc)) from None
+    if store is None:  # a new tournament: written only now that it can be played
+        try:
+            _make_transcripts_dir(out)
+            store = ResultsStore.create(out / RESULTS_FILE, plan.header)
+            held.enter_context(hold(out / RESULTS_FILE))
+        except (_Refusal, ResultsError) as exc:
+            if store is not None:
+                store.close()
+            backend.close()
+            held.close()
+            raise _fail(err, str(exc)) from None
     if not as_json:
         err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
                   f"{backend.slots} at a time", highlight=False)  # fmt: skip
@@ -253,15 +274,25 @@ def tournament(
     finally:
         backend.close()
         store.close()
+        held.close()
     standings = summary.standings
     assert standings is not None
+    export_failed = False
     for path in export or []:
-        export_pairs(standings, path, plan.sprt)
+        try:
+            export_pairs(standings, path, plan.sprt)
+        except OSError as exc:  # e.g. the folder went away during the run
+            export_failed = True
+            err.print(f"[red]error:[/red] --export {str(path)!r}: cannot write it "
+                      f"({exc.strerror}); the results are in {plan.out_dir / RESULTS_FILE}",
+                      highlight=False)  # fmt: skip
     if as_json:
         sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
     else:
         _print_result(console, plan, summary)
     _exit_for(err, summary, out, max_attempts, as_json)
+    if export_failed:
+        raise typer.Exit(code=EXIT_UNRESOLVED)
 
 
 class _Refusal(ValueError):
@@ -289,6 +320,19 @@ def _check_options(fmt: str | None, illegal: str | None, transport: str | None,
         raise _Refusal(str(exc)) from None
 
 
+def _check_exports(paths: list[Path]) -> None:
+    """Export files that could not be written at the end are refused now."""
+    for path in paths:
+        if path.suffix.lower() not in (".csv", ".json"):
+            raise _Refusal(f"--export {str(path)!r}: give a file ending in .csv or .json")
+        folder = path.parent
+        if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+            why = "it is a folder" if path.is_dir() else (
+                f"there is no folder {str(folder)!r}" if not folder.is_dir()
+                else f"the folder {str(folder)!r} is not writable")  # fmt: skip
+            raise _Refusal(f"--export {str(path)!r}: cannot write it there ({why})")
+
+
 def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:
     if sprt is not None and len(plan.pairings) != 1:
         raise _Refusal(f"--sprt tests one pairing, but this tournament has "
@@ -296,9 +340,12 @@ def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:
 
 
 def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: Path | None,
-            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
-    """The tournament recorded in ``out``, refusing options that would change it."""
+            sprt: Sprt | None, held: ExitStack) -> tuple[Plan, ResultsStore]:  # fmt: skip
+    """The tournament recorded in ``out``, refusing options that would change it;
+    ``held`` gets this run's hold on the results file (taken before it is opened)."""
     results = out / RESULTS_FILE
+    if results.is_file():
+        held.enter_context(hold(results))
     store = ResultsStore.open(results)
     plan = Plan(store.header, out)
     problems = _header_conflicts(plan, engines, given)
@@ -320,14 +367,19 @@ def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: 
     return plan, store
 
 
-def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
-            deals: int | None, seed: int | None, deal_book: Path | None,
-            sprt: Sprt | None) -> tuple[Plan, ResultsStore]:  # fmt: skip
-    """A new tournament in ``out``; nothing is written if it cannot be played."""
+def _new_plan(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
+              deals: int | None, seed: int | None, deal_book: Path | None,
+              sprt: Sprt | None, *, check: bool = True) -> Plan:  # fmt: skip
+    """A new tournament for ``out`` (nothing written yet).
+
+    ``check``: refuse engines whose program is not found here (real engines).
+    """
     if len(engines) < 2:
         raise _Refusal("give at least two engines, e.g. bidref tournament ./engine_a "
                        "./engine_b (or --resume --out DIR)")  # fmt: skip
     entries = resolve_entries(engines)
+    if check:
+        check_programs(entries)
     master: int | None = None
     if deal_book is not None:
         seeds = read_deal_book(deal_book)
@@ -343,7 +395,22 @@ def _create(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
     plan = Plan(header, out)
     plan.keys  # noqa: B018 - validates the schedule before anything is written
     _check_sprt(plan, sprt)
-    return plan, ResultsStore.create(out / RESULTS_FILE, header)
+    results = out / RESULTS_FILE
+    if results.is_file() and results.stat().st_size > 0:  # said before anything is tried
+        raise _Refusal(f"results file {str(results)!r} already exists: add --resume to "
+                       "continue that tournament, or choose another --out folder")  # fmt: skip
+    return plan
+
+
+def _make_transcripts_dir(out: Path) -> None:
+    """The transcripts folder, made before any match (workers only add files to it)."""
+    folder = out / TRANSCRIPTS_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _Refusal(f"cannot write the results and transcripts in {str(out)!r}: cannot "
+                       f"make {str(folder)!r} ({exc.strerror}); choose another --out "
+                       "folder") from None  # fmt: skip
 
 
 def _make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, todo: int,
@@ -405,7 +472,8 @@ def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
         "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
         "unresolved": [k.id for k in summary.unresolved],
         "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
-        "master_seed": plan.header.master_seed, **summary.standings.to_dict(plan.sprt),
+        "master_seed": plan.header.master_seed, "deal_book": plan.header.deal_book,
+        **summary.standings.to_dict(plan.sprt),
     }  # fmt: skip
 
 

@@ -14,11 +14,12 @@ player's time there. The session makes :meth:`send` return only once the person
 has pressed Start/Continue (after a deal or an end-of-round count) or, in
 hot-seat play, revealed their hand after the hand-over.
 
-A resignation (Ctrl-C, confirmed) is a protocol ``resign`` line when the
-referee is waiting for this player's answer, or :class:`SeatResigned` when it
-comes at a pause or hand-over while the seat is being told something; either
-way the referee ends the match as a loss by resignation (end reason
-``resign``) and the transcript is complete.
+A resignation (Ctrl-C, confirmed) is a protocol ``resign`` line, read when
+the referee waits for this player, as the protocol says: at once when the
+person was asked for an action; at the next request when it was confirmed at a
+pause, a hand-over or while the engine thought (the session keeps it pending
+and asks nothing more). The referee ends the match as a loss by resignation
+(end reason ``resign``) and the transcript is complete and replays.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ from ..protocol import (
     decode_referee_line,
     encode,
 )
+from ..rules.clock import MILLISECOND
 from ..tui.session import PlaySession, Resigned
-from . import SeatResigned
+from . import Seat, SeatResigned
 
 log = logging.getLogger(__name__)
 
@@ -81,27 +83,23 @@ class HumanSeat:
             raise SeatResigned(f"player {'AB'[self.seat]} resigned")
         events: list[dict[str, Any]] = []
         started: int | None = None
-        try:
-            for raw in text.split("\n"):
-                if not raw.strip():
-                    continue
-                try:
-                    msg = decode_referee_line(raw)
-                except ProtocolError as e:  # the referee is ours: this is a bug
-                    log.error("human seat %d cannot read %r: %s", self.seat, raw, e)
-                    continue
-                if isinstance(msg, EventMsg):
-                    events.append(msg.event)
-                    continue
-                if events:
-                    self.session.on_events(self.seat, events)
-                    events = []
-                started = self._handle(msg)
+        for raw in text.split("\n"):
+            if not raw.strip():
+                continue
+            try:
+                msg = decode_referee_line(raw)
+            except ProtocolError as e:  # the referee is ours: this is a bug
+                log.error("human seat %d cannot read %r: %s", self.seat, raw, e)
+                continue
+            if isinstance(msg, EventMsg):
+                events.append(msg.event)
+                continue
             if events:
                 self.session.on_events(self.seat, events)
-        except Resigned:
-            self._resigned = True
-            raise SeatResigned(f"player {'AB'[self.seat]} resigned") from None
+                events = []
+            started = self._handle(msg)
+        if events:
+            self.session.on_events(self.seat, events)
         # For a request: the moment it reached the person (after any hand-over).
         return started if started is not None else self.clock()
 
@@ -134,6 +132,10 @@ class HumanSeat:
         if self._resigned or self._closed:
             return Eof(self.clock())
         req = self._request
+        if req is not None and self.session.resign_pending == self.seat:
+            self._resigned = True
+            self._request = None
+            return Line(encode(Resign(message="resigned at the terminal")), self.clock())
         if req is None:
             # Nothing asked, so a person has nothing to say (the referee reads a seat
             # only after a hello or a request; this is never reached in a match).
@@ -168,3 +170,57 @@ class HumanSeat:
     def describe(self) -> dict[str, object]:
         return {"name": self.name, "kind": "human", "hot_seat": self.session.hot_seat,
                 "stderr_log": None}
+
+
+class WatchedEngineSeat:
+    """An engine's seat whose waits also watch the person's keys.
+
+    While the referee waits for the engine (its thinking time), :meth:`receive`
+    waits in short slices and lets the session take what the person typed in
+    between (:meth:`PlaySession.watch`), so that a Ctrl-C is answered at once
+    instead of at the person's next turn. The engine's lines and their time
+    stamps are the engine seat's own: slicing the wait changes nothing the
+    referee sees. Everything else is the engine seat's.
+    """
+
+    def __init__(self, seat: Seat, session: PlaySession,
+                 slice_ns: int = 100 * MILLISECOND) -> None:
+        self.seat = seat
+        self.session = session
+        self.name = seat.name
+        self.slice_ns = slice_ns
+
+    def open(self) -> None:
+        self.seat.open()
+
+    def send(self, text: str) -> int:
+        return self.seat.send(text)
+
+    def receive(self, deadline: int | None) -> Incoming | None:
+        while True:
+            step = self.session.clock() + self.slice_ns
+            if deadline is not None and deadline <= step:
+                return self.seat.receive(deadline)
+            got = self.seat.receive(step)
+            if got is not None:
+                return got
+            self.session.watch()
+
+    def has_input(self) -> bool:
+        has_input = getattr(self.seat, "has_input", None)
+        return bool(has_input()) if has_input is not None else False
+
+    def exit_info(self, wait_ns: int) -> ExitInfo | None:
+        return self.seat.exit_info(wait_ns)
+
+    def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
+        return self.seat.close(quit_line, grace_ns)
+
+    def stderr_tail(self) -> str:
+        return self.seat.stderr_tail()
+
+    def stderr_bytes(self) -> int:
+        return self.seat.stderr_bytes()
+
+    def describe(self) -> dict[str, object]:
+        return self.seat.describe()

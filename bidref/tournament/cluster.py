@@ -51,6 +51,11 @@ class ClusterBackend:
                 raise ClusterError("give a scheduler address, e.g. --cluster tcp://10.0.0.5:8786")
             try:
                 client = Client(address, timeout=connect_timeout_s)  # type: ignore[no-untyped-call]
+            except ValueError as exc:  # not an address at all
+                raise ClusterError(
+                    f"--cluster {address!r}: {exc}; give the scheduler's address, e.g. "
+                    "tcp://10.0.0.5:8786"
+                ) from None
             except (OSError, TimeoutError) as exc:
                 raise ClusterError(
                     f"cannot reach the dask scheduler at {address!r}: {exc}; check the address "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,3 +65,23 @@ def resolve_entries(args: Sequence[str], base: Path | None = None) -> list[Engin
             f"engine names {names} are not unique: name them, e.g. fast=./engine"
         )
     return out
+
+
+def check_programs(entries: Sequence[EngineEntry]) -> None:
+    """Refuse engines whose program cannot be found here, before any match is played.
+
+    A program named without a folder must be on ``PATH`` (the engine's own, if it
+    sets one); a path must be an executable file.
+    """
+    for e in entries:
+        program = e.command[0] if e.command else ""
+        if os.sep in program:
+            path = Path(e.cwd or ".") / program
+            found = path.is_file() and os.access(path, os.X_OK)
+        else:
+            found = shutil.which(program, path=e.env.get("PATH")) is not None
+        if not found:
+            raise EngineArgError(
+                f"engine {e.spec!r}: program {program!r} not found (not on PATH, or not an "
+                "executable file); give its path, e.g. ./engine, or fix the name"
+            )

@@ -8,6 +8,7 @@ again), so no finished match is lost and none is counted twice.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
@@ -45,8 +46,12 @@ class ResultsStore:
                 f"results file {str(path)!r} already exists: add --resume to continue that "
                 "tournament, or choose another --out folder"
             )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("w", encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = path.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise ResultsError(f"cannot write the results file {str(path)!r}: {exc.strerror}; "
+                               "choose another --out folder") from None
         store = cls(path, header, [], handle)
         store._write(header.model_dump_json())
         return store
@@ -54,12 +59,16 @@ class ResultsStore:
     @classmethod
     def open(cls, path: Path) -> ResultsStore:
         header, records, good_bytes = read_results(path)
-        size = path.stat().st_size
-        if good_bytes < size:
-            log.warning("dropping a torn last line of %s (%d bytes)", path, size - good_bytes)
-            with path.open("r+b") as raw:
-                raw.truncate(good_bytes)
-        handle = path.open("a", encoding="utf-8")
+        try:
+            size = path.stat().st_size
+            if good_bytes < size:
+                log.warning("dropping a torn last line of %s (%d bytes)", path, size - good_bytes)
+                with path.open("r+b") as raw:
+                    raw.truncate(good_bytes)
+            handle = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise ResultsError(f"cannot write the results file {str(path)!r}: "
+                               f"{exc.strerror}; make it writable to resume") from None  # fmt: skip
         return cls(path, header, records, handle)
 
     def append(self, record: MatchRecord) -> None:
@@ -85,6 +94,29 @@ class ResultsStore:
 
     def attempts(self, key: MatchKey) -> int:
         return sum(1 for r in self.records if r.key == key)
+
+
+def hold(path: Path) -> IO[bytes]:
+    """Hold the results file at ``path`` for one run alone, until the returned file
+    is closed: two runs on one folder would play the same missing matches twice.
+    Take it before :meth:`ResultsStore.open` (which may cut a torn last line)."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise ResultsError(f"cannot open the results file {str(path)!r}: {exc.strerror}") \
+            from None
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ResultsError(
+            f"another bidref tournament is running on {str(path)!r}: let it finish (or end "
+            "it with Ctrl-C), then continue with --resume"
+        ) from None
+    except OSError as exc:  # a file system without locks: go on without one
+        log.warning("cannot lock %s (%s); do not run two tournaments on it at once",
+                    path, exc.strerror)  # fmt: skip
+    return handle
 
 
 def read_results(path: Path) -> tuple[Header, list[MatchRecord], int]:

@@ -119,7 +119,8 @@ def pair_rows(standings: Standings) -> list[dict[str, object]]:
 
 
 def export_pairs(standings: Standings, path: Path, sprt: Sprt | None = None) -> None:
-    """Write the pairwise table as CSV (``.csv``) or JSON (anything else)."""
+    """Write the pairwise table as CSV (``.csv``) or JSON (``.json``; the CLI takes
+    no other ending)."""
     if path.suffix.lower() == ".csv":
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=list(PAIR_COLUMNS), lineterminator="\n")

@@ -15,11 +15,17 @@ auction, log) and each human's own hand, and decides what the screen may show:
   that player to take the device and press Enter. The request's time starts only
   when the hand is revealed (the seat returns that moment to the referee as the
   time the request was delivered). After every accepted entry the hand is hidden
-  at once.
+  at once. When the opponent's forced pass gives the turn straight back to the
+  player who just moved, there is no hand-over: that player's clock runs at once,
+  and the hand shows at their Enter (the device may already be on its way).
 - **Input** (:meth:`PlaySession.ask`): read keys against the absolute deadline,
   resolve the line (:mod:`bidref.players.entry`); a problem is shown and changes
   nothing; ``rules`` and ``help`` show text while the clock keeps running;
   Ctrl-C asks for confirmation and then resigns.
+- **While an engine thinks** (:meth:`PlaySession.watch`): Ctrl-C asks at once. A
+  resignation confirmed when the referee is not waiting for that player (at a
+  pause, a hand-over, during the engine's turn) is kept pending and the seat
+  answers its next request with it, as the protocol reads a ``resign``.
 
 No real time is read here: the clock, the keys and the display are injected.
 """
@@ -112,6 +118,20 @@ class PlaySession:
         self.legal: dict[int, tuple[Action, ...]] = {p: () for p in self.humans}
         self.log: list[str] = []
         self.holder: int | None = None if self.hot_seat else self.humans[0]
+        # Hot-seat: the player who revealed their hand last in this round (the device
+        # is with them), and a player whose turn came straight back to them (the
+        # opponent's forced pass): no hand-over, so their clock runs, but their hand
+        # waits for their Enter.
+        self._device: int | None = None
+        self._reveal: int | None = None
+        # Keys typed while an engine thinks (see watch): a Ctrl-C asks at once.
+        self._watch = LineEditor()
+        self._watch_confirming = False
+        # A resignation confirmed when the referee was not waiting for that player (at
+        # a pause, a hand-over, while the engine thinks): the seat answers the next
+        # request with it (the protocol's rule: it is read when the referee next waits
+        # for the player), without asking anything more.
+        self.resign_pending: int | None = None
         self.resigned: int | None = None
         self.over = False
         self.last_round_end: Text | None = None  # the count of the last round that ended
@@ -167,10 +187,54 @@ class PlaySession:
         self.clocks = Clocks(banks, self.delay, running)
         self.balances = balances
         self.to_act = to_act
-        if to_act is not None and to_act not in self.humans and not self.over:
-            self._note(f"{player_name(to_act)} ({self.names[to_act]}) is thinking…", "dim")
+        if self._watch_confirming or self.resign_pending is not None:
+            pass  # the question (or the answer) about resigning stays on screen
+        elif to_act is not None and to_act not in self.humans and not self.over:
+            self._note(self._thinking_text(to_act), "dim")
         elif self.message.endswith("is thinking…"):
             self._note("")
+        self.show()
+
+    def _thinking_text(self, p: int) -> str:
+        return f"{player_name(p)} ({self.names[p]}) is thinking…"
+
+    def watch(self) -> None:
+        """While an engine thinks (:class:`~bidref.players.human.WatchedEngineSeat`
+        calls this between short waits): take what was typed, without waiting.
+
+        Ctrl-C asks at once whether to resign. A confirmed resignation cannot stop
+        the engine's turn (the referee waits for its move), so it takes effect as
+        soon as the engine has moved: the person's seat answers its next request
+        with it. Anything else typed now is dropped, as it is at the next question.
+        """
+        if self.hot_seat or self.over or self.resign_pending is not None:
+            return
+        seat = self.humans[0]
+        editor = self._watch
+        before = (editor.text, self._watch_confirming)
+        while events := self._read(editor, self.clock()):
+            for ev in events:
+                if isinstance(ev, Interrupt):
+                    self._watch_confirming = True
+                    editor.clear()  # the answer to the question is what comes next
+                    self._note(self._confirm_text(seat) + " (The match ends once "
+                               f"{player_name(1 - seat)} has moved.)", "bold yellow")
+                elif self._watch_confirming:
+                    self._watch_confirming = False
+                    if ev.text.strip().lower() in ("y", "yes"):
+                        self._resign_later(seat, f"{player_name(seat)} resigns: the match "
+                                           f"ends as soon as {player_name(1 - seat)} "
+                                           f"({self.names[1 - seat]}) has moved.")
+                        return
+                    self._note(self._thinking_text(1 - seat), "dim")
+        if (editor.text, self._watch_confirming) != before:
+            self.show(prompt=editor.text if self._watch_confirming else None)
+
+    def _resign_later(self, seat: int, message: str) -> None:
+        """``seat`` resigned while the referee was not waiting for it (see
+        ``resign_pending``)."""
+        self.resign_pending = self.resigned = seat
+        self._note(message, "bold red")
         self.show()
 
     def on_events(self, seat: int, events: list[dict[str, Any]]) -> None:
@@ -184,12 +248,13 @@ class PlaySession:
             self._public_effect(ev)
         kinds = [ev.get("kind") for ev in events]
         self.show()
-        if "match_ended" in kinds:
-            return
+        if "match_ended" in kinds or self.resign_pending is not None:
+            return  # (a player who resigned is not asked to continue)
         if "round_ended" in kinds:
             ended = next(ev for ev in events if ev.get("kind") == "round_ended")
             if self.hot_seat:
                 self.holder = None  # the next hand shows only after a reveal
+                self._device = None  # after the count: a hand-over, clocks stopped
             self._pause(seat, self._round_end_text(ended), "Press Enter to continue")
             self._continued_round = self.round  # the next deal's start is confirmed too
         elif "round_started" in kinds and self._continued_round < self.round:
@@ -300,8 +365,16 @@ class PlaySession:
             self.auction = "forced opening"
         banks = (bank_ms, opponent_bank_ms) if seat == 0 else (opponent_bank_ms, bank_ms)
         self.clocks = Clocks((banks[0] * MILLISECOND, banks[1] * MILLISECOND), self.delay)
-        if self.holder != seat:
-            self._hand_over(seat)
+        if self.resign_pending == seat:
+            pass  # nothing more to ask: the seat answers with the resignation
+        elif self.holder != seat:
+            if self.hot_seat and self._device == seat:
+                # The opponent's forced pass gave the turn straight back: no hand-over,
+                # so the clock runs (RULES.md §7); the hand shows at this player's
+                # Enter (ask), in case the device is already on its way.
+                self._reveal = seat
+            else:
+                self._hand_over(seat)
         start = self.clock()
         self.clocks = Clocks(self.clocks.banks, self.delay,
                              Running(seat, start, delay_left_ms * MILLISECOND))
@@ -320,33 +393,42 @@ class PlaySession:
         self._note("")
         self._wait_enter(seat, text,
                          f"Player {player_name(seat)}: press Enter to reveal your hand")
-        self.holder = seat
+        if self.resign_pending is None:
+            self.holder = self._device = seat
 
     def _pause(self, seat: int, overlay: Text, footer: str) -> None:
         self.clocks = self.clocks.stopped(self.clock())
         self._drain()
         self._wait_enter(seat, overlay, footer)
 
-    def _wait_enter(self, seat: int, overlay: Text, footer: str) -> None:
-        """Wait (with no deadline: the clocks stand still) for Enter; Ctrl-C may resign
-        for ``seat`` (the player this wait is for)."""
+    def _wait_enter(self, seat: int, overlay: Text, footer: str,
+                    deadline: int | None = None) -> bool:
+        """Wait for Enter; Ctrl-C may resign for ``seat`` (the player this wait is
+        for). With no ``deadline`` the clocks stand still; with one, ``seat``'s clock
+        runs and False means the time ran out first."""
         editor = LineEditor()
         confirming = False
         self.show(overlay=overlay, footer=footer, prompt="" if confirming else None)
         while True:
-            for ev in self._read(editor, self.clock() + TICK):
+            now = self.clock()
+            if deadline is not None and now >= deadline:
+                return False
+            until = now + TICK if deadline is None else min(deadline, now + TICK)
+            for ev in self._read(editor, until):
                 if isinstance(ev, Interrupt):
                     confirming = True
                     editor.clear()  # the answer to the question is what comes next
-                    self._note(self._confirm_text(seat), "bold yellow")
+                    self._note(self._confirm_text(seat, running=deadline is not None),
+                               "bold yellow")
                 elif isinstance(ev, Submit):
                     if confirming:
                         if ev.text.strip().lower() in ("y", "yes"):
-                            self._resign(seat)
+                            self._resign_later(seat, f"{player_name(seat)} resigns.")
+                            return True
                         confirming = False
                         self._note("")
                     else:
-                        return
+                        return True
             self.show(overlay=overlay, footer=footer,
                       prompt=editor.text if confirming else None)
 
@@ -366,7 +448,9 @@ class PlaySession:
         """Forget everything typed ahead (before a hand-over or a pause), except a
         Ctrl-C: that is kept and asks for confirmation at the next question."""
         ahead = self._typed + self.keys.drain()
-        self._typed = CTRL_C if CTRL_C in ahead else ""
+        self._typed = CTRL_C if CTRL_C in ahead or self._watch_confirming else ""
+        self._watch.clear()
+        self._watch_confirming = False
 
     def _confirm_text(self, seat: int, running: bool = False) -> str:
         who = f"Player {player_name(seat)}: r" if self.hot_seat else "R"
@@ -389,6 +473,11 @@ class PlaySession:
         # Keys typed before this question was on screen (e.g. while the engine was
         # thinking) were typed for another list of actions: drop them (not Ctrl-C).
         self._drain()
+        if self._reveal == seat and not self._reveal_running(seat, deadline):
+            self._time_out(seat)
+            return None
+        if self.resign_pending == seat:  # (confirmed instead of revealing)
+            raise Resigned()
         editor = LineEditor(lambda text: complete(text, legal))
         overlay: Text | None = None
         confirming = False
@@ -398,9 +487,7 @@ class PlaySession:
             self.show(prompt=editor.text, overlay=overlay, footer=footer, legal=legal)
             now = self.clock()
             if now >= deadline:
-                self._note(f"{player_name(seat)}'s time is out.", "bold red")
-                self.clocks = self.clocks.stopped(now)
-                self.show()
+                self._time_out(seat)
                 return None
             events = self._read(editor, min(deadline, now + TICK))
             t = self.clock()
@@ -439,6 +526,30 @@ class PlaySession:
                 assert isinstance(r, Problem)
                 self._note(r.message)
 
+    def _reveal_running(self, seat: int, deadline: int) -> bool:
+        """The turn came straight back to ``seat`` (the opponent's forced pass): show
+        the hand at the player's Enter while the clock runs; False: time ran out."""
+        name = f"{player_name(seat)} ({self.names[seat]})"
+        other = player_name(1 - seat)
+        text = Text(f"{other} cannot play or draw and passes: it is player {name}'s turn "
+                    "again.\n\n", style="bold yellow")
+        text.append(f"Player {name}: press Enter to reveal your hand.\nThere is no "
+                    "hand-over, so your clock is running.")
+        self._note("")
+        revealed = self._wait_enter(
+            seat, text, f"Player {player_name(seat)}: press Enter to reveal your hand "
+                        "(your clock is running)", deadline)
+        self._reveal = None
+        if revealed and self.resign_pending is None:
+            self.holder = self._device = seat
+        return revealed
+
+    def _time_out(self, seat: int) -> None:
+        now = self.clock()
+        self._note(f"{player_name(seat)}'s time is out.", "bold red")
+        self.clocks = self.clocks.stopped(now)
+        self.show()
+
     def _chosen(self, seat: int, action: Action, t: int) -> Answer:
         self.clocks = self.clocks.stopped(t)
         self._note(f"{player_name(seat)}: {action}", "bold green")
@@ -453,13 +564,16 @@ class PlaySession:
     def _help_text(self, name: str, arg: str) -> Text:
         if name == "help":
             return Text(HELP)
-        if not arg:
+        section = rules_section(arg) if arg else ""
+        if not arg or section == rules_text():  # no topic, or none that matches
             titles = [line[3:] for line in rules_text().splitlines() if line.startswith("## ")]
             body = ("Sections: " + "; ".join(titles) +
                     "\nType 'rules 7' or 'rules clock' for one section "
                     "(`bidref rules` prints them all).")
+            if arg:
+                body = f"No rules section matches {arg!r}.\n" + body
             return Text(body)
-        lines = rules_section(arg).splitlines()
+        lines = section.splitlines()
         if len(lines) > RULES_LINES:
             lines = [*lines[:RULES_LINES], "… (the rest: `bidref rules`)"]
         return Text("\n".join(lines))

@@ -50,6 +50,10 @@ def situation(m: ScreenModel) -> tuple[object, ...] | None:
     if m.prompt is not None and m.legal:
         # A new message (a problem with an entry, the rules shown) is a new situation.
         return ("ask", m.viewer, m.round, m.turn, m.drawn, m.message)
+    if m.prompt is not None and "Resign the match?" in m.message:
+        return ("confirm", m.round, m.turn, m.drawn)  # asked while nothing else is
+    if m.message.endswith("is thinking…"):
+        return ("thinking", m.round, m.turn, m.drawn)
     return None
 
 
@@ -133,31 +137,38 @@ class ScriptKeys:
 @dataclass
 class FirstLegalSeat(InProcessSeat):
     """An engine seat without a process: answers every request with its first legal
-    action after ``think`` ns of the fake clock."""
+    action ``think`` ns of the fake clock after it was sent (a ``receive`` with an
+    earlier deadline returns None at that deadline, as a real seat's does)."""
 
     clock: FakeClock
     think: int = SECOND // 100
     name: str = "first"
-    outbox: list[str] = field(default_factory=list)
+    outbox: list[tuple[int, str]] = field(default_factory=list)  # (ready at, line)
     requests: list[tuple[int, int]] = field(default_factory=list)  # (round, sent at)
 
 
     def send(self, line: str) -> int:
+        ready = self.clock.t + self.think
         for raw in line.split("\n"):
             msg = json.loads(raw)
             if msg["type"] == "hello":
-                self.outbox.append(json.dumps({"type": "hello", "name": self.name,
-                                               "protocol": "bidref/1"}))
+                self.outbox.append((ready, json.dumps({"type": "hello", "name": self.name,
+                                                       "protocol": "bidref/1"})))
             elif msg["type"] == "request":
                 self.requests.append((msg["view"]["round"], self.clock.t))
-                self.outbox.append(json.dumps({"type": "action", "id": msg["id"],
-                                               "action": msg["legal"][0]}))
+                self.outbox.append((ready, json.dumps({"type": "action", "id": msg["id"],
+                                                       "action": msg["legal"][0]})))
         return self.clock.t
 
     def receive(self, deadline: int | None) -> Incoming | None:
         if self.outbox:
-            self.clock.advance(self.think)
-            return Line(self.outbox.pop(0), self.clock.t)
+            ready, line = self.outbox[0]
+            if deadline is not None and deadline < ready:
+                self.clock.t = max(self.clock.t, deadline)
+                return None
+            self.outbox.pop(0)
+            self.clock.t = max(self.clock.t, ready)
+            return Line(line, self.clock.t)
         if deadline is not None:
             self.clock.t = max(self.clock.t, deadline)
             return None

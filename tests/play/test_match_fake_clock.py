@@ -12,7 +12,7 @@ from pathlib import Path
 from bidref.engines import EngineSpec
 from bidref.players import Seat
 from bidref.players.human import HumanSeat
-from bidref.referee import MatchSpec, run_match
+from bidref.referee import LiveState, MatchSpec, run_match
 from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action
 from bidref.transcript.replay import replay
 from bidref.tui.screen import Clocks, ScreenModel
@@ -218,3 +218,119 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
     exits = [r for r in recs if r["type"] == "engine_exit"]
     assert exits[0]["how"] == "resigned"
     assert any("Resign the match?" in m.message for m in display.models)
+
+
+def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(
+        tmp_path: Path) -> None:
+    # Seed 42, first legal action each time: in round 2 A plays 1-1 and B can neither
+    # play nor draw, so B passes and the turn comes straight back to A. No hand-over
+    # happens, so A's clock must run (RULES.md §7), but A's hand must still wait for
+    # A's Enter: A may already be passing the device to B.
+    policy = first_legal(wait=SECOND // 5, reveal_wait=3 * SECOND // 10)
+    clock, display, _, session = _setup(policy, [0, 1])
+    seats: list[Seat] = [HumanSeat(session, 0), HumanSeat(session, 1)]
+    path = tmp_path / "t.jsonl"
+    outcome = run_match(_spec(42, 60, 2, 2), seats=seats, clock=clock, transcript_path=path)
+    assert outcome.reason in ("round_limit", "balance"), outcome.summary()
+    recs = _records(path)
+    back: list[dict[str, object]] = []  # replies to a request right after a forced pass
+    last_seat, passed = None, False
+    for r in recs:
+        if r["type"] == "event" and r["event"]["kind"] == "passed":  # type: ignore[index]
+            passed = True
+        elif r["type"] == "request":
+            if passed and r["seat"] == last_seat:
+                back.append(r)
+            passed = False
+        elif r["type"] == "reply":
+            last_seat = r["seat"]
+    assert back, "the seed no longer gives a forced pass in mid-round"
+    ids = {(r["seat"], r["id"]) for r in back}
+    for r in recs:
+        if r["type"] == "reply":
+            # 0.3 s to reveal and 0.2 s to answer after a pass-back; 0.2 s otherwise.
+            want = SECOND // 2 if (r["seat"], r["id"]) in ids else SECOND // 5
+            assert r["elapsed_ns"] == want, r
+    # The screen that asks A to reveal again shows no hand, while A's clock runs.
+    again = [m for m in display.models if m.footer.startswith("Player ")
+             and m.clocks.running is not None]
+    assert again and all(m.hand is None and m.viewer is None for m in again)
+    assert all(m.clocks.running.player == m.to_act for m in again)  # type: ignore[union-attr]
+    # Every other reveal is a real hand-over, with the clocks stopped.
+    assert any(m.footer.startswith("Player ") and m.clocks.running is None
+               for m in display.models)
+
+
+def test_ctrl_c_while_the_engine_thinks_asks_at_once_and_resigns_after_its_move(
+        tmp_path: Path) -> None:
+    # The engine thinks 5 s per decision. One second into its first thought the person
+    # presses Ctrl-C and confirms half a second later: the question shows at once (not
+    # at the person's next turn), and the match ends as soon as the engine has moved,
+    # without waiting for the person to be asked anything else.
+    from bidref.players.human import WatchedEngineSeat
+
+    def policy(m: ScreenModel, sit: tuple[object, ...]) -> tuple[int, str] | None:
+        if sit[0] == "pause":
+            return SECOND // 10, "\n"
+        if sit[0] == "ask":
+            return SECOND // 5, "1\n"
+        if sit[0] == "thinking":
+            return SECOND, "\x03"
+        if sit[0] == "confirm":
+            return SECOND // 2, "y\n"
+        return None
+
+    clock, display, keys, session = _setup(policy, [0])
+    engine = FirstLegalSeat(clock, think=5 * SECOND)
+    seats: list[Seat] = [HumanSeat(session, 0), WatchedEngineSeat(engine, session)]
+    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
+                     time_control=TimeControl.of_seconds(60, 10), eager_events=True)
+    path = tmp_path / "t.jsonl"
+
+    def observe(state: LiveState) -> None:  # as `bidref play` does
+        session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
+
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path,
+                        observer=observe)
+    assert (outcome.winner, outcome.reason, outcome.rated) == (1, "resign", True)
+    ctrl_c = next(t for t, chars in keys.typed if chars == "\x03")
+    confirmed = next(t for t, chars in keys.typed if chars == "y\n")
+    asked = [m for m, t in zip(display.models, display.times, strict=True)
+             if "Resign the match?" in m.message and ctrl_c <= t < confirmed]
+    assert asked and all(m.to_act == 1 for m in asked)  # asked while the engine thinks
+    recs = _records(path)
+    resign = next(r for r in recs if r["type"] == "resign")
+    assert resign["seat"] == 0
+    before = [r for r in recs if r["type"] in ("request", "reply") and r["seq"] < resign["seq"]]
+    # The engine's move came, then the person's request was answered at once with the
+    # resignation (the referee reads it when it next waits for that player).
+    assert [(r["type"], r["seat"]) for r in before[-2:]] == [("reply", 1), ("request", 0)]
+    assert resign["t_ns"] == before[-1]["t_ns"] == before[-2]["t_ns"]
+    assert before[-2]["t_ns"] < confirmed + 5 * SECOND  # the engine's first thought
+    assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "resign"
+    assert replay(path.read_bytes()).ok
+
+
+def test_resigning_at_the_start_pause_gives_a_transcript_that_replays(tmp_path: Path) -> None:
+    # Ctrl-C and y at "Press Enter to start": the resignation is read when the referee
+    # next waits for this player (as the protocol says), so replay accepts it.
+    from .fakes import ScriptKeys
+
+    for human in (0, 1):
+        clock = FakeClock()
+        display = RecordingDisplay(clock)
+        keys = ScriptKeys(clock, [(clock.t + SECOND, "\x03"), (clock.t + 2 * SECOND, "y\n")])
+        session = PlaySession(keys=keys, display=display, clock=clock, humans=[human],
+                              names=("human", "first") if human == 0 else ("first", "human"))
+        engine = FirstLegalSeat(clock)
+        seats: list[Seat] = [HumanSeat(session, 0), engine] if human == 0 else [
+            engine, HumanSeat(session, 1)]
+        engines = (HUMAN, EngineSpec(name="first", command=("x",)))
+        spec = MatchSpec(engines=engines if human == 0 else engines[::-1], seed=3,
+                         time_control=TimeControl.of_seconds(30, 5), eager_events=True)
+        path = tmp_path / f"t{human}.jsonl"
+        outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
+        assert (outcome.winner, outcome.reason) == (1 - human, "resign"), outcome.summary()
+        report = replay(path.read_bytes())
+        assert report.ok and report.truncated is None, report.problem
+        assert any("Resign the match?" in m.message for m in display.models)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -160,3 +161,83 @@ def test_hot_seat_hand_over_stops_the_clock_and_hides_the_other_hand(tmp_path: P
             assert not shown & dealt[1 - "AB".index(who)], screen
             hands_seen += 1
     assert hands_seen > 5
+
+
+def _running(program: Path) -> list[int]:
+    """Pids of processes running ``program`` (by its unique path)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if cmdline and cmdline[0] == str(program).encode():
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_terminate_or_hang_up_ends_the_match_cleanly(tmp_path: Path, signame: str) -> None:
+    # `kill` or a closed terminal window: the engine is ended, and the transcript ends
+    # with a result (aborted: nobody lost), as after an interrupt.
+    import shutil
+    import signal
+
+    engine = tmp_path / "engine"  # a copy with its own path, to find its process
+    shutil.copy(ROOT / C_FIRST, engine)
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn("human", str(engine), "--seed", "3", "--transcript", str(tr)))
+    assert sc.next_question(set())[0] == "pause"
+    assert _running(engine)
+    sc.child.kill(getattr(signal, signame))
+    sc.finish()
+    end = time.monotonic() + 10
+    while _running(engine) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _running(engine)
+    recs = _records(tr)
+    assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "aborted"
+    assert recs[-1]["rated"] is False
+
+
+SLOW_ENGINE = """\
+import sys, time
+sys.path.insert(0, {root!r})
+from bidref.engine import run
+
+def choose(req):
+    time.sleep(2.5)
+    return str(req.legal[0])
+
+sys.exit(run(choose, name="slow"))
+"""
+
+
+def test_ctrl_c_while_the_engine_thinks_asks_at_once(tmp_path: Path) -> None:
+    engine = tmp_path / "slow.py"
+    engine.write_text(SLOW_ENGINE.format(root=str(ROOT)), encoding="utf-8")
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(spawn("human", str(engine), "--seed", "3", "--transcript", str(tr)))
+    done: set[tuple[str, str]] = set()
+    assert sc.next_question(done)[0] == "pause"
+    sc.send("\r")
+    assert sc.next_question(done, timeout=30)[0] == "ask"
+    sc.send("1\r")
+    sc.wait(lambda s: "B (slow) is thinking" in s)
+    sc.send("\x03")
+    asked = sc.wait(lambda s: "Resign the match?" in s, timeout=10)
+    # asked at once: while the engine's clock still runs, not after its move
+    assert re.search(r"^B slow .*clock running", asked, re.M), asked
+    sc.send("y\r")
+    out = sc.finish(timeout=30)
+    assert "A (human) resigned: B (slow) wins" in out
+    recs = _records(tr)
+    kinds = [(r["type"], r.get("seat")) for r in recs if r["type"] in ("reply", "request",
+                                                                        "resign")]
+    # the engine's move, then the person's request is answered with the resignation
+    assert kinds[-3:] == [("reply", 1), ("request", 0), ("resign", 0)]
+    assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "resign"
+    replayed = subprocess.run([str(Path(sys.executable).with_name("bidref")), "replay",
+                               str(tr)], capture_output=True, text=True)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr

@@ -108,10 +108,11 @@ def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
     # dropped, the Ctrl-C asks for confirmation at the pause.
     clock, display, s = _session([(T0, "x\x03\n"), (T0 + 2 * SECOND, "y\n")], [1])
     clock.advance(SECOND)
-    with pytest.raises(Resigned):
-        s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
-                         "jockey": None}])
+    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
+                     "jockey": None}])
     assert any("Resign the match?" in mo.message for mo in display.models)
+    # (the seat answers its next request with the resignation)
+    assert s.resign_pending == s.resigned == 1
 
 
 def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
@@ -125,10 +126,10 @@ def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
 
 def test_ctrl_c_at_a_hand_over_resigns_the_player_taking_the_device() -> None:
     m = Match.new(seed=2)
-    _, _, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "y\n")], [0, 1])
-    with pytest.raises(Resigned):
-        _request(s, m)
-    assert s.resigned == m.to_act
+    _, display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "y\n")], [0, 1])
+    _request(s, m)
+    assert s.resigned == s.resign_pending == m.to_act
+    assert all(mo.hand is None for mo in display.models)  # no hand shown on the way out
 
 
 def test_keys_typed_before_the_question_are_dropped() -> None:
@@ -139,3 +140,51 @@ def test_keys_typed_before_the_question_are_dropped() -> None:
     _request(s, m)
     answer = s.ask(m.to_act, T0 + 100 * SECOND)
     assert answer is not None and answer.action == str(m.legal_actions()[1])
+
+
+def _passed_back(script: list[tuple[int, str]]) -> tuple[FakeClock, RecordingDisplay,
+                                                           PlaySession, Match, int]:
+    """A hot-seat session where the player to act revealed, answered, and the turn
+    came straight back (the opponent's forced pass); returns the new request's start."""
+    m = Match.new(seed=2)
+    clock, display, s = _session([(T0 + SECOND, "\n"), *script], [0, 1])
+    _request(s, m)  # the hand-over: revealed at T0 + 1 s
+    s.holder = None  # the answer hid the hand ...
+    return clock, display, s, m, _request(s, m)  # ... and the turn is back
+
+
+def test_a_turn_passed_back_starts_the_clock_at_once_and_reveals_at_enter() -> None:
+    _clock, display, s, m, start = _passed_back([(T0 + 3 * SECOND, "\n"),
+                                                 (T0 + 4 * SECOND, "1\n")])
+    assert start == T0 + SECOND  # no waiting: the clock runs from the request
+    answer = s.ask(m.to_act, start + 35 * SECOND)
+    assert answer is not None and answer.t == T0 + 4 * SECOND
+    hidden = [mo for mo in display.models if "your clock is running" in mo.footer]
+    assert hidden and all(mo.hand is None and mo.clocks.running is not None for mo in hidden)
+    assert any(mo.hand is not None and mo.prompt is not None for mo in display.models)
+
+
+def test_a_turn_passed_back_times_out_while_the_hand_is_hidden() -> None:
+    clock, display, s, m, start = _passed_back([])
+    assert s.ask(m.to_act, start + 2 * SECOND) is None
+    assert clock.t == start + 2 * SECOND and "time is out" in display.last.message
+
+
+def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
+    _clock, display, s, m, start = _passed_back([(T0 + 2 * SECOND, "\x03"),
+                                                 (T0 + 3 * SECOND, "y\n")])
+    with pytest.raises(Resigned):
+        s.ask(m.to_act, start + 35 * SECOND)
+    assert all(mo.hand is None for mo in display.models[-3:])
+
+
+def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
+    m = Match.new(seed=2)
+    _, display, s = _session([(T0 + SECOND, "rules xyz\n"), (T0 + 2 * SECOND, "1\n")],
+                             [m.to_act])
+    _request(s, m)
+    assert s.ask(m.to_act, T0 + 100 * SECOND) is not None
+    shown = [str(getattr(mo.overlay, "plain", "")) for mo in display.models
+             if mo.overlay is not None]
+    assert shown and "No rules section matches 'xyz'" in shown[-1]
+    assert "The match clock" in shown[-1]  # the list of sections to choose from

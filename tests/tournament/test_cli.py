@@ -91,6 +91,91 @@ def test_deal_book_and_sprt(tmp_path: Path) -> None:
     data = json.loads(output)
     assert data["sprt_stopped"] and data["pairs"][0]["sprt"]["status"] == "H1"
     assert data["done"] < data["total"] == 400
+    assert data["deal_book"] == str(book) and data["master_seed"] is None
     header = ResultsStore.open(out / "results.jsonl").header
     assert header.deal_book == str(book) and header.master_seed is None
     assert header.seeds[:2] == [1000, 1001]
+
+
+def test_an_unusable_output_folder_is_a_clear_error(tmp_path: Path) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a folder\n", encoding="utf-8")
+    for out in (a_file, a_file / "sub"):
+        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out))
+        assert code == 2, output
+        assert "cannot write the results" in output and "another --out" in output
+        assert "Traceback" not in output
+    # transcripts/ must be a folder too: found out before any match is played
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / "transcripts").write_text("", encoding="utf-8")
+    code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out))
+    assert code == 2 and "transcripts" in output and "another --out" in output, output
+    assert not (out / "results.jsonl").exists()
+
+
+def test_an_unknown_engine_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    random_py = Path(__file__).resolve().parents[2] / "sample_engines/python_random/engine.py"
+    out = tmp_path / "t"
+    for engine in ("no_such_engine_xyz", "no_such_engine_xyz --fast"):
+        result = runner.invoke(app, ["tournament", engine, str(random_py), "--deals", "1",
+                                     "--out", str(out)])  # the real play function
+        assert result.exit_code == 2, result.output
+        assert "'no_such_engine_xyz'" in result.output and "not found" in result.output
+        assert not out.exists()  # nothing to clean up before trying again
+
+
+def test_a_bad_cluster_address_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    for address in ("nonsense", "foo://head:8786"):
+        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out),
+                              "--cluster", address)
+        assert code == 2, output
+        assert f"--cluster {address!r}" in output and "tcp://" in output, output
+        assert "Traceback" not in output
+        assert not out.exists()  # fix the address and run the same command again
+
+
+def test_help_teaches_with_examples_that_can_be_copied() -> None:
+    result = runner.invoke(app, ["tournament", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = result.output
+    assert "bidref tournament --resume --out runs/c-vs-greedy" in text
+    assert "--sprt 0 10 0.05 0.05" in text and "--format gauntlet" in text
+    # a command that goes on to the next line says so (a shell line continuation)
+    lines = [line.strip() for line in text.splitlines()]
+    starts = [i for i, line in enumerate(lines) if line.startswith("bidref tournament")]
+    for i in starts:
+        if lines[i + 1].startswith("--"):
+            assert lines[i].endswith("\\"), lines[i]
+
+
+def test_a_bad_export_path_is_refused_before_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    for export, message in ((tmp_path / "no-such-folder" / "pairs.csv", "no folder"),
+                            (tmp_path / "pairs.txt", ".csv or .json")):
+        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out),
+                              "--export", str(export))
+        assert code == 2, output
+        assert "--export" in output and message in output, output
+        assert "Traceback" not in output
+        assert not out.exists()  # refused before anything was played
+
+
+def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(
+        tmp_path: Path) -> None:
+    # Two runs on one folder would play the same missing matches twice.
+    from bidref.tournament.store import hold
+
+    out = tmp_path / "t"
+    code, output = invoke("a=fake", "b=fake", "--deals", "2", "--out", str(out), "--json")
+    assert code == 0, output
+    with hold(out / "results.jsonl"):  # as a running `bidref tournament` holds it
+        code, output = invoke("--resume", "--out", str(out))
+        assert code == 2 and "another bidref tournament is running" in output, output
+    code, output = invoke("--resume", "--out", str(out), "--json")
+    assert code == 0, output
+    code, output = invoke("--resume", "--out", str(out), "--bank", "3")
+    assert code == 2  # a refusal lets go of the file too:
+    with hold(out / "results.jsonl"):
+        pass

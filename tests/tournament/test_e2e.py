@@ -106,8 +106,11 @@ def test_ctrl_c_ends_matches_cleanly_and_resume_completes(c_first: Path, tmp_pat
     out = tmp_path / "out"
     args = [*BIDREF, "tournament", f"first={engine}", f"rnd={slow}", "--deals", "6",
             "--seed", "9", "--bank", "30", "--delay", "3", "-j", "2", "--out", str(out)]
+    # (SIGINT as at a terminal, even when these tests run where it is ignored, e.g. in
+    # a background job of a script: an ignored SIGINT would be ignored by the child too)
     proc = subprocess.Popen([*args, "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)  # fmt: skip
+                            stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     results = out / RESULTS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

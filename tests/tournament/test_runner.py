@@ -427,12 +427,17 @@ def test_an_interrupt_waits_until_the_record_is_written_and_counted() -> None:
     from bidref.tournament.runner import _shielded
 
     steps = []
-    with pytest.raises(KeyboardInterrupt), _shielded():
-        os.kill(os.getpid(), signal.SIGINT)
-        steps.append("written")
-        steps.append("counted")
-    assert steps == ["written", "counted"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # (Python's own Ctrl-C handler, even where these tests run with SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt), _shielded():
+            os.kill(os.getpid(), signal.SIGINT)
+            steps.append("written")
+            steps.append("counted")
+        assert steps == ["written", "counted"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_worker_whose_runner_died_before_it_started_exits_at_once() -> None:
