@@ -210,7 +210,7 @@ class MatchOutcome:
         bal = f"{self.balances[0]}-{self.balances[1]}"
         if self.winner is None:
             what = "aborted" if self.reason in ("aborted", "startup") else "draw"
-            head = f"{what} ({self.reason})"
+            head = what if what == self.reason else f"{what} ({self.reason})"
         elif self.reason == "resign":
             w, lo = self.winner, 1 - self.winner
             head = (f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) "

@@ -10,15 +10,26 @@ def rules_text() -> str:
     return resources.files("bidref").joinpath("data/RULES.md").read_text(encoding="utf-8")
 
 
-def rules_section(topic: str | None) -> str:
-    """The section of the rules about ``topic`` (a number like "7" or a word), or all."""
-    text = rules_text()
-    if not topic:
-        return text
-    sections = text.split("\n## ")
+def find_section(topic: str) -> str | None:
+    """The section of the rules about ``topic`` (a number like "7" or "§7", or a
+    word of its title), or None if no section is about it."""
     key = topic.strip().lower().lstrip("§")
-    for sec in sections[1:]:
+    if not key:
+        return None
+    for sec in rules_text().split("\n## ")[1:]:
         title = sec.splitlines()[0].lower()
         if title.startswith(key + ".") or key in title:
             return "## " + sec.strip()
-    return text
+    return None
+
+
+def section_titles() -> list[str]:
+    """The titles of the rules' sections, e.g. "7. The match clock"."""
+    return [sec.splitlines()[0] for sec in rules_text().split("\n## ")[1:]]
+
+
+def rules_section(topic: str | None) -> str:
+    """The section of the rules about ``topic``; all of the rules if there is no
+    topic or no section about it (an engine asking gets everything rather than
+    nothing)."""
+    return (find_section(topic) if topic else None) or rules_text()

@@ -40,6 +40,16 @@ def rules(
 
     Example: bidref rules 6   (the auction for the opening)
     """
-    from ..rules_text import rules_section
+    from ..rules_text import find_section, rules_text, section_titles
 
-    typer.echo(rules_section(topic))
+    if topic is None:
+        typer.echo(rules_text())
+        return
+    section = find_section(topic)
+    if section is None:
+        typer.echo(f"no section of the rules is about {topic!r}; the sections are:\n  "
+                   + "\n  ".join(section_titles())
+                   + "\ngive a number or a word of a title, e.g. 'bidref rules 7' or "
+                   "'bidref rules auction'", err=True)
+        raise typer.Exit(code=2)
+    typer.echo(section)

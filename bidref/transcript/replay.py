@@ -361,11 +361,14 @@ class _Fold:
         self.emit(ln)
 
     def on_resign(self, ln: Line) -> None:
+        # A player may resign at any time: the referee records it when it learns
+        # of it, usually while waiting for that player, but also when a seat
+        # refuses what it is sent (SeatResigned, e.g. a person at a pause).
         d, n = ln.data, ln.number
-        p = self.pending
-        if p is None or d.get("seat") != p["seat"]:
-            raise Mismatch(n, f"a resignation of seat {d.get('seat')!r}, but the referee was "
-                           "not waiting for that seat (it reads a resignation only then)")
+        if d.get("seat") not in (0, 1):
+            raise Mismatch(n, f"a resignation of seat {d.get('seat')!r}, which is not 0 or 1")
+        if self.resigned is not None:
+            raise Mismatch(n, f"a second resignation (seat {self.resigned} resigned already)")
         self.resigned = d["seat"]
         self.emit(ln)
 

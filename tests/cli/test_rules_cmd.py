@@ -25,6 +25,15 @@ def test_rules_by_section_number_or_word() -> None:
     assert result.exit_code == 0 and "## 5. Drawing, passing, domino and block" in result.output
 
 
+def test_an_unknown_topic_lists_the_sections_and_fails() -> None:
+    result = runner.invoke(app, ["rules", "xyz"])
+    assert result.exit_code == 2
+    assert "no section of the rules is about 'xyz'" in result.output
+    assert "6. The auction for the opening" in result.output
+    # An engine asking about an unknown topic still gets all of the rules.
+    assert rules_section("xyz") == rules_text()
+
+
 def test_notation_prints_canonical_forms_and_fails_on_bad_input() -> None:
     result = runner.invoke(app, ["notation", "raise 25", "play [1|3] at [1|1] branch B"])
     assert result.exit_code == 0

@@ -761,3 +761,35 @@ def test_small_edits_are_caught(name: str, tmp_path_factory: pytest.TempPathFact
     r = replay(_bytes(lines))
     assert r.problem is not None, f"{name} went unnoticed"
     assert r.problem.line == index + 1, (r.problem, index + 1)
+
+
+def test_a_seat_that_resigns_while_being_sent_something_replays_clean(tmp_path: Path) -> None:
+    # A seat may refuse what it is sent by resigning (SeatResigned: a person at a
+    # pause); the referee records it then, not while waiting, and replay agrees.
+    from bidref.engines import EngineSpec
+    from bidref.players import SeatResigned
+    from bidref.referee import MatchSpec, run_match
+    from bidref.rules import TimeControl
+    from bidref.transcript import counter_salt
+    from tests.transcript.scripted_seats import FakeClock, ScriptedSeat
+
+    class Quitter(ScriptedSeat):
+        requests = 0
+
+        def send(self, text: str) -> int:
+            if '"type":"request"' in text:
+                self.requests += 1
+                if self.requests == 4:
+                    raise SeatResigned("resigned at a pause")
+            return super().send(text)
+
+    clock = FakeClock()
+    seats = [ScriptedSeat("alpha", clock, 1), Quitter("beta", clock, 2)]
+    spec = MatchSpec(engines=(EngineSpec("alpha", ("x",)), EngineSpec("beta", ("x",))),
+                     seed=5, time_control=TimeControl.of_seconds(30, 0.5), max_rounds=2)
+    path = tmp_path / "t.jsonl"
+    out = run_match(spec, transcript_path=path, clock=clock, seats=seats,  # type: ignore[arg-type]
+                    salt=counter_salt(), started_at="2026-12-02T13:00:00Z")
+    assert (out.reason, out.winner) == ("resign", 0)
+    r = replay(path.read_bytes())
+    assert r.problem is None and r.exit_code == 0, r.problem
