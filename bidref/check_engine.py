@@ -25,13 +25,11 @@ transport (integer nanoseconds).
 from __future__ import annotations
 
 import logging
-import os
 import random
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Final
 
 from bidref import __version__
@@ -220,10 +218,7 @@ class _Session:
     # -- process ---------------------------------------------------------------------------
 
     def start(self) -> Transport:
-        try:
-            self.transport = self.starter(self.spec, self.settings.transport, self.clock)
-        except EngineStartError as e:
-            raise EngineStartError(f"{e}{_start_hint(self.spec)}") from None
+        self.transport = self.starter(self.spec, self.settings.transport, self.clock)
         self.requests_since_start = self.answers_since_start = 0
         self.stuck = False
         return self.transport
@@ -443,28 +438,6 @@ _EXIT_HINTS: Final = {
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-def _start_hint(spec: EngineSpec) -> str:
-    """Why a command that exists as a file could not be started: its #! interpreter."""
-    prog = Path(spec.command[0])
-    if spec.cwd and not prog.is_absolute():
-        prog = Path(spec.cwd) / prog
-    try:
-        with prog.open("rb") as f:
-            first = f.readline(300)
-    except OSError:
-        if os.sep not in spec.command[0]:
-            return f" (is {spec.command[0]!r} installed and on PATH?)"
-        return ""
-    if not first.startswith(b"#!"):
-        return ""
-    words = first[2:].decode(errors="replace").split()
-    if words and not os.path.exists(words[0]):
-        return (f" (its #! line names the interpreter {words[0]!r}, which does not exist: "
-                "fix the #! line, or give the interpreter in the command, e.g. "
-                f"\"python3 {spec.command[0]}\")")
-    return ""
 
 
 def _settle_stderr(t: Transport, polls: int = 20) -> None:

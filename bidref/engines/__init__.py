@@ -14,7 +14,7 @@ from pathlib import Path
 from .framing import MAX_LINE, LineFramer, LineTooLong
 from .pipe import PipeTransport
 from .pty import PtyTransport
-from .spec import EngineSpec, EngineSpecError, load_engine_file, resolve_engine
+from .spec import EngineSpec, EngineSpecError, load_engine_file, resolve_engine, start_hint
 from .transport import (
     Clock,
     EngineStartError,
@@ -38,8 +38,11 @@ def start_engine(spec: EngineSpec, transport: str = "pipe", *, clock: Clock = ti
         cls = PtyTransport
     else:
         raise ValueError(f"unknown transport {transport!r}: use pipe or pty")
-    return cls(spec.command, cwd=spec.cwd, env=dict(spec.env), clock=clock,
-               stderr_log=stderr_log, max_line=max_line)
+    try:
+        return cls(spec.command, cwd=spec.cwd, env=dict(spec.env), clock=clock,
+                   stderr_log=stderr_log, max_line=max_line)
+    except EngineStartError as e:
+        raise EngineStartError(f"{e}{start_hint(spec)}") from None
 
 
 __all__ = [

@@ -135,3 +135,25 @@ def resolve_engine(arg: str) -> EngineSpec:
         )
     name = _name_from_path(first) if first.is_file() else first.name
     return EngineSpec(name, tuple(parts))
+
+
+def start_hint(spec: EngineSpec) -> str:
+    """Why a command that exists as a file could not be started: its #! interpreter."""
+    prog = Path(spec.command[0])
+    if spec.cwd and not prog.is_absolute():
+        prog = Path(spec.cwd) / prog
+    try:
+        with prog.open("rb") as f:
+            first = f.readline(300)
+    except OSError:
+        if os.sep not in spec.command[0]:
+            return f" (is {spec.command[0]!r} installed and on PATH?)"
+        return ""
+    if not first.startswith(b"#!"):
+        return ""
+    words = first[2:].decode(errors="replace").split()
+    if words and not os.path.exists(words[0]):
+        return (f" (its #! line names the interpreter {words[0]!r}, which does not exist: "
+                "fix the #! line, or give the interpreter in the command, e.g. "
+                f"\"python3 {spec.command[0]}\")")
+    return ""

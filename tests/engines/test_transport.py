@@ -411,3 +411,13 @@ def test_an_engine_flooding_stdout_is_held_back_not_stored_without_end() -> None
         th.join(timeout=5)
         os.close(r)
     assert not th.is_alive()
+
+
+def test_a_missing_interpreter_is_named_when_the_engine_cannot_start(tmp_path: Path) -> None:
+    from bidref.engines import EngineStartError
+
+    prog = tmp_path / "engine"
+    prog.write_text("#!/nonexistent/python9\nprint('hello')\n")
+    prog.chmod(0o755)
+    with pytest.raises(EngineStartError, match="names the interpreter '/nonexistent/python9'"):
+        start_engine(EngineSpec("e", (str(prog),)))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.sample_build import build_c_engines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,6 +17,5 @@ def c_first() -> Path:
     exe = ROOT / "sample_engines" / "c_first" / "engine"
     src = exe.with_name("engine.c")
     if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
-        subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True,
-                       capture_output=True)
+        build_c_engines()
     return exe

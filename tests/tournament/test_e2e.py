@@ -21,6 +21,7 @@ from bidref.tournament.model import MatchSettings
 from bidref.tournament.play import play_match
 from bidref.tournament.runner import RESULTS_FILE, Plan, new_header
 from bidref.tournament.schedule import seeds_from_master
+from tests.sample_build import build_c_engines
 
 from .test_runner import alive, rated
 
@@ -36,8 +37,7 @@ BIDREF = [sys.executable, "-c", "from bidref.cli import main; main()"]
 @pytest.fixture(scope="module")
 def c_first() -> Path:
     if not C_FIRST.exists():
-        subprocess.run(["make", "-C", str(REPO / "sample_engines")], check=True,
-                       capture_output=True)  # fmt: skip
+        build_c_engines()
     return C_FIRST
 
 
