@@ -496,9 +496,14 @@ class _Referee:
                 f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
                 f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
                 f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
-                f'"deadline_ns":{deadline - self.origin}'))
+                f'"deadline_ns":{deadline - self.origin}'), flush=False)
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
         branches, came = self._prepare(match, seat, start, deadline)
+        if came is None:
+            # The referee may wait now: the request line goes to the file first. (A
+            # reply already here takes it along with its own lines, in one write,
+            # before anything is sent or waited for.)
+            tx.flush()
         first_t: int | None = None
         while True:
             inc = seat.receive(deadline)
