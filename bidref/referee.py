@@ -72,7 +72,6 @@ from .rules import (
     Action,
     Charge,
     Deal,
-    DealError,
     Drew,
     Event,
     IllegalActionError,
@@ -175,6 +174,11 @@ class MatchSpec:
             raise ValueError(f"illegal={self.illegal!r}: use 'reject' or 'forfeit'")
         if self.transport not in ("pipe", "pty"):
             raise ValueError(f"transport={self.transport!r}: use 'pipe' or 'pty'")
+        if self.deals and self.seed is None and (self.max_rounds is None
+                                                 or self.max_rounds > len(self.deals)):
+            raise ValueError(f"{len(self.deals)} explicit deal(s) and no seed: give a seed "
+                             "for the rounds after them, or max_rounds <= "
+                             f"{len(self.deals)}")
         if self.startup_timeout_ns <= 0 or self.grace_ns < 0 or self.timing_tolerance_ns < 0:
             raise ValueError("startup_timeout_ns must be positive; grace_ns and "
                              "timing_tolerance_ns must not be negative")
@@ -592,13 +596,8 @@ class _Referee:
                 # quiet): the referee must be waiting when the deadline comes
                 return branches, None
             quiet = now
-            try:
-                branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
-            except DealError:
-                # e.g. the round this action would end is the last of the explicit
-                # deals: only if the player chooses it does that matter (then as
-                # it always does, on the long way)
-                continue
+            # (every round a branch can start has a deal: MatchSpec checks it)
+            branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
         if has_input():
             return branches, (quiet, clock()) if branches else None
         return branches, None

@@ -12,7 +12,7 @@ import pytest
 from bidref.engines import EngineSpec, ExitInfo
 from bidref.players import SeatGone
 from bidref.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
-from bidref.rules import MILLISECOND, SECOND, TimeControl
+from bidref.rules import MILLISECOND, SECOND, Deal, TimeControl
 from bidref.transcript import counter_salt
 from bidref.transcript.replay import replay
 
@@ -455,6 +455,7 @@ def test_match_spec_and_outcome_are_picklable() -> None:
     ({"max_rounds": 0}, "max_rounds=0"),
     ({"illegal": "maybe"}, "illegal='maybe'"),
     ({"transport": "ssh"}, "transport='ssh'"),
+    ({"deals": (Deal.from_seed(3, 1),), "max_rounds": 2}, "give a seed for the rounds"),
 ])
 def test_a_bad_match_spec_is_refused_with_the_fix(kw: dict[str, Any], says: str) -> None:
     with pytest.raises(ValueError, match=says):
