@@ -26,25 +26,31 @@ EXIT_INTERRUPTED = 130
 
 
 def transcript_problem(path: Path | None) -> str | None:
-    """Why the transcript cannot be written at ``path`` (before any engine starts);
-    None if it can."""
+    """Why the transcript cannot be written at ``path`` (checked before any engine
+    starts or the terminal is taken); None if it can."""
     if path is None:
         return None
     folder = path.parent
-    if not folder.is_dir():
-        return (f"--transcript {str(path)!r}: the folder {str(folder)!r} does not exist; "
-                "create it or give another path")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        return f"--transcript {str(path)!r}: not writable; give another path"
-    return None
+    if path.is_dir():
+        why = "it is a folder"
+    elif not folder.is_dir():
+        why = f"there is no folder {str(folder)!r}"
+    elif not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        why = "it is not writable"
+    else:
+        return None
+    return (f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a "
+            "folder you can write, e.g. --transcript t.jsonl")
 
 
 @contextlib.contextmanager
-def signals_interrupt() -> Iterator[None]:
+def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     """While a match runs, SIGTERM and SIGHUP (`timeout`, a closed terminal, a
     cancelled job) stop it like Ctrl-C: aborted, and its engines ended. Once
-    one has come, further ones are ignored so that the engines are still ended."""
-    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    one has come, further ones are ignored so that the engines are still ended.
+    ``ctrl_c=False`` leaves SIGINT alone (`bidref play` reads Ctrl-C as a key)."""
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if ctrl_c else (
+        signal.SIGTERM, signal.SIGHUP)
 
     def stop(signum: int, frame: object) -> None:
         for s in stops:

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Literal
 
 import typer
@@ -37,6 +34,8 @@ from .common import (
     TransportOption,
     clock_args_problem,
     exit_code_for,
+    signals_interrupt,
+    transcript_problem,
 )
 
 HUMAN = "human"
@@ -51,42 +50,6 @@ class _Held(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(f"{record.levelname.lower()}: {record.getMessage()}")
-
-
-@contextmanager
-def _ended_as_interrupt() -> Iterator[None]:
-    """``kill`` (SIGTERM) or a closed terminal (SIGHUP) end the match like an
-    interrupt: the referee ends the engine and writes the result (aborted, unrated),
-    and the terminal's mode is restored. (Ctrl-C itself is a key here.)"""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    signals = (signal.SIGTERM, signal.SIGHUP)
-    previous = {s: signal.signal(s, handler) for s in signals}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
-def _transcript_problem(path: Path | None) -> str | None:
-    """Why the transcript cannot be written at ``path`` (checked before the match
-    takes the terminal), or None."""
-    if path is None:
-        return None
-    folder = path.parent
-    if path.is_dir():
-        why = "it is a folder"
-    elif not folder.is_dir():
-        why = f"there is no folder {str(folder)!r}"
-    elif not os.access(folder, os.W_OK):
-        why = f"the folder {str(folder)!r} is not writable"
-    else:
-        return None
-    return f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a " \
-           "folder you can write, e.g. --transcript me.jsonl"
 
 
 def _on_a_terminal() -> bool:
@@ -140,7 +103,7 @@ def play(
         raise bad("neither seat is 'human': to watch two engines play, use `bidref match "
                   f"{seat_a} {seat_b}`")
     problem = clock_args_problem(transport, bank, delay, startup) or \
-        _transcript_problem(transcript)
+        transcript_problem(transcript)
     if problem:
         raise bad(problem)
     if not _on_a_terminal():
@@ -170,7 +133,7 @@ def play(
     lib_log.addHandler(held)
     propagate, lib_log.propagate = lib_log.propagate, False
     try:
-        with _ended_as_interrupt():
+        with signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
             outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
                                      console)
     finally:

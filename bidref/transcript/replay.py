@@ -448,17 +448,27 @@ class _Fold:
         self._request_clock(ln, seat, m.turn)
         self.check_request_raw(ln, seat)
 
+    def _revealed_raw(self, ln: Line, kind: str, seat: object,
+                      what: str) -> tuple[_Reveal, Any] | None:
+        """The raw ``kind`` item revealed for public line ``ln``, with its reveal;
+        None while the round is not revealed. A reveal without it is a mismatch."""
+        rev = self.reveals.get(self.round)
+        if rev is None:
+            return None
+        raw = _raw(rev.private.get(ln.data["seq"], []), kind, seat, rev)
+        if raw is None:
+            told = "was sent" if kind == "request_raw" else "said"
+            raise Mismatch(rev.line.number, f"the reveal has no raw line of the {what} on "
+                           f"line {ln.number}: what the engine {told} is not shown")
+        return rev, raw
+
     def check_request_raw(self, ln: Line, seat: int) -> None:
         """With the round revealed, check the request line the engine was sent: its id,
         its view, its legal actions and its clock are the ones the rules give."""
-        rev = self.reveals.get(self.round)
-        items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = _raw(items, "request_raw", seat, rev)
-        if rev is None:
+        found = self._revealed_raw(ln, "request_raw", seat, "request")
+        if found is None:
             return
-        if raw is None:
-            raise Mismatch(rev.line.number, f"the reveal has no raw line of the request on "
-                           f"line {ln.number}: what the engine was sent is not shown")
+        rev, raw = found
         c = self.clock
         assert c is not None
         ms = MILLISECOND
@@ -607,14 +617,10 @@ class _Fold:
         (or unreadable, for ``bad_action``), by the rule the line names, and that the
         error the engine was sent is the rules' own message."""
         n = ln.number
-        rev = self.reveals.get(self.round)
-        items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = _raw(items, "reply_raw", seat, rev)
-        if rev is None:
+        found = self._revealed_raw(ln, "reply_raw", seat, "rejected reply")
+        if found is None:
             return
-        if raw is None:
-            raise Mismatch(rev.line.number, f"the reveal has no raw line of the rejected "
-                           f"reply on line {n}: what the engine said is not shown")
+        rev, raw = found
         obj: Any = None
         with contextlib.suppress(json.JSONDecodeError, RecursionError):
             obj = json.loads(raw) if isinstance(raw, str) else None
@@ -643,7 +649,8 @@ class _Fold:
                 message = str(e)
             else:  # not reached: an action outside legal_actions() is refused by apply
                 raise Mismatch(n, f"the referee rejected {str(action)!r}, which is legal")
-        said = next((i.get("message") for i in items if i.get("kind") == "error_raw"), None)
+        said = next((i.get("message") for i in rev.private.get(ln.data["seq"], [])
+                     if i.get("kind") == "error_raw"), None)
         if said != message:
             raise Mismatch(rev.line.number, f"the error sent for line {n} was {said!r}; "
                            f"the rules say {message!r}")
@@ -652,14 +659,10 @@ class _Fold:
 
     def check_accepted_raw(self, ln: Line, action: Action) -> None:
         """With the raw reply revealed, check that it is the accepted action, for this id."""
-        rev = self.reveals.get(self.round)
-        items = rev.private.get(ln.data["seq"], []) if rev else []
-        raw = _raw(items, "reply_raw", ln.data.get("seat"), rev)
-        if rev is None:
+        found = self._revealed_raw(ln, "reply_raw", ln.data.get("seat"), "reply")
+        if found is None:
             return
-        if raw is None:
-            raise Mismatch(rev.line.number, f"the reveal has no raw line of the reply on "
-                           f"line {ln.number}: what the engine said is not shown")
+        rev, raw = found
         obj: Any = None
         try:
             obj = json.loads(raw) if isinstance(raw, str) else None

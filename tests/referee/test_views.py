@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bidref.rules import Drew, Match, MatchClock, Placed, Tile, TimeControl, tile
-from bidref.wire import event_lines, request_line
+from bidref.wire import event_lines, request_line, seat_event_lines
 
 
 def _tiles(obj: Any) -> set[Tile]:
@@ -47,7 +47,12 @@ def test_requests_and_events_hold_no_hidden_tile(seed: int, choice_seed: int) ->
         assert sorted(tile(a, b) for a, b in msg["view"]["hand"]) == sorted(m.hands[p])
         requests += 1
         before = {s: m.hidden_from(s) for s in (0, 1)}
-        for ev in m.apply(rng.choice(m.legal_actions())):
+        events = m.apply(rng.choice(m.legal_actions()))
+        # the referee's fast form for both seats says the same as event_lines
+        both = seat_event_lines(events)
+        for s in (0, 1):
+            assert both[s] == [x for ev in events if (x := event_lines(ev, s)) is not None]
+        for ev in events:
             for s in (0, 1):
                 line = event_lines(ev, s)
                 if line is None:
