@@ -1,10 +1,14 @@
 # One-command set-up: each target builds what it needs (.venv, compiled engines).
+#   make demo  needs Python 3.11+, a C compiler and make.
+#   make test  needs the same, plus Node.js (installed here from the system's
+#              packages where it is missing and we are root) for the JavaScript
+#              sample engine's tests.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck engines bench clean
+.PHONY: test demo lint format typecheck engines engines-c node bench clean venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,26 +18,36 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# The C sample engines are compiled here; the JavaScript one needs Node.js, which
-# is installed from the system's packages where it is missing and we may (root).
-engines: $(STAMP)
+# The compiled (C) sample engines: all that `make demo` needs besides Python.
+engines-c:
 	$(MAKE) -C sample_engines
+
+# Node.js runs the JavaScript sample engine (sample_engines/js_random); only the
+# test suite needs it.
+node:
 	@command -v node >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Node.js for the JavaScript sample engine"; \
+	    echo "make: Node.js (node) is missing; installing Debian's nodejs package for the JavaScript sample engine's tests"; \
 	    apt-get update -qq && apt-get install -y -qq nodejs >/dev/null; \
 	  else \
-	    echo "error: Node.js (node) is needed for sample_engines/js_random; install it" >&2; exit 1; \
+	    echo "error: Node.js (node) is needed by the tests of sample_engines/js_random; install it (e.g. apt-get install nodejs)" >&2; exit 1; \
 	  fi; }
+
+engines: engines-c node
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bidref tests benchmarks sample_engines
+	$(VENV)/bin/ruff format --check bidref tests benchmarks sample_engines
 	$(VENV)/bin/mypy
+
+format: $(STAMP)
+	$(VENV)/bin/ruff format bidref tests benchmarks sample_engines
 
 test: $(STAMP) engines lint
 	$(VENV)/bin/pytest -n 2 -q
 
-demo: $(STAMP) engines
+demo: $(STAMP) engines-c
+	rm -f demo-transcript.jsonl
 	$(VENV)/bin/bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py \
 		--seed 7 --bank 10 --delay 0.5 --transcript demo-transcript.jsonl
 

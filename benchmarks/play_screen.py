@@ -30,16 +30,26 @@ def models(n: int, seed: int = 0) -> list[ScreenModel]:
         m = Match.new(rng.getrandbits(32))
         while not m.over and len(out) < n:
             p = m.to_act
-            out.append(ScreenModel(
-                names=("human", "engine"),
-                clocks=Clocks((100 * 10**9, 90 * 10**9), 10 * 10**9,
-                              Running(p, 0, 10 * 10**9)),
-                balances=(m.balances[0], m.balances[1]), round=m.round_number, turn=m.turn,
-                phase=m.phase.value, layout=m.layout.copy(), viewer=p,
-                hand=tuple(m.hands[p]), hand_sizes=(len(m.hands[0]), len(m.hands[1])),
-                boneyard=len(m.boneyard), to_act=p, legal=tuple(m.legal_actions()),
-                log=("B: play 1-3 1-1:line_a — count 10, earns 10",) * 4, prompt="pl",
-                footer="number / action / Tab to complete"))
+            out.append(
+                ScreenModel(
+                    names=("human", "engine"),
+                    clocks=Clocks((100 * 10**9, 90 * 10**9), 10 * 10**9, Running(p, 0, 10 * 10**9)),
+                    balances=(m.balances[0], m.balances[1]),
+                    round=m.round_number,
+                    turn=m.turn,
+                    phase=m.phase.value,
+                    layout=m.layout.copy(),
+                    viewer=p,
+                    hand=tuple(m.hands[p]),
+                    hand_sizes=(len(m.hands[0]), len(m.hands[1])),
+                    boneyard=len(m.boneyard),
+                    to_act=p,
+                    legal=tuple(m.legal_actions()),
+                    log=("B: play 1-3 1-1:line_a — count 10, earns 10",) * 4,
+                    prompt="pl",
+                    footer="number / action / Tab to complete",
+                )
+            )
             m.apply(rng.choice(m.legal_actions()))
     return out
 
@@ -57,9 +67,11 @@ def main() -> None:
             console.print(fit(model, 5 * 10**9, console, console.options))
             times.append(time.perf_counter() - t)
         times.sort()
-        print(f"{width}x{height}: {len(times)} redraws, median "
-              f"{statistics.median(times) * 1000:.1f} ms, 95th percentile "
-              f"{times[int(len(times) * 0.95)] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms")
+        print(
+            f"{width}x{height}: {len(times)} redraws, median "
+            f"{statistics.median(times) * 1000:.1f} ms, 95th percentile "
+            f"{times[int(len(times) * 0.95)] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

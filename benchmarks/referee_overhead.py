@@ -78,8 +78,11 @@ class RecordingSeat(EngineSeat):
 
 def recorded_writes(seed: int) -> list[tuple[int, str]]:
     """The request writes of one real match between two C engines."""
-    spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
-                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    spec = MatchSpec(
+        engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2,
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank=120, delay=10),
+    )
     writes: list[tuple[int, str]] = []
     seats = [RecordingSeat(e) for e in spec.engines]
     for i, s in enumerate(seats):
@@ -151,14 +154,18 @@ def raw_round_trips(n: int, busy: bool = False) -> tuple[list[int], list[int]]:
     return full, charged
 
 
-def decision_times(seed: int, transcript: Path | None = None
-                   ) -> tuple[list[int], int, list[int], list[int]]:
+def decision_times(
+    seed: int, transcript: Path | None = None
+) -> tuple[list[int], int, list[int], list[int]]:
     """Reply-to-reply intervals (ns) in one match between two C engines, its
     decisions, and the two parts of each interval: reply stamped -> next write
     done (the referee, incl. the hand-over from the reader thread) and write done
     -> next reply stamped (the engine and the transport)."""
-    spec = MatchSpec(engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2, seed=seed,
-                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    spec = MatchSpec(
+        engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2,
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank=120, delay=10),
+    )
     seats = [TimingSeat(e) for e in spec.engines]
     for s in seats:
         s.stamps = []
@@ -166,8 +173,9 @@ def decision_times(seed: int, transcript: Path | None = None
     out = run_match(spec, seats=seats, transcript_path=transcript)
     assert out.reason == "balance", out.summary()
     stamps = sorted(seats[0].stamps[1:] + seats[1].stamps[1:])  # [0] is the hello
-    timeline = sorted([(t, "r") for t in stamps]
-                      + [(t, "s") for t in seats[0].sends[1:] + seats[1].sends[1:]])
+    timeline = sorted(
+        [(t, "r") for t in stamps] + [(t, "s") for t in seats[0].sends[1:] + seats[1].sends[1:]]
+    )
     referee = [b[0] - a[0] for a, b in itertools.pairwise(timeline) if a[1] + b[1] == "rs"]
     engine = [b[0] - a[0] for a, b in itertools.pairwise(timeline) if a[1] + b[1] == "sr"]
     return [b - a for a, b in itertools.pairwise(stamps)], out.decisions, referee, engine
@@ -177,10 +185,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pings", type=int, default=3000)
     ap.add_argument("--matches", type=int, default=10)
-    ap.add_argument("--transcript", action="store_true",
-                    help="write each match's transcript (to a temporary directory)")
-    ap.add_argument("--control", action="store_true",
-                    help="also replay a match's writes with no referee work (the floor)")
+    ap.add_argument(
+        "--transcript",
+        action="store_true",
+        help="write each match's transcript (to a temporary directory)",
+    )
+    ap.add_argument(
+        "--control",
+        action="store_true",
+        help="also replay a match's writes with no referee work (the floor)",
+    )
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
     if not ENGINE.exists():
@@ -204,7 +218,8 @@ def main() -> None:
         charged += ch
         busy += raw_round_trips(args.pings // args.matches // 3, busy=True)[0]
         intervals, n, ref, eng = decision_times(
-            seed, Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None)
+            seed, Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None
+        )
         per += intervals
         referee += ref
         engine += eng
@@ -215,24 +230,34 @@ def main() -> None:
     tmp.cleanup()
     raw_med = statistics.median(raw) / 1000
     per_med = statistics.median(per) / 1000
-    print(f"raw ping round trip (C engine, pipe): median {raw_med:8.1f} us  "
-          f"({len(raw)} pings; write end to reply stamp: "
-          f"{statistics.median(charged) / 1000:.1f} us)")
+    print(
+        f"raw ping round trip (C engine, pipe): median {raw_med:8.1f} us  "
+        f"({len(raw)} pings; write end to reply stamp: "
+        f"{statistics.median(charged) / 1000:.1f} us)"
+    )
     what = "C vs C, transcript" if args.transcript else "C vs C"
     pad = " " * max(1, 12 - len(what))
-    print(f"wall time per decision ({what}):{pad}median {per_med:8.1f} us  "
-          f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)")
+    print(
+        f"wall time per decision ({what}):{pad}median {per_med:8.1f} us  "
+        f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)"
+    )
     ref_med = statistics.median(referee) / 1000
     eng_med = statistics.median(engine) / 1000
-    print(f"  parts (medians): reply stamped -> next request written {ref_med:.1f} us "
-          f"(referee); written -> reply stamped {eng_med:.1f} us (engine)")
+    print(
+        f"  parts (medians): reply stamped -> next request written {ref_med:.1f} us "
+        f"(referee); written -> reply stamped {eng_med:.1f} us (engine)"
+    )
     if control:
         ctl_med = statistics.median(control) / 1000
-        print(f"control: the same writes, no referee work: median {ctl_med:8.1f} us  "
-              f"(ratio {ctl_med / raw_med:.2f})")
+        print(
+            f"control: the same writes, no referee work: median {ctl_med:8.1f} us  "
+            f"(ratio {ctl_med / raw_med:.2f})"
+        )
     busy_med = statistics.median(busy) / 1000
-    print(f"for reference, a ping that never sleeps:   median {busy_med:8.1f} us  "
-          f"(decisions take {per_med / busy_med:.1f}x that)")
+    print(
+        f"for reference, a ping that never sleeps:   median {busy_med:8.1f} us  "
+        f"(decisions take {per_med / busy_med:.1f}x that)"
+    )
     print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
 
 

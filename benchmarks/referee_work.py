@@ -51,8 +51,7 @@ from bidref.players.inprocess import InProcessSeat  # noqa: E402
 from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
 
-_HELLO = ('{"type":"hello","name":"inproc","author":"bench","version":"0",'
-          '"protocol":"bidref/1"}')
+_HELLO = '{"type":"hello","name":"inproc","author":"bench","version":"0","protocol":"bidref/1"}'
 
 
 class InstantSeat(InProcessSeat):
@@ -78,9 +77,9 @@ class InstantSeat(InProcessSeat):
         if last.startswith('{"type":"hello"'):
             self.queued.append(_HELLO)
         elif last.startswith('{"type":"request"'):
-            rid = last[len('{"type":"request","id":'):last.index(",", 22)]
+            rid = last[len('{"type":"request","id":') : last.index(",", 22)]
             i = last.rindex('"legal":["') + 9
-            action = last[i:last.index('"', i + 1) + 1]
+            action = last[i : last.index('"', i + 1) + 1]
             self.queued.append(f'{{"type":"action","id":{rid},"action":{action}}}')
         return time.monotonic_ns()
 
@@ -90,15 +89,24 @@ class InstantSeat(InProcessSeat):
         return line
 
     def describe(self) -> dict[str, object]:
-        return {"name": self.name, "command": ["(in-process)"], "cwd": None,
-                "transport": "none", "stderr_log": None}
+        return {
+            "name": self.name,
+            "command": ["(in-process)"],
+            "cwd": None,
+            "transport": "none",
+            "stderr_log": None,
+        }
 
 
-def one_match(seed: int, transcript: Path | None, says_input: bool,
-              paths: list[int]) -> tuple[int, int]:
+def one_match(
+    seed: int, transcript: Path | None, says_input: bool, paths: list[int]
+) -> tuple[int, int]:
     """(CPU ns of this thread for the whole match, decisions)."""
-    spec = MatchSpec(engines=(EngineSpec("inproc", ("none",)),) * 2, seed=seed,
-                     time_control=TimeControl.of_seconds(bank=120, delay=10))
+    spec = MatchSpec(
+        engines=(EngineSpec("inproc", ("none",)),) * 2,
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank=120, delay=10),
+    )
     seats = [InstantSeat("a", says_input, paths), InstantSeat("b", says_input, paths)]
     seats[1].handed = seats[0].handed
     t0 = time.thread_time_ns()
@@ -138,10 +146,12 @@ def main() -> None:
             if args.profile:
                 prof.disable()
                 pstats.Stats(prof).sort_stats("tottime").print_stats(25)
-            print(f"{mode:16s} ({what}): CPU per decision best {min(per) / 1000:6.1f} us, "
-                  f"median {statistics.median(per) / 1000:6.1f} us of {args.repeat} runs; "
-                  f"reply -> next request {statistics.median(paths) / 1000:5.1f} us "
-                  f"(median; {total} decisions in {args.matches} matches)")
+            print(
+                f"{mode:16s} ({what}): CPU per decision best {min(per) / 1000:6.1f} us, "
+                f"median {statistics.median(per) / 1000:6.1f} us of {args.repeat} runs; "
+                f"reply -> next request {statistics.median(paths) / 1000:5.1f} us "
+                f"(median; {total} decisions in {args.matches} matches)"
+            )
 
 
 if __name__ == "__main__":

@@ -28,10 +28,20 @@ def main() -> None:
         engines = root / "sample_engines"
         with tempfile.TemporaryDirectory() as d:
             out = Path(d) / "t.jsonl"
-            subprocess.run([str(Path(sys.executable).parent / "bidref"), "match",
-                            str(engines / "python_random" / "engine.py"),
-                            str(engines / "python_greedy" / "engine.py"), "--seed", "7",
-                            "--transcript", str(out)], check=True, capture_output=True)
+            subprocess.run(
+                [
+                    str(Path(sys.executable).parent / "bidref"),
+                    "match",
+                    str(engines / "python_random" / "engine.py"),
+                    str(engines / "python_greedy" / "engine.py"),
+                    "--seed",
+                    "7",
+                    "--transcript",
+                    str(out),
+                ],
+                check=True,
+                capture_output=True,
+            )
             data = out.read_bytes()
     n_lines = data.count(b"\n")
     runs = 20
@@ -39,8 +49,10 @@ def main() -> None:
     for _ in range(runs):
         report = replay(data)
     dt = (time.perf_counter() - t0) / runs
-    print(f"replay: {n_lines} lines verified in {dt * 1000:.1f} ms "
-          f"({n_lines / dt:,.0f} lines/s); exit code {report.exit_code}")
+    print(
+        f"replay: {n_lines} lines verified in {dt * 1000:.1f} ms "
+        f"({n_lines / dt:,.0f} lines/s); exit code {report.exit_code}"
+    )
     layouts = []
     for seed in range(20):
         m = Match.new(seed)

@@ -68,8 +68,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     args = ap.parse_args()
     rounds, actions, dt = playouts(args.seconds)
-    print(f"random playouts:   {rounds / dt:10,.0f} rounds/s   {actions / dt:12,.0f} actions/s"
-          f"   ({rounds:,} rounds, {actions:,} actions in {dt:.2f} s)")
+    print(
+        f"random playouts:   {rounds / dt:10,.0f} rounds/s   {actions / dt:12,.0f} actions/s"
+        f"   ({rounds:,} rounds, {actions:,} actions in {dt:.2f} s)"
+    )
     calls, dt2 = legal_generation(args.seconds)
     print(f"legal_actions():   {calls / dt2:10,.0f} calls/s    {dt2 / calls * 1e6:9.2f} µs/call")
     target = 10_000

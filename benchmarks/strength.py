@@ -72,8 +72,12 @@ class Policy:
             return random_action(m, self.rng)
         if self.name == "greedy":
             return greedy_action(m, self.rng)
-        budget = budget_seconds(c.delay_left / SECOND, c.banks[m.to_act] / SECOND,
-                                expected_turns=30, reserve=bank_reserve(self.tc.bank / SECOND))
+        budget = budget_seconds(
+            c.delay_left / SECOND,
+            c.banks[m.to_act] / SECOND,
+            expected_turns=30,
+            reserve=bank_reserve(self.tc.bank / SECOND),
+        )
         self.model.new_round(m.round_number)
         root = m.redeal_hidden(m.to_act, self.rng)  # the searcher sees no hidden tile
         return self.searcher.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
@@ -92,8 +96,9 @@ class Outcome:
     rounds: int
 
 
-def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
-                   max_rounds: int | None) -> Outcome:
+def play_inprocess(
+    seed: int, names: tuple[str, str], tc: TimeControl, max_rounds: int | None
+) -> Outcome:
     """One match; seat 0 plays ``names[0]``. Thinking time is charged for real."""
     m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
     policies = (Policy(names[0], seed * 2 + 1, tc, 0), Policy(names[1], seed * 2 + 2, tc, 1))
@@ -105,8 +110,10 @@ def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
         action = policies[p].choose(m, clock)
         clock, charge = clock.charge(time.perf_counter_ns() - t0)
         if charge.timed_out:
-            print(f"  seed {seed}: {names[p]} lost on time, overran by "
-                  f"{charge.overrun / 1e6:.0f} ms", file=sys.stderr)
+            print(
+                f"  seed {seed}: {names[p]} lost on time, overran by {charge.overrun / 1e6:.0f} ms",
+                file=sys.stderr,
+            )
             return Outcome(1 - p, "time", m.round_number)
         for pol in policies:
             pol.observe(m, action)
@@ -115,18 +122,20 @@ def play_inprocess(seed: int, names: tuple[str, str], tc: TimeControl,
     return Outcome(m.result.winner, m.result.reason, m.result.rounds)
 
 
-def play_process(seed: int, names: tuple[str, str], tc: TimeControl,
-                 max_rounds: int | None) -> Outcome:
+def play_process(
+    seed: int, names: tuple[str, str], tc: TimeControl, max_rounds: int | None
+) -> Outcome:
     """One match between real engine processes, refereed by bidref."""
     from bidref.engines import resolve_engine
     from bidref.referee import MatchSpec, run_match
 
-    paths = {"random": "sample_engines/python_random/engine.py",
-             "greedy": "sample_engines/python_greedy/engine.py",
-             "strong": "sample_engines/python_strong/engine.py"}
+    paths = {
+        "random": "sample_engines/python_random/engine.py",
+        "greedy": "sample_engines/python_greedy/engine.py",
+        "strong": "sample_engines/python_strong/engine.py",
+    }
     a, b = (resolve_engine(str(ROOT / paths[n])) for n in names)
-    out = run_match(MatchSpec(engines=(a, b), seed=seed, time_control=tc,
-                              max_rounds=max_rounds))
+    out = run_match(MatchSpec(engines=(a, b), seed=seed, time_control=tc, max_rounds=max_rounds))
     if out.reason not in ("balance", "round_limit", "time"):
         print(f"  seed {seed} {names}: {out.summary()}", file=sys.stderr)
     return Outcome(out.winner, str(out.reason), out.rounds)
@@ -185,10 +194,12 @@ def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
     jobs = []
     for i in range(args.pairs):
         seed = args.seed + i
-        jobs.append((args.mode, seed, (a, b), args.bank, args.delay, args.max_rounds,
-                     not args.no_inference))
-        jobs.append((args.mode, seed, (b, a), args.bank, args.delay, args.max_rounds,
-                     not args.no_inference))
+        jobs.append(
+            (args.mode, seed, (a, b), args.bank, args.delay, args.max_rounds, not args.no_inference)
+        )
+        jobs.append(
+            (args.mode, seed, (b, a), args.bank, args.delay, args.max_rounds, not args.no_inference)
+        )
     t0 = time.perf_counter()
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
@@ -201,30 +212,42 @@ def run_pairing(a: str, b: str, args: argparse.Namespace) -> None:
     n = len(outcomes)
     lo, hi = wilson(wins, n)
     slo, shi = wilson(wins + draws / 2, n)
-    print(f"{a} vs {b}: {n} matches ({args.pairs} deal seeds x 2 seats), "
-          f"{args.mode}, bank {args.bank:g} s + delay {args.delay:g} s, "
-          f"max rounds {args.max_rounds}")
-    print(f"  {a} won {wins}, drew {draws}, lost {losses} "
-          f"(losses on time: {t.lost_on_time}, {b}'s: {t.won_on_time}; "
-          f"{rounds / n:.1f} rounds a match; {elapsed:.0f} s)")
+    print(
+        f"{a} vs {b}: {n} matches ({args.pairs} deal seeds x 2 seats), "
+        f"{args.mode}, bank {args.bank:g} s + delay {args.delay:g} s, "
+        f"max rounds {args.max_rounds}"
+    )
+    print(
+        f"  {a} won {wins}, drew {draws}, lost {losses} "
+        f"(losses on time: {t.lost_on_time}, {b}'s: {t.won_on_time}; "
+        f"{rounds / n:.1f} rounds a match; {elapsed:.0f} s)"
+    )
     print(f"  win rate {wins / n:.1%}  95% CI [{lo:.1%}, {hi:.1%}]")
     print(f"  score (draw = 1/2) {(wins + draws / 2) / n:.1%}  95% CI [{slo:.1%}, {shi:.1%}]")
     sys.stdout.flush()
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--mode", choices=["inprocess", "process"], default="inprocess")
     ap.add_argument("--pairs", type=int, default=100, help="deal seeds (2 matches each)")
     ap.add_argument("--seed", type=int, default=1000, help="first deal seed")
     ap.add_argument("--bank", type=float, default=2.0, help="bank in seconds")
     ap.add_argument("--delay", type=float, default=0.05, help="delay per turn in seconds")
-    ap.add_argument("--max-rounds", type=int, default=10,
-                    help="round limit, then adjudication by balance (0: none)")
+    ap.add_argument(
+        "--max-rounds",
+        type=int,
+        default=10,
+        help="round limit, then adjudication by balance (0: none)",
+    )
     ap.add_argument("--workers", type=int, default=1, help="matches played in parallel")
-    ap.add_argument("--no-inference", action="store_true",
-                    help="in-process strong: ignore what the opponent's draws reveal")
+    ap.add_argument(
+        "--no-inference",
+        action="store_true",
+        help="in-process strong: ignore what the opponent's draws reveal",
+    )
     ap.add_argument("--only", choices=["greedy-random", "strong-greedy"], default=None)
     args = ap.parse_args()
     global INFERENCE

@@ -34,8 +34,14 @@ TARGET = 1.6
 def make_plan(out: Path, deals: int, seed: int) -> Plan:
     engines = resolve_entries([f"c1={ENGINE}", f"c2={ENGINE}"])
     settings = MatchSettings(bank_ms=60_000, delay_ms=5_000)
-    header = new_header("round-robin", engines, seeds_from_master(seed, deals), settings,
-                        master_seed=seed, deal_book=None)  # fmt: skip
+    header = new_header(
+        "round-robin",
+        engines,
+        seeds_from_master(seed, deals),
+        settings,
+        master_seed=seed,
+        deal_book=None,
+    )
     return Plan(header, out)
 
 
@@ -64,15 +70,21 @@ def measure(concurrency: int, deals: int, root: Path) -> tuple[int, float, int, 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=40, help="deal seeds (x2 matches)")
-    parser.add_argument("--repeat", type=int, default=2,
-                        help="timed runs per concurrency, interleaved; the best counts "
-                             "(other load on a shared machine only ever slows a run)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        help="timed runs per concurrency, interleaved; the best counts "
+        "(other load on a shared machine only ever slows a run)",
+    )
     args = parser.parse_args()
     if not ENGINE.exists():
         subprocess.run(["make", "-C", str(REPO / "sample_engines")], check=True)
-    print(f"tournament throughput: c_first vs c_first, {2 * args.deals} matches per run, "
-          f"{available_cores()} cores, python {sys.version.split()[0]}, load average "
-          f"{os.getloadavg()[0]:.2f}")
+    print(
+        f"tournament throughput: c_first vs c_first, {2 * args.deals} matches per run, "
+        f"{available_cores()} cores, python {sys.version.split()[0]}, load average "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     figures: dict[int, float] = {1: 0.0, 2: 0.0}
     with tempfile.TemporaryDirectory(prefix="bidref-bench-") as tmp:
         for attempt in range(args.repeat):
@@ -81,9 +93,11 @@ def main() -> int:
                 done, seconds, aborted, cpu = measure(concurrency, args.deals, root)
                 rate = done / seconds
                 figures[concurrency] = max(figures[concurrency], rate)
-                print(f"  concurrency {concurrency}: {done} matches in {seconds:.2f} s = "
-                      f"{rate:.2f} matches/s ({aborted} aborted; {cpu / seconds:.2f} cores "
-                      "busy)")
+                print(
+                    f"  concurrency {concurrency}: {done} matches in {seconds:.2f} s = "
+                    f"{rate:.2f} matches/s ({aborted} aborted; {cpu / seconds:.2f} cores "
+                    "busy)"
+                )
     print(f"  best: {figures[1]:.2f} matches/s at 1, {figures[2]:.2f} matches/s at 2")
     speedup = figures[2] / figures[1]
     verdict = "OK" if speedup >= TARGET else "BELOW TARGET"

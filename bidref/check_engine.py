@@ -107,8 +107,13 @@ class CheckReport:
         return [r.item for r in self.results if not r.passed]
 
     def to_dict(self) -> dict[str, object]:
-        return {"engine": self.engine, "command": self.command, "name": self.engine_name,
-                "passed": self.passed, "items": [r.to_dict() for r in self.results]}
+        return {
+            "engine": self.engine,
+            "command": self.command,
+            "name": self.engine_name,
+            "passed": self.passed,
+            "items": [r.to_dict() for r in self.results],
+        }
 
 
 @dataclass(frozen=True)
@@ -131,25 +136,38 @@ def _branch_play(m: Match) -> bool:
 
 
 POSITIONS: Final[dict[str, tuple[str, PositionTest]]] = {
-    "forced opening": ("opening with the highest double (or tile), the only legal action",
-                       lambda m: m.phase is Phase.OPENING and m.forced_tile is not None),
-    "auction: first bid": ("the non-jockey speaks first: decline or bid",
-                           lambda m: m.phase is Phase.AUCTION and m.bid is None),
-    "auction: answer a bid": ("the jockey answers a bid: accept or raise",
-                              lambda m: m.phase is Phase.AUCTION and m.bid is not None
-                              and m.to_act == m.jockey),
-    "free opening": ("the winner of the auction opens with any tile",
-                     lambda m: m.phase is Phase.OPENING and m.forced_tile is None),
-    "play": ("an ordinary play with a choice",
-             lambda m: m.phase is Phase.PLAY and m.drawn_this_turn == 0
-             and len(m.legal_actions()) >= 3),
-    "draw": ("nothing to play: draw is the only legal action",
-             lambda m: m.phase is Phase.PLAY and m.legal_actions() == [DRAW]),
-    "play after a draw": ("the drawn tile is playable and must be played",
-                          lambda m: m.phase is Phase.PLAY and m.drawn_this_turn > 0
-                          and m.legal_actions() != [DRAW]),
-    "spinner branches": ("a play onto a branch of the spinner is legal",
-                         lambda m: m.phase is Phase.PLAY and _branch_play(m)),
+    "forced opening": (
+        "opening with the highest double (or tile), the only legal action",
+        lambda m: m.phase is Phase.OPENING and m.forced_tile is not None,
+    ),
+    "auction: first bid": (
+        "the non-jockey speaks first: decline or bid",
+        lambda m: m.phase is Phase.AUCTION and m.bid is None,
+    ),
+    "auction: answer a bid": (
+        "the jockey answers a bid: accept or raise",
+        lambda m: m.phase is Phase.AUCTION and m.bid is not None and m.to_act == m.jockey,
+    ),
+    "free opening": (
+        "the winner of the auction opens with any tile",
+        lambda m: m.phase is Phase.OPENING and m.forced_tile is None,
+    ),
+    "play": (
+        "an ordinary play with a choice",
+        lambda m: m.phase is Phase.PLAY and m.drawn_this_turn == 0 and len(m.legal_actions()) >= 3,
+    ),
+    "draw": (
+        "nothing to play: draw is the only legal action",
+        lambda m: m.phase is Phase.PLAY and m.legal_actions() == [DRAW],
+    ),
+    "play after a draw": (
+        "the drawn tile is playable and must be played",
+        lambda m: m.phase is Phase.PLAY and m.drawn_this_turn > 0 and m.legal_actions() != [DRAW],
+    ),
+    "spinner branches": (
+        "a play onto a branch of the spinner is legal",
+        lambda m: m.phase is Phase.PLAY and _branch_play(m),
+    ),
 }
 
 
@@ -157,8 +175,11 @@ def _bidding_driver(m: Match, rng: random.Random) -> None:
     """Drive a match forward: a random legal play, a cheap bid now and then."""
     legal = m.legal_actions()
     if m.phase is Phase.AUCTION:
-        bids = [a for a in legal[1:3]
-                if isinstance(a, Bid) and m.net_payment(m.to_act, a.amount) < m.balances[m.to_act]]
+        bids = [
+            a
+            for a in legal[1:3]
+            if isinstance(a, Bid) and m.net_payment(m.to_act, a.amount) < m.balances[m.to_act]
+        ]
         m.apply(bids[0] if bids and rng.random() < 0.6 else legal[0])
         return
     m.apply(legal[rng.randrange(len(legal))])
@@ -198,8 +219,13 @@ class _Reply:
 class _Session:
     """One engine process at a time, restarted after a crash."""
 
-    def __init__(self, spec: EngineSpec, settings: CheckSettings, clock: Clock,
-                 starter: Callable[[EngineSpec, str, Clock], Transport]) -> None:
+    def __init__(
+        self,
+        spec: EngineSpec,
+        settings: CheckSettings,
+        clock: Clock,
+        starter: Callable[[EngineSpec, str, Clock], Transport],
+    ) -> None:
         self.spec = spec
         self.settings = settings
         self.clock = clock
@@ -241,18 +267,24 @@ class _Session:
             tail = t.stderr_tail().strip()[-300:]
             n = self.requests_since_start
             at = f" at its {_ordinal(n)} request since it started," if n else ""
-            return (f"the engine exited ({info.describe()}){at} without answering"
-                    + (f"; its stderr ends: {tail!r}" if tail else "")
-                    + _EXIT_HINTS.get(info.exit_code or 0, ""))
+            return (
+                f"the engine exited ({info.describe()}){at} without answering"
+                + (f"; its stderr ends: {tail!r}" if tail else "")
+                + _EXIT_HINTS.get(info.exit_code or 0, "")
+            )
         if self.answers_since_start:
-            return (f"no answer within {waited / SECOND:g} s, nor {LATE_GRACE / SECOND:g} s "
-                    "later, though the engine answered the requests before: it is stuck or "
-                    "far too slow (your time is the request's clock.deadline_ms); it was "
-                    "restarted for the next items")
-        return (f"no answer within {waited / SECOND:g} s; the engine is running but wrote "
-                "nothing: if it did answer, its stdout is probably not flushed (flush after "
-                "every line; in Python print(..., flush=True) or run python -u; a program "
-                "you cannot change may work with --transport pty); or it is still thinking")
+            return (
+                f"no answer within {waited / SECOND:g} s, nor {LATE_GRACE / SECOND:g} s "
+                "later, though the engine answered the requests before: it is stuck or "
+                "far too slow (your time is the request's clock.deadline_ms); it was "
+                "restarted for the next items"
+            )
+        return (
+            f"no answer within {waited / SECOND:g} s; the engine is running but wrote "
+            "nothing: if it did answer, its stdout is probably not flushed (flush after "
+            "every line; in Python print(..., flush=True) or run python -u; a program "
+            "you cannot change may work with --transport pty); or it is still thinking"
+        )
 
     # -- lines -----------------------------------------------------------------------------
 
@@ -264,8 +296,7 @@ class _Session:
         except WriteError as e:
             raise _Dead(f"could not write to the engine: {e}") from None
 
-    def receive(self, sent_at: int, deadline: int,
-                bad_grace: int | None = None) -> _Reply | None:
+    def receive(self, sent_at: int, deadline: int, bad_grace: int | None = None) -> _Reply | None:
         """The next hello/action/pong before ``deadline``; logs are skipped and
         rules requests answered. None at the deadline; raises _Dead at EOF.
         Lines that are not messages are kept in ``bad_lines``; with ``bad_grace``,
@@ -310,11 +341,18 @@ class _Session:
         name = "hello"
         s = self.settings
         hello = RefereeHello(
-            bidref=__version__, rules=RULES_VERSION, seat=SEAT,
-            settings=Settings(bank_ms=s.bank // MILLISECOND, delay_ms=s.delay // MILLISECOND,
-                              max_rounds=None, illegal="reject",
-                              startup_ms=s.startup // MILLISECOND),
-            options=dict(self.spec.options))
+            bidref=__version__,
+            rules=RULES_VERSION,
+            seat=SEAT,
+            settings=Settings(
+                bank_ms=s.bank // MILLISECOND,
+                delay_ms=s.delay // MILLISECOND,
+                max_rounds=None,
+                illegal="reject",
+                startup_ms=s.startup // MILLISECOND,
+            ),
+            options=dict(self.spec.options),
+        )
         bad_before = len(self.bad_lines)
         try:
             try:
@@ -329,26 +367,49 @@ class _Session:
             return CheckResult(name, False, str(e))
         if reply is None:
             if len(self.bad_lines) > bad_before:
-                return CheckResult(name, False, "answered the hello with a line that is not "
-                                   f"a valid message: {self.bad_lines[bad_before]}")
-            return CheckResult(name, False, self.silence(s.startup) + "; if it only needs "
-                               "longer to start, allow more with --startup")
+                return CheckResult(
+                    name,
+                    False,
+                    "answered the hello with a line that is not "
+                    f"a valid message: {self.bad_lines[bad_before]}",
+                )
+            return CheckResult(
+                name,
+                False,
+                self.silence(s.startup) + "; if it only needs "
+                "longer to start, allow more with --startup",
+            )
         msg = reply.message
         if not isinstance(msg, EngineHello):
-            return CheckResult(name, False, f"answered the hello with a {msg.type!r} message; "
-                               "the first line must be the engine's hello")
+            return CheckResult(
+                name,
+                False,
+                f"answered the hello with a {msg.type!r} message; "
+                "the first line must be the engine's hello",
+            )
         self.hello = msg
         if msg.protocol != PROTOCOL_VERSION:
-            return CheckResult(name, False, f"speaks protocol {msg.protocol!r}; the referee "
-                               f"speaks {PROTOCOL_VERSION!r}")
+            return CheckResult(
+                name,
+                False,
+                f"speaks protocol {msg.protocol!r}; the referee speaks {PROTOCOL_VERSION!r}",
+            )
         if len(self.bad_lines) > bad_before:
-            return CheckResult(name, False, "wrote a line that is not a protocol message "
-                               f"before its hello ({self.bad_lines[bad_before]}): the referee "
-                               "ends the match at once as a start-up failure; write nothing "
-                               "but protocol lines on stdout (a banner goes to stderr)")
+            return CheckResult(
+                name,
+                False,
+                "wrote a line that is not a protocol message "
+                f"before its hello ({self.bad_lines[bad_before]}): the referee "
+                "ends the match at once as a start-up failure; write nothing "
+                "but protocol lines on stdout (a banner goes to stderr)",
+            )
         who = " ".join(x for x in (msg.name, msg.version) if x)
-        return CheckResult(name, True, f"{who} by {msg.author or '?'}, "
-                           f"{msg.protocol}, in {reply.elapsed / MILLISECOND:.0f} ms")
+        return CheckResult(
+            name,
+            True,
+            f"{who} by {msg.author or '?'}, "
+            f"{msg.protocol}, in {reply.elapsed / MILLISECOND:.0f} ms",
+        )
 
     def ensure_running(self) -> str | None:
         """Restart the engine (with its hello) if it died or left a request unanswered;
@@ -368,16 +429,21 @@ class _Session:
         self.next_id += 1
         s = self.settings
         view = player_view(m, SEAT).to_dict()
-        clock = {"delay_left_ms": s.delay // MILLISECOND, "bank_ms": s.bank // MILLISECOND,
-                 "opponent_bank_ms": s.bank // MILLISECOND,
-                 "deadline_ms": (s.delay + s.bank) // MILLISECOND}
-        t0 = self.send(encode_request(self.next_id, view, clock,
-                                      [str(a) for a in m.legal_actions()]))
+        clock = {
+            "delay_left_ms": s.delay // MILLISECOND,
+            "bank_ms": s.bank // MILLISECOND,
+            "opponent_bank_ms": s.bank // MILLISECOND,
+            "deadline_ms": (s.delay + s.bank) // MILLISECOND,
+        }
+        t0 = self.send(
+            encode_request(self.next_id, view, clock, [str(a) for a in m.legal_actions()])
+        )
         self.requests_since_start += 1
         return self.next_id, t0, t0 + s.delay + s.bank
 
-    def await_action(self, req_id: int, sent: int, deadline: int, what: str,
-                     timed: bool = True) -> tuple[ActionMsg | None, str]:
+    def await_action(
+        self, req_id: int, sent: int, deadline: int, what: str, timed: bool = True
+    ) -> tuple[ActionMsg | None, str]:
         """The action answering ``req_id``, or None and why not. ``timed``: count
         it for the reply-time item (not a second answer after an error)."""
         bad_before = len(self.bad_lines)
@@ -390,16 +456,20 @@ class _Session:
                     return None, f"no second answer within {(deadline - sent) / SECOND:g} s"
                 self.late.append(what)
                 if len(self.bad_lines) > bad_before:
-                    return None, (f"no valid answer within {(deadline - sent) / SECOND:g} s; "
-                                  "it wrote a line that is not a valid message instead: "
-                                  f"{self.bad_lines[bad_before]}; the referee ends the match "
-                                  "at such a line as your loss (protocol error)")
+                    return None, (
+                        f"no valid answer within {(deadline - sent) / SECOND:g} s; "
+                        "it wrote a line that is not a valid message instead: "
+                        f"{self.bad_lines[bad_before]}; the referee ends the match "
+                        "at such a line as your loss (protocol error)"
+                    )
                 late = self._late_answer(req_id, sent, deadline)
                 if late is not None:
-                    return None, (f"answered after {late / MILLISECOND:.0f} ms, past the "
-                                  f"deadline of {(deadline - sent) / MILLISECOND:.0f} ms: too "
-                                  "slow; answer within the request's clock.deadline_ms (delay "
-                                  "left + bank), keeping a margin")
+                    return None, (
+                        f"answered after {late / MILLISECOND:.0f} ms, past the "
+                        f"deadline of {(deadline - sent) / MILLISECOND:.0f} ms: too "
+                        "slow; answer within the request's clock.deadline_ms (delay "
+                        "left + bank), keeping a margin"
+                    )
                 self.unanswered.add(req_id)
                 self.stuck = True
                 return None, self.silence(deadline - sent)
@@ -412,8 +482,10 @@ class _Session:
         self.latencies.append(reply.elapsed)
         self.answers_since_start += 1
         if msg.id != req_id:
-            return None, (f"answered with id {msg.id} to request {req_id}: echo the id of "
-                          "the request you answer")
+            return None, (
+                f"answered with id {msg.id} to request {req_id}: echo the id of "
+                "the request you answer"
+            )
         return msg, ""
 
     def _late_answer(self, req_id: int, sent: int, deadline: int) -> int | None:
@@ -431,7 +503,7 @@ class _Session:
 _EXIT_HINTS: Final = {
     126: " (exit code 126: a program could not be run: is the file executable?)",
     127: " (exit code 127: a program was not found: is the interpreter on the engine's #! "
-         "line, or the command it runs, installed and on PATH?)",
+    "line, or the command it runs, installed and on PATH?)",
 }
 
 
@@ -492,9 +564,16 @@ def _stale_item(session: _Session) -> CheckResult:
         msg, why = session.await_action(req_id, sent, deadline, name)
         if msg is None:
             return CheckResult(name, False, f"first request: {why}")
-        session.send(encode(ErrorMsg(id=req_id - 1, code="stale_id",
-                                     message=f"a reply to request {req_id - 1}, which is no "
-                                     "longer pending, was ignored")))
+        session.send(
+            encode(
+                ErrorMsg(
+                    id=req_id - 1,
+                    code="stale_id",
+                    message=f"a reply to request {req_id - 1}, which is no "
+                    "longer pending, was ignored",
+                )
+            )
+        )
         req2, sent2, deadline2 = session.request(m2)
         msg2, why2 = session.await_action(req2, sent2, deadline2, name)
     except _Dead as e:
@@ -504,8 +583,9 @@ def _stale_item(session: _Session) -> CheckResult:
     complaint = judge_action(m2, msg2.action)
     if complaint:
         return CheckResult(name, False, f"after a stale_id error: {complaint}")
-    return CheckResult(name, True, f"kept going after a stale_id error and answered request "
-                       f"{req2} with its id")
+    return CheckResult(
+        name, True, f"kept going after a stale_id error and answered request {req2} with its id"
+    )
 
 
 def _error_item(session: _Session) -> CheckResult:
@@ -517,16 +597,27 @@ def _error_item(session: _Session) -> CheckResult:
         if msg is None:
             return CheckResult(name, False, f"first answer: {why}")
         refused = msg.action
-        session.send(encode(ErrorMsg(
-            id=req_id, code="illegal", rule="§8",
-            message=f"illegal action {refused!r} (check-engine refuses it on purpose): the "
-                    "same request stays pending; answer it again")))
+        session.send(
+            encode(
+                ErrorMsg(
+                    id=req_id,
+                    code="illegal",
+                    rule="§8",
+                    message=f"illegal action {refused!r} (check-engine refuses it on purpose): the "
+                    "same request stays pending; answer it again",
+                )
+            )
+        )
         again, why = session.await_action(req_id, sent, deadline, name, timed=False)
     except _Dead as e:
         return CheckResult(name, False, str(e))
     if again is None:
-        return CheckResult(name, False, f"after an illegal error on {refused!r}: {why}; the "
-                           "same request stays pending and needs another answer")
+        return CheckResult(
+            name,
+            False,
+            f"after an illegal error on {refused!r}: {why}; the "
+            "same request stays pending and needs another answer",
+        )
     if again.action.strip() == refused.strip():
         return CheckResult(name, False, f"sent the refused action {refused!r} again")
     complaint = judge_action(m, again.action)
@@ -545,13 +636,18 @@ def _ping_item(session: _Session) -> CheckResult:
         return CheckResult(name, False, str(e))
     if reply is None:
         if len(session.bad_lines) > bad_before:
-            return CheckResult(name, False, "answered ping 777 with a line that is not a "
-                               f"valid message: {session.bad_lines[bad_before]}")
+            return CheckResult(
+                name,
+                False,
+                "answered ping 777 with a line that is not a "
+                f"valid message: {session.bad_lines[bad_before]}",
+            )
         return CheckResult(name, False, session.silence(PING_TIMEOUT))
     msg = reply.message
     if not isinstance(msg, Pong) or msg.id != 777:
-        return CheckResult(name, False, f"answered ping 777 with {msg!r}; send "
-                           '{"type":"pong","id":777}')
+        return CheckResult(
+            name, False, f'answered ping 777 with {msg!r}; send {{"type":"pong","id":777}}'
+        )
     return CheckResult(name, True, f"pong in {reply.elapsed / MILLISECOND:.0f} ms")
 
 
@@ -559,23 +655,32 @@ def _timing_item(session: _Session) -> CheckResult:
     name = "reply time"
     limit = (session.settings.bank + session.settings.delay) / MILLISECOND
     if session.late:
-        return CheckResult(name, False, f"no reply within {limit:.0f} ms in: "
-                           + ", ".join(session.late))
+        return CheckResult(
+            name, False, f"no reply within {limit:.0f} ms in: " + ", ".join(session.late)
+        )
     lat = session.latencies
     if not lat:
         return CheckResult(name, False, "no replies to time")
-    return CheckResult(name, True, f"{len(lat)} replies: median "
-                       f"{statistics.median(lat) / MILLISECOND:.1f} ms, max "
-                       f"{max(lat) / MILLISECOND:.1f} ms (limit {limit:.0f} ms)")
+    return CheckResult(
+        name,
+        True,
+        f"{len(lat)} replies: median "
+        f"{statistics.median(lat) / MILLISECOND:.1f} ms, max "
+        f"{max(lat) / MILLISECOND:.1f} ms (limit {limit:.0f} ms)",
+    )
 
 
 def _output_item(session: _Session) -> CheckResult:
     name = "clean stdout"
     if session.bad_lines:
-        return CheckResult(name, False, f"{len(session.bad_lines)} line(s) that are not "
-                           f"protocol messages, first: {session.bad_lines[0]}; the referee "
-                           "ends a match at such a line as your loss (protocol error): write "
-                           "diagnostics to stderr or send log messages")
+        return CheckResult(
+            name,
+            False,
+            f"{len(session.bad_lines)} line(s) that are not "
+            f"protocol messages, first: {session.bad_lines[0]}; the referee "
+            "ends a match at such a line as your loss (protocol error): write "
+            "diagnostics to stderr or send log messages",
+        )
     return CheckResult(name, True, "every line was a protocol message")
 
 
@@ -588,18 +693,25 @@ def _quit_item(session: _Session) -> CheckResult:
     session.transport = None
     if info.how == "quit":
         return CheckResult(name, True, f"exited by itself after quit ({info.describe()})")
-    return CheckResult(name, False, f"still running {QUIT_GRACE / SECOND:g} s after quit; "
-                       f"ended with {info.how.upper()}: exit when you read quit")
+    return CheckResult(
+        name,
+        False,
+        f"still running {QUIT_GRACE / SECOND:g} s after quit; "
+        f"ended with {info.how.upper()}: exit when you read quit",
+    )
 
 
 def _default_starter(spec: EngineSpec, transport: str, clock: Clock) -> Transport:
     return start_engine(spec, transport, clock=clock)
 
 
-def check_engine(spec: EngineSpec, settings: CheckSettings | None = None, *,
-                 clock: Clock | None = None,
-                 starter: Callable[[EngineSpec, str, Clock], Transport] | None = None,
-                 ) -> CheckReport:
+def check_engine(
+    spec: EngineSpec,
+    settings: CheckSettings | None = None,
+    *,
+    clock: Clock | None = None,
+    starter: Callable[[EngineSpec, str, Clock], Transport] | None = None,
+) -> CheckReport:
     """Run every check against ``spec``; never raises for a misbehaving engine."""
     import time
 
@@ -607,8 +719,15 @@ def check_engine(spec: EngineSpec, settings: CheckSettings | None = None, *,
     session = _Session(spec, settings, clock or time.monotonic_ns, starter or _default_starter)
     report = CheckReport(spec.name, list(spec.command))
     add = report.results.append
-    not_checked = ("ping", *POSITIONS, "stale id", "error reply", "reply time",
-                   "clean stdout", "quit")
+    not_checked = (
+        "ping",
+        *POSITIONS,
+        "stale id",
+        "error reply",
+        "reply time",
+        "clean stdout",
+        "quit",
+    )
     try:
         session.start()
     except EngineStartError as e:

@@ -141,8 +141,12 @@ class Clock:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Clock:
-        return cls(d["delay_left_ms"] / 1000, d["bank_ms"] / 1000,
-                   d["opponent_bank_ms"] / 1000, d["deadline_ms"] / 1000)
+        return cls(
+            d["delay_left_ms"] / 1000,
+            d["bank_ms"] / 1000,
+            d["opponent_bank_ms"] / 1000,
+            d["deadline_ms"] / 1000,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,9 +335,17 @@ class _FunctionEngine(Engine):
         return self.fn(request)
 
 
-def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str = "",
-        version: str = "1", stdin: IO[str] | None = None, stdout: IO[str] | None = None,
-        clock: Callable[[], float] = time.monotonic, log_level: int = logging.INFO) -> int:
+def run(
+    engine: Engine | ChooseFn,
+    *,
+    name: str = "python-engine",
+    author: str = "",
+    version: str = "1",
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    log_level: int = logging.INFO,
+) -> int:
     """Play as an engine on stdin/stdout until the referee says quit; return 0.
 
     ``engine`` is an :class:`Engine` or just a function ``Request -> action``
@@ -344,8 +356,9 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
     if not isinstance(engine, Engine):
         engine = _FunctionEngine(engine, name, author, version)
     if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=log_level,
-                            format=f"{engine.name}: %(levelname)s %(message)s")
+        logging.basicConfig(
+            stream=sys.stderr, level=log_level, format=f"{engine.name}: %(levelname)s %(message)s"
+        )
     io = _LineIO(stdin or sys.stdin, stdout or sys.stdout)
     engine._io = io
     saved_stdout = sys.stdout
@@ -370,24 +383,41 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
                 engine.seat = int(msg.get("seat", 0))
                 engine.settings = dict(msg.get("settings") or {})
                 if msg.get("protocol") != PROTOCOL_VERSION:
-                    log.warning("the referee speaks %r; this SDK speaks %r",
-                                msg.get("protocol"), PROTOCOL_VERSION)
+                    log.warning(
+                        "the referee speaks %r; this SDK speaks %r",
+                        msg.get("protocol"),
+                        PROTOCOL_VERSION,
+                    )
                 engine.on_hello(msg)
-                io.send({"type": "hello", "name": engine.name, "author": engine.author,
-                         "version": engine.version, "protocol": PROTOCOL_VERSION})
+                io.send(
+                    {
+                        "type": "hello",
+                        "name": engine.name,
+                        "author": engine.author,
+                        "version": engine.version,
+                        "protocol": PROTOCOL_VERSION,
+                    }
+                )
             elif kind == "request":
                 received = clock()
                 try:
                     view = view_from_dict(msg["view"])
                     pending = Request(
-                        id=msg["id"], view=view,
+                        id=msg["id"],
+                        view=view,
                         legal=tuple(parse_action(a) for a in msg["legal"]),
-                        clock=Clock.from_dict(msg["clock"]), received_at=received,
-                        seat=engine.seat, max_rounds=engine.settings.get("max_rounds"),
-                        raw=msg)
+                        clock=Clock.from_dict(msg["clock"]),
+                        received_at=received,
+                        seat=engine.seat,
+                        max_rounds=engine.settings.get("max_rounds"),
+                        raw=msg,
+                    )
                 except (KeyError, TypeError, ValueError) as e:
-                    log.error("cannot read request %r (%s); answering its first legal action",
-                              msg.get("id"), e)
+                    log.error(
+                        "cannot read request %r (%s); answering its first legal action",
+                        msg.get("id"),
+                        e,
+                    )
                     legal = msg.get("legal") or []
                     if legal:
                         io.send({"type": "action", "id": msg.get("id"), "action": legal[0]})
@@ -401,8 +431,9 @@ def run(engine: Engine | ChooseFn, *, name: str = "python-engine", author: str =
                     action = pending.legal[0]
                 reply(pending, action)
             elif kind == "error":
-                retry = engine.on_error(msg, pending if pending and msg.get("id") == pending.id
-                                        else None)
+                retry = engine.on_error(
+                    msg, pending if pending and msg.get("id") == pending.id else None
+                )
                 if retry is not None and pending is not None:
                     reply(pending, retry)
             elif kind == "event":

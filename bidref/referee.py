@@ -92,10 +92,20 @@ from .wire import Branch, SeatLines, seat_event_lines
 
 log = logging.getLogger(__name__)
 
-EndReason = Literal["balance", "round_limit", "resign", "time", "illegal", "crash",
-                    "protocol", "startup", "aborted"]
-END_REASONS: Final[tuple[str, ...]] = ("balance", "round_limit", "resign", "time", "illegal",
-                                       "crash", "protocol", "startup", "aborted")
+EndReason = Literal[
+    "balance", "round_limit", "resign", "time", "illegal", "crash", "protocol", "startup", "aborted"
+]
+END_REASONS: Final[tuple[str, ...]] = (
+    "balance",
+    "round_limit",
+    "resign",
+    "time",
+    "illegal",
+    "crash",
+    "protocol",
+    "startup",
+    "aborted",
+)
 LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
 LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
 # rejected replies whose raw line is recorded; further ones are counted (engine_exit)
@@ -174,14 +184,21 @@ class MatchSpec:
             raise ValueError(f"illegal={self.illegal!r}: use 'reject' or 'forfeit'")
         if self.transport not in ("pipe", "pty"):
             raise ValueError(f"transport={self.transport!r}: use 'pipe' or 'pty'")
-        if self.deals and self.seed is None and (self.max_rounds is None
-                                                 or self.max_rounds > len(self.deals)):
-            raise ValueError(f"{len(self.deals)} explicit deal(s) and no seed: give a seed "
-                             "for the rounds after them, or max_rounds <= "
-                             f"{len(self.deals)}")
+        if (
+            self.deals
+            and self.seed is None
+            and (self.max_rounds is None or self.max_rounds > len(self.deals))
+        ):
+            raise ValueError(
+                f"{len(self.deals)} explicit deal(s) and no seed: give a seed "
+                "for the rounds after them, or max_rounds <= "
+                f"{len(self.deals)}"
+            )
         if self.startup_timeout_ns <= 0 or self.grace_ns < 0 or self.timing_tolerance_ns < 0:
-            raise ValueError("startup_timeout_ns must be positive; grace_ns and "
-                             "timing_tolerance_ns must not be negative")
+            raise ValueError(
+                "startup_timeout_ns must be positive; grace_ns and "
+                "timing_tolerance_ns must not be negative"
+            )
 
 
 @dataclass(frozen=True)
@@ -217,16 +234,18 @@ class MatchOutcome:
             head = what if what == self.reason else f"{what} ({self.reason})"
         elif self.reason == "resign":
             w, lo = self.winner, 1 - self.winner
-            head = (f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) "
-                    "wins")
+            head = f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) wins"
         else:
             head = f"{'AB'[self.winner]} ({self.engines[self.winner]}) wins by {self.reason}"
         extra = ""
         if self.reason == "time":
             extra = f", {'AB'[self.detail['seat']]} overran by {self.detail['overrun_ms']} ms"
         elif self.reason in ("crash", "protocol", "startup", "illegal", "aborted"):
-            bits = {k: v for k, v in self.detail.items() if k in
-                    ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")}
+            bits = {
+                k: v
+                for k, v in self.detail.items()
+                if k in ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")
+            }
             if "seat" in bits:
                 bits["seat"] = "AB"[bits["seat"]]
             extra = ", " + ", ".join(f"{k}={v}" for k, v in bits.items() if v is not None)
@@ -267,8 +286,9 @@ def _cut(raw: str) -> str:
 
 
 class _End(Exception):
-    def __init__(self, winner: int | None, reason: EndReason, detail: dict[str, Any],
-                 rated: bool = True) -> None:
+    def __init__(
+        self, winner: int | None, reason: EndReason, detail: dict[str, Any], rated: bool = True
+    ) -> None:
         self.winner = winner
         self.reason = reason
         self.detail = detail
@@ -276,10 +296,16 @@ class _End(Exception):
         super().__init__(reason)
 
 
-def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
-              clock: Clock = time.monotonic_ns, seats: Sequence[Seat] | None = None,
-              observer: Observer | None = None, salt: SaltSource = default_salt,
-              started_at: str | None = None) -> MatchOutcome:
+def run_match(
+    spec: MatchSpec,
+    *,
+    transcript_path: Path | None = None,
+    clock: Clock = time.monotonic_ns,
+    seats: Sequence[Seat] | None = None,
+    observer: Observer | None = None,
+    salt: SaltSource = default_salt,
+    started_at: str | None = None,
+) -> MatchOutcome:
     """Play one match and return how it ended. Never raises for anything an engine does.
 
     - ``transcript_path``: write the JSONL transcript there (flushed per line).
@@ -292,20 +318,34 @@ def run_match(spec: MatchSpec, *, transcript_path: Path | None = None,
     """
     if seats is None:
         stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
-        seats = [EngineSeat(e, transport=spec.transport, clock=clock, max_line=spec.max_line,
-                            stderr_log=None if stderr_dir is None
-                            else stderr_dir / f"{'AB'[i]}-{_file_name(e.name)}.stderr.log")
-                 for i, e in enumerate(spec.engines)]
+        seats = [
+            EngineSeat(
+                e,
+                transport=spec.transport,
+                clock=clock,
+                max_line=spec.max_line,
+                stderr_log=None
+                if stderr_dir is None
+                else stderr_dir / f"{'AB'[i]}-{_file_name(e.name)}.stderr.log",
+            )
+            for i, e in enumerate(spec.engines)
+        ]
     if len(seats) != 2:
         raise ValueError(f"a match needs 2 seats, got {len(seats)}")
-    return _Referee(spec, list(seats), clock, transcript_path, observer, salt,
-                    started_at).run()
+    return _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at).run()
 
 
 class _Referee:
-    def __init__(self, spec: MatchSpec, seats: list[Seat], clock: Clock,
-                 transcript_path: Path | None, observer: Observer | None, salt: SaltSource,
-                 started_at: str | None) -> None:
+    def __init__(
+        self,
+        spec: MatchSpec,
+        seats: list[Seat],
+        clock: Clock,
+        transcript_path: Path | None,
+        observer: Observer | None,
+        salt: SaltSource,
+        started_at: str | None,
+    ) -> None:
         self.spec = spec
         self.seats = seats
         self.clock = clock
@@ -369,24 +409,37 @@ class _Referee:
     def _header(self) -> None:
         tc = self.spec.time_control
         seed_commitment = self.tx.commit_seed(self.seed) if self.seed is not None else None
-        self.tx.write("header", self.origin, {
-            "format": "bidref-transcript/1", "bidref": __version__,
-            "protocol": PROTOCOL_VERSION, "rules": RULES_VERSION,
-            "started_at": self.started_at,
-            "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
-            "max_rounds": self.spec.max_rounds, "illegal": self.policy.name,
-            "transport": self.spec.transport, "seeded": self.seed is not None,
-            "explicit_deals": len(self.spec.deals), "seed_commitment": seed_commitment,
-            "engines": [{"seat": i, **s.describe()} for i, s in enumerate(self.seats)],
-        })
+        self.tx.write(
+            "header",
+            self.origin,
+            {
+                "format": "bidref-transcript/1",
+                "bidref": __version__,
+                "protocol": PROTOCOL_VERSION,
+                "rules": RULES_VERSION,
+                "started_at": self.started_at,
+                "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
+                "max_rounds": self.spec.max_rounds,
+                "illegal": self.policy.name,
+                "transport": self.spec.transport,
+                "seeded": self.seed is not None,
+                "explicit_deals": len(self.spec.deals),
+                "seed_commitment": seed_commitment,
+                "engines": [{"seat": i, **s.describe()} for i, s in enumerate(self.seats)],
+            },
+        )
 
     # -- start-up ------------------------------------------------------------------------
 
     def _start_seats(self) -> None:
         tc = self.spec.time_control
-        settings = Settings(bank_ms=tc.bank // MILLISECOND, delay_ms=tc.delay // MILLISECOND,
-                            max_rounds=self.spec.max_rounds, illegal=self.spec.illegal,
-                            startup_ms=self.spec.startup_timeout_ns // MILLISECOND)
+        settings = Settings(
+            bank_ms=tc.bank // MILLISECOND,
+            delay_ms=tc.delay // MILLISECOND,
+            max_rounds=self.spec.max_rounds,
+            illegal=self.spec.illegal,
+            startup_ms=self.spec.startup_timeout_ns // MILLISECOND,
+        )
         hello_lines: list[str] = []
         sent_at: list[int] = []
         for i, seat in enumerate(self.seats):
@@ -397,8 +450,15 @@ class _Referee:
                 raise _End(1 - i, "startup", {"seat": i, "problem": str(e)}, rated=False) from None
         for i, seat in enumerate(self.seats):
             options = dict(self.spec.engines[i].options) if i < len(self.spec.engines) else {}
-            line = encode(RefereeHello(bidref=__version__, rules=RULES_VERSION, seat=i,
-                                       settings=settings, options=options))
+            line = encode(
+                RefereeHello(
+                    bidref=__version__,
+                    rules=RULES_VERSION,
+                    seat=i,
+                    settings=settings,
+                    options=options,
+                )
+            )
             hello_lines.append(line)
             try:
                 sent_at.append(seat.send(line))
@@ -406,18 +466,31 @@ class _Referee:
                 # An engine that already exited closes its stdin first: say how it ended.
                 info = seat.exit_info(self.spec.grace_ns)
                 problem = f"the engine ended before its hello ({info.describe()})" if info else e
-                raise _End(1 - i, "startup", {"seat": i, "problem": f"{problem}{self._tail(i)}"},
-                           rated=False) from None
+                raise _End(
+                    1 - i,
+                    "startup",
+                    {"seat": i, "problem": f"{problem}{self._tail(i)}"},
+                    rated=False,
+                ) from None
         for i, seat in enumerate(self.seats):
             deadline = sent_at[i] + self.spec.startup_timeout_ns
             hello, raw, t = self._await_hello(i, seat, deadline)
             self.names[i] = hello.name
-            self.tx.write("hello", t, {
-                "seat": i, "sent": hello_lines[i], "received": raw,
-                "engine": hello.model_dump(exclude={"type"}), "elapsed_ns": t - sent_at[i]})
+            self.tx.write(
+                "hello",
+                t,
+                {
+                    "seat": i,
+                    "sent": hello_lines[i],
+                    "received": raw,
+                    "engine": hello.model_dump(exclude={"type"}),
+                    "elapsed_ns": t - sent_at[i],
+                },
+            )
 
     def _await_hello(self, i: int, seat: Seat, deadline: int) -> tuple[EngineHello, str, int]:
         """The engine's hello, its raw line and the time it was read."""
+
         def fail(problem: str) -> _End:
             return _End(1 - i, "startup", {"seat": i, "problem": problem}, rated=False)
 
@@ -442,8 +515,10 @@ class _Referee:
             if not isinstance(msg, EngineHello):
                 raise fail(f"expected a hello, got a {msg.type!r} message: {quote(inc.text)}")
             if msg.protocol != PROTOCOL_VERSION:
-                raise fail(f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
-                           f"{PROTOCOL_VERSION!r}")
+                raise fail(
+                    f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
+                    f"{PROTOCOL_VERSION!r}"
+                )
             return msg, inc.text, inc.t
 
     def _tail(self, i: int) -> str:
@@ -454,8 +529,11 @@ class _Referee:
 
     def _play(self) -> None:
         spec = self.spec
-        deals = (listed_deals(spec.deals, self.seed) if spec.deals
-                 else seeded_deals(self.seed if self.seed is not None else 0))
+        deals = (
+            listed_deals(spec.deals, self.seed)
+            if spec.deals
+            else seeded_deals(self.seed if self.seed is not None else 0)
+        )
         match = self.match = Match(deals, MatchConfig(max_rounds=spec.max_rounds))
         self._dispatch(match.start_events, self.clock())
         self._notify(None)
@@ -474,8 +552,12 @@ class _Referee:
         rid = self.req_id = self.req_id + 1
         banks = mclock.banks
         available = mclock.delay_left + banks[p]
-        clock = clock_members(mclock.delay_left // MILLISECOND, banks[p] // MILLISECOND,
-                              banks[1 - p] // MILLISECOND, available // MILLISECOND)
+        clock = clock_members(
+            mclock.delay_left // MILLISECOND,
+            banks[p] // MILLISECOND,
+            banks[1 - p] // MILLISECOND,
+            available // MILLISECOND,
+        )
         prepared = self.prepared
         self.prepared = None
         if prepared is not None and prepared[0] is match and prepared[1] == rid:
@@ -496,11 +578,17 @@ class _Referee:
             self.first_request = start
         tx = self.tx
         if tx.enabled:
-            seq = tx.write_json("request", start, (
-                f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
-                f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
-                f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
-                f'"deadline_ns":{deadline - self.origin}'), flush=False)
+            seq = tx.write_json(
+                "request",
+                start,
+                (
+                    f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
+                    f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
+                    f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
+                    f'"deadline_ns":{deadline - self.origin}'
+                ),
+                flush=False,
+            )
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
         branches, came = self._prepare(match, seat, start, deadline)
         if came is None:
@@ -554,8 +642,7 @@ class _Referee:
                 self._accept(p, rid, branch.action, branch, text, t, elapsed)
                 return
             try:
-                action = self.encoder.actions_by_text.get(action_text) or parse_action(
-                    action_text)
+                action = self.encoder.actions_by_text.get(action_text) or parse_action(action_text)
                 if branches:  # a looser spelling of a prepared action?
                     branch = branches.get(str(action))
                 if branch is None:
@@ -566,13 +653,13 @@ class _Referee:
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
                 continue
             if branch is None:
-                branch = Branch(action, match, events, seat_event_lines(events), self.encoder,
-                                 None)
+                branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
             self._accept(p, rid, action, branch, text, t, elapsed)
             return
 
-    def _prepare(self, match: Match, seat: Seat, start: int, deadline: int
-                 ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
+    def _prepare(
+        self, match: Match, seat: Seat, start: int, deadline: int
+    ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
         """Work out where each legal action of the player to move leads, while it
         thinks, so that its reply is answered at once. Stops as soon as the
         player has sent a line, and in time to watch the deadline; a seat that
@@ -602,8 +689,9 @@ class _Referee:
             return branches, (quiet, clock()) if branches else None
         return branches, None
 
-    def _accept(self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int,
-                elapsed: int) -> None:
+    def _accept(
+        self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int, elapsed: int
+    ) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
         tx = self.tx
         if tx.enabled:
@@ -630,9 +718,15 @@ class _Referee:
         if isinstance(inc, Eof):
             raise self._crash(p)
         assert isinstance(inc, Overlong)
-        raise _End(1 - p, "protocol", {
-            "seat": p, "line": quote(inc.prefix),
-            "problem": f"a line of more than {self.spec.max_line} bytes (the limit)"})
+        raise _End(
+            1 - p,
+            "protocol",
+            {
+                "seat": p,
+                "line": quote(inc.prefix),
+                "problem": f"a line of more than {self.spec.max_line} bytes (the limit)",
+            },
+        )
 
     def _late(self, p: int, deadline: int, seen: int, how: str) -> _End:
         """A time loss, or a timing fault when the referee was not watching."""
@@ -648,55 +742,100 @@ class _Referee:
             msg = decode_engine_line(text)
         except ProtocolError as e:
             self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code, message=str(e))))
-            raise _End(1 - p, "protocol", {"seat": p, "line": quote(text),
-                                           "problem": e.problem}) from None
+            raise _End(
+                1 - p, "protocol", {"seat": p, "line": quote(text), "problem": e.problem}
+            ) from None
         if type(msg) is not ActionMsg:
             self._other_message(p, msg, text, t)
             return None
         return msg.id, msg.action
 
-    def _record_reply(self, p: int, rid: int, action: Action, text: str, t: int,
-                      mclock: MatchClock, charge: Charge) -> None:
+    def _record_reply(
+        self,
+        p: int,
+        rid: int,
+        action: Action,
+        text: str,
+        t: int,
+        mclock: MatchClock,
+        charge: Charge,
+    ) -> None:
         tx = self.tx
         banks = mclock.banks
-        seq = tx.write_json("reply", t, (
-            f'"seat":{p},"id":{rid},"status":"accepted",'
-            f'"action":{self.encoder.action_json(action)},"rule":null,'
-            f'"elapsed_ns":{charge.elapsed},"charge":{{'
-            f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
-            f'"timed_out":{"true" if charge.timed_out else "false"},'
-            f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'),
-            flush=False)
+        seq = tx.write_json(
+            "reply",
+            t,
+            (
+                f'"seat":{p},"id":{rid},"status":"accepted",'
+                f'"action":{self.encoder.action_json(action)},"rule":null,'
+                f'"elapsed_ns":{charge.elapsed},"charge":{{'
+                f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
+                f'"timed_out":{"true" if charge.timed_out else "false"},'
+                f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'
+            ),
+            flush=False,
+        )
         # the raw line may carry extra fields: private until the round ends
         tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(text)})
 
-    def _illegal(self, p: int, rid: int, action_text: str, raw: str, t: int, charge: Charge,
-                 err: NotationError | IllegalActionError) -> tuple[int, int]:
+    def _illegal(
+        self,
+        p: int,
+        rid: int,
+        action_text: str,
+        raw: str,
+        t: int,
+        charge: Charge,
+        err: NotationError | IllegalActionError,
+    ) -> tuple[int, int]:
         """Record an illegal action; forfeit, or reply with an error and return the new
         (start, deadline) of the same pending decision."""
         code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
-        message = str(err) if rule else (f"{err}; answer with one of the request's "
-                                         "'legal' actions")
+        message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
         tx = self.tx
-        seq = tx.write("reply", t, {
-            "seat": p, "id": rid, "status": code, "action": None, "rule": rule,
-            "elapsed_ns": charge.elapsed,
-            "charge": {"delay_used_ns": charge.delay_used, "bank_used_ns": charge.bank_used,
-                       "timed_out": charge.timed_out, "overrun_ns": charge.overrun},
-            "banks_ns": list(self.mclock.banks)})
+        seq = tx.write(
+            "reply",
+            t,
+            {
+                "seat": p,
+                "id": rid,
+                "status": code,
+                "action": None,
+                "rule": rule,
+                "elapsed_ns": charge.elapsed,
+                "charge": {
+                    "delay_used_ns": charge.delay_used,
+                    "bank_used_ns": charge.bank_used,
+                    "timed_out": charge.timed_out,
+                    "overrun_ns": charge.overrun,
+                },
+                "banks_ns": list(self.mclock.banks),
+            },
+        )
         self.rejected[p] += 1
         if self.rejected[p] <= LOG_LINES_CAP:
             tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
             tx.private(seq, "error_raw", {"seat": p, "message": _cut(message)})
         if self.policy.forfeits(p, err):
-            raise _End(1 - p, "illegal", {"seat": p, "action": action_text, "rule": rule,
-                                          "code": code, "message": message})
+            raise _End(
+                1 - p,
+                "illegal",
+                {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
+            )
         start = self._send(p, encode(ErrorMsg(id=rid, code=code, message=message, rule=rule)))
         deadline = self.mclock.deadline(start)
-        tx.write("retry", start, {"seat": p, "id": rid, "deadline_ns": deadline - self.origin,
-                                  "delay_left_ns": self.mclock.delay_left,
-                                  "bank_ns": self.mclock.banks[p]})
+        tx.write(
+            "retry",
+            start,
+            {
+                "seat": p,
+                "id": rid,
+                "deadline_ns": deadline - self.origin,
+                "delay_left_ns": self.mclock.delay_left,
+                "bank_ns": self.mclock.banks[p],
+            },
+        )
         return start, deadline
 
     def _stale(self, p: int, got_id: int, raw: str, t: int) -> None:
@@ -704,18 +843,35 @@ class _Referee:
         if self.stales[p] <= LOG_LINES_CAP:
             seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
             self.tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
-        self._send(p, encode(ErrorMsg(id=got_id, code="stale_id", message=(
-            f"action for request {got_id} ignored: the pending request is {self.req_id}"))))
+        self._send(
+            p,
+            encode(
+                ErrorMsg(
+                    id=got_id,
+                    code="stale_id",
+                    message=(
+                        f"action for request {got_id} ignored: the pending request is {self.req_id}"
+                    ),
+                )
+            ),
+        )
 
     def _other_message(self, p: int, msg: Any, raw: str, t: int) -> None:
         if isinstance(msg, RulesRequest):
             self.rules_asked[p] += 1
             if self.rules_asked[p] <= LOG_LINES_CAP:
-                self.tx.write("rules", t, {
-                    "seat": p, "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
-                    "topic": None if msg.topic is None else _cut(msg.topic)})
-            self._send(p, encode(RulesAnswer(id=msg.id, topic=msg.topic,
-                                             text=rules_section(msg.topic))))
+                self.tx.write(
+                    "rules",
+                    t,
+                    {
+                        "seat": p,
+                        "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
+                        "topic": None if msg.topic is None else _cut(msg.topic),
+                    },
+                )
+            self._send(
+                p, encode(RulesAnswer(id=msg.id, topic=msg.topic, text=rules_section(msg.topic)))
+            )
         elif isinstance(msg, Log):
             self._log(p, msg, t)
         elif isinstance(msg, Pong):
@@ -723,8 +879,18 @@ class _Referee:
         elif isinstance(msg, Resign):
             raise self._resign(p, t, msg.message)
         else:
-            self._send(p, encode(ErrorMsg(id=None, code="unexpected", message=(
-                f"a {msg.type!r} message is not expected now; ignored: {quote(raw)}"))))
+            self._send(
+                p,
+                encode(
+                    ErrorMsg(
+                        id=None,
+                        code="unexpected",
+                        message=(
+                            f"a {msg.type!r} message is not expected now; ignored: {quote(raw)}"
+                        ),
+                    )
+                ),
+            )
 
     def _log(self, p: int, msg: Log, t: int) -> None:
         self.logs[p] += 1
@@ -736,8 +902,7 @@ class _Referee:
 
     # -- events ------------------------------------------------------------------------------
 
-    def _dispatch(self, events: list[Event], t: int,
-                  lines: SeatLines | None = None) -> None:
+    def _dispatch(self, events: list[Event], t: int, lines: SeatLines | None = None) -> None:
         """Record ``events`` and queue each seat's form of them (``lines``, from
         :func:`~bidref.wire.seat_event_lines`, if made already). A seat's event lines are written
         together with its next request (one write per decision), or at once with
@@ -770,15 +935,24 @@ class _Referee:
             tp = type(ev)
             if tp is Drew:
                 assert isinstance(ev, Drew)
-                seq = tx.write_json("event", t, '"event":' + event_json(ev.public_form()),
-                                    flush=False)
-                tx.private(seq, "drew", {"seat": ev.player,
-                                         "tile": ev.tile.as_list() if ev.tile else None})
+                seq = tx.write_json(
+                    "event", t, '"event":' + event_json(ev.public_form()), flush=False
+                )
+                tx.private(
+                    seq, "drew", {"seat": ev.player, "tile": ev.tile.as_list() if ev.tile else None}
+                )
             elif tp is RoundStarted:
                 assert isinstance(ev, RoundStarted)
-                tx.start_round(t, ev.round, ev.deal.to_dict(), {
-                    "opening": ev.opening, "jockey": ev.jockey,
-                    "balances": list(self.match.balances) if self.match else None})
+                tx.start_round(
+                    t,
+                    ev.round,
+                    ev.deal.to_dict(),
+                    {
+                        "opening": ev.opening,
+                        "jockey": ev.jockey,
+                        "balances": list(self.match.balances) if self.match else None,
+                    },
+                )
             else:
                 tx.write_json("event", t, '"event":' + event_json(ev), flush=False)
                 if tp is RoundEnded:
@@ -807,9 +981,12 @@ class _Referee:
         else:
             problem = write_problem or "closed its stdout but is still running"
         detail: dict[str, Any] = {
-            "seat": p, "exit_code": info.exit_code if info else None,
-            "signal": info.signal if info else None, "problem": problem,
-            "stderr_tail": self.seats[p].stderr_tail()[-500:]}
+            "seat": p,
+            "exit_code": info.exit_code if info else None,
+            "signal": info.signal if info else None,
+            "problem": problem,
+            "stderr_tail": self.seats[p].stderr_tail()[-500:],
+        }
         return _End(1 - p, "crash", detail)
 
     def _resign(self, p: int, t: int, message: str | None) -> _End:
@@ -820,23 +997,34 @@ class _Referee:
 
     def _time_loss(self, p: int, overrun: int) -> _End:
         self.tx.write("timeout", self.clock(), {"seat": p, "overrun_ns": overrun})
-        return _End(1 - p, "time", {"seat": p, "overrun_ns": overrun,
-                                    "overrun_ms": round(overrun / MILLISECOND, 3)})
+        return _End(
+            1 - p,
+            "time",
+            {"seat": p, "overrun_ns": overrun, "overrun_ms": round(overrun / MILLISECOND, 3)},
+        )
 
     def _timing_fault(self, p: int, deadline: int, seen: int, how: str) -> _End:
         late = seen - deadline
         log.warning("referee timing fault: %s %d ns after seat %d's deadline", how, late, p)
         if how == "prepared":
-            problem = (f"the referee was preparing moves at the deadline and found a line "
-                       f"{late / MILLISECOND:.1f} ms after it that may have come before it: "
-                       "neither an in-time reply nor a time loss can be proven")
+            problem = (
+                f"the referee was preparing moves at the deadline and found a line "
+                f"{late / MILLISECOND:.1f} ms after it that may have come before it: "
+                "neither an in-time reply nor a time loss can be proven"
+            )
         else:
-            problem = (f"the referee {'woke' if how == 'woke' else 'read a reply'} "
-                       f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
-                       f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
-                       "cannot be proven")
-        return _End(None, "aborted", {"cause": "timing_fault", "seat": p, "late_ns": late,
-                                      "problem": problem}, rated=False)
+            problem = (
+                f"the referee {'woke' if how == 'woke' else 'read a reply'} "
+                f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
+                f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
+                "cannot be proven"
+            )
+        return _End(
+            None,
+            "aborted",
+            {"cause": "timing_fault", "seat": p, "late_ns": late, "problem": problem},
+            rated=False,
+        )
 
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
@@ -865,13 +1053,20 @@ class _Referee:
             info = self._close(seat) if self.opened[i] else None
             if info is not None and info.how == "exited" and quit_sent[i]:
                 info = replace(info, how="quit")  # it exited after our quit line
-            exits.append({"seat": i, "exit_code": info.exit_code if info else None,
-                          "signal": info.signal if info else None,
-                          "how": info.how if info else "not_started",
-                          "stderr_bytes": seat.stderr_bytes(),
-                          "log_lines": self.logs[i], "stale_lines": self.stales[i],
-                          "rules_requests": self.rules_asked[i], "rejected": self.rejected[i],
-                          "stderr_log": seat.describe().get("stderr_log")})
+            exits.append(
+                {
+                    "seat": i,
+                    "exit_code": info.exit_code if info else None,
+                    "signal": info.signal if info else None,
+                    "how": info.how if info else "not_started",
+                    "stderr_bytes": seat.stderr_bytes(),
+                    "log_lines": self.logs[i],
+                    "stale_lines": self.stales[i],
+                    "rules_requests": self.rules_asked[i],
+                    "rejected": self.rejected[i],
+                    "stderr_log": seat.describe().get("stderr_log"),
+                }
+            )
         t_end = self.clock()
         self.tx.reveal_round(t)
         for e in exits:
@@ -882,16 +1077,32 @@ class _Referee:
         if m is not None and m.result is not None:
             rounds = m.result.rounds
         outcome = MatchOutcome(
-            winner=end.winner, reason=end.reason, detail=end.detail, balances=balances,
-            rounds=rounds, engines=(self.names[0], self.names[1]),
-            transcript_path=self.transcript_path, rated=end.rated, seed=self.seed,
+            winner=end.winner,
+            reason=end.reason,
+            detail=end.detail,
+            balances=balances,
+            rounds=rounds,
+            engines=(self.names[0], self.names[1]),
+            transcript_path=self.transcript_path,
+            rated=end.rated,
+            seed=self.seed,
             decisions=self.decisions,
             decision_ns=(self.last_accept - self.first_request) if self.first_request else 0,
-            exits=tuple(exits))
-        self.tx.write("result", t_end, {
-            "winner": outcome.winner, "reason": outcome.reason, "detail": outcome.detail,
-            "balances": list(balances), "rounds": rounds, "rated": outcome.rated,
-            "engines": list(outcome.engines)})
+            exits=tuple(exits),
+        )
+        self.tx.write(
+            "result",
+            t_end,
+            {
+                "winner": outcome.winner,
+                "reason": outcome.reason,
+                "detail": outcome.detail,
+                "balances": list(balances),
+                "rounds": rounds,
+                "rated": outcome.rated,
+                "engines": list(outcome.engines),
+            },
+        )
         self.tx.close()
         self._notify(self.last, outcome)
         return outcome
@@ -908,8 +1119,13 @@ class _Referee:
         match (time, crash, ...), a ``match_ended`` event with the end reason:
         the last event an engine gets is always ``match_ended`` (PROTOCOL.md)."""
         if m.result is None:
-            event = {"kind": "match_ended", "winner": end.winner, "reason": end.reason,
-                     "balances": list(m.balances), "rounds": m.round_number}
+            event = {
+                "kind": "match_ended",
+                "winner": end.winner,
+                "reason": end.reason,
+                "balances": list(m.balances),
+                "rounds": m.round_number,
+            }
             line = encode(EventMsg(event=event))
             for out in self.outbox:
                 out.append(line)
@@ -922,10 +1138,17 @@ class _Referee:
         if self.observer is None:
             return
         m = self.match
-        self.observer(LiveState(
-            engines=(self.names[0], self.names[1]), round=m.round_number if m else 0,
-            turn=m.turn if m else 0,
-            balances=(m.balances[0], m.balances[1]) if m else (150, 150),
-            banks_ns=self.mclock.banks, delay_ns=self.spec.time_control.delay,
-            to_act=None if (m is None or m.over) else m.to_act, last=last,
-            decisions=self.decisions, outcome=outcome))
+        self.observer(
+            LiveState(
+                engines=(self.names[0], self.names[1]),
+                round=m.round_number if m else 0,
+                turn=m.turn if m else 0,
+                balances=(m.balances[0], m.balances[1]) if m else (150, 150),
+                banks_ns=self.mclock.banks,
+                delay_ns=self.spec.time_control.delay,
+                to_act=None if (m is None or m.over) else m.to_act,
+                last=last,
+                decisions=self.decisions,
+                outcome=outcome,
+            )
+        )

@@ -31,8 +31,10 @@ from .rules import (
 SeatLines = tuple[list[str], list[str], bool]
 """Seat 0's and seat 1's event lines for one step, and whether the match ended."""
 
-def request_line(match: Match, req_id: int, mclock: MatchClock,
-                 encoder: RequestEncoder | None = None) -> str:
+
+def request_line(
+    match: Match, req_id: int, mclock: MatchClock, encoder: RequestEncoder | None = None
+) -> str:
     """The request line for the player to act (the view never holds a hidden tile).
 
     Same text as ``encode(Request(...))`` of ``player_view(match, p).to_dict()``.
@@ -41,7 +43,8 @@ def request_line(match: Match, req_id: int, mclock: MatchClock,
     delay_left = mclock.delay_left // MILLISECOND
     bank = mclock.banks[p] // MILLISECOND
     return (encoder or RequestEncoder()).encode_ms(
-        match, req_id, delay_left, bank, mclock.banks[1 - p] // MILLISECOND, delay_left + bank)
+        match, req_id, delay_left, bank, mclock.banks[1 - p] // MILLISECOND, delay_left + bank
+    )
 
 
 _EVENT: Final = '{"type":"event","event":'
@@ -101,8 +104,7 @@ class Branch:
     # (match, id, text before the clock members, text after); None when the match ends
 
     @classmethod
-    def of(cls, match: Match, action: Action, encoder: RequestEncoder,
-           next_id: int) -> Branch:
+    def of(cls, match: Match, action: Action, encoder: RequestEncoder, next_id: int) -> Branch:
         """Where legal ``action`` leads from ``match``, which is left unchanged;
         ``encoder`` wrote the request for ``match``, and the next one has ``next_id``."""
         after = match.copy()

@@ -25,8 +25,16 @@ from tests.sample_build import build_c_engines
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "engines_broken"
 FAST = CheckSettings(bank=1 * SECOND, delay=100 * MILLISECOND, startup=3 * SECOND)
-ALL_ITEMS = ["hello", "ping", *POSITIONS, "stale id", "error reply", "reply time",
-             "clean stdout", "quit"]
+ALL_ITEMS = [
+    "hello",
+    "ping",
+    *POSITIONS,
+    "stale id",
+    "error reply",
+    "reply time",
+    "clean stdout",
+    "quit",
+]
 EVERY_ANSWER = {*POSITIONS, "stale id", "error reply"}
 
 
@@ -79,10 +87,12 @@ def test_every_sample_engine_passes(path: str) -> None:
 BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
     "never_flushes": (set(ALL_ITEMS), "not flushed"),
     "wrong_id": (EVERY_ANSWER, "echo the id"),
-    "crashes_on_auction": ({"auction: first bid", "auction: answer a bid"},
-                           "exit code 3) at its 2nd request since it started, without "
-                           "answering; its stderr ends: "
-                           "'crashes_on_auction: no idea how to bid'"),
+    "crashes_on_auction": (
+        {"auction: first bid", "auction: answer a bid"},
+        "exit code 3) at its 2nd request since it started, without "
+        "answering; its stderr ends: "
+        "'crashes_on_auction: no idea how to bid'",
+    ),
     "illegal_moves": (EVERY_ANSWER, "illegal"),
     "ignores_quit": ({"quit"}, "SIGTERM"),
     "bad_hello": ({"hello"}, "bidref/0"),
@@ -94,16 +104,19 @@ BROKEN_EXPECTED: dict[str, tuple[set[str], str]] = {
     # A stuck engine is restarted, so the items after it are judged on their own.
     "hangs_on_draw": ({"draw", "reply time"}, "stuck"),
     # An invalid answer is quoted where it was expected, not taken for silence.
-    "string_id": (EVERY_ANSWER | {"reply time", "clean stdout"},
-                  "not a valid 'action' message"),
+    "string_id": (EVERY_ANSWER | {"reply time", "clean stdout"}, "not a valid 'action' message"),
     # An invalid hello is quoted at once, not taken for silence or unflushed output.
     "invalid_hello": (set(ALL_ITEMS), "not a valid 'hello' message"),
     # Silence after an error is that, not a stuck or slow engine.
-    "ignores_errors": ({"error reply"}, "no second answer within 1.1 s; the same request "
-                       "stays pending"),
+    "ignores_errors": (
+        {"error reply"},
+        "no second answer within 1.1 s; the same request stays pending",
+    ),
     # A crash tied to the number of requests, not the position, says so.
-    "crashes_third": ({"auction: answer a bid", "draw", "stale id"},
-                      "at its 3rd request since it started"),
+    "crashes_third": (
+        {"auction: answer a bid", "draw", "stale id"},
+        "at its 3rd request since it started",
+    ),
 }
 
 
@@ -126,14 +139,25 @@ def test_each_broken_engine_fails_exactly_its_items(name: str) -> None:
 @pytest.mark.e2e
 def test_cli_reports_json_and_exit_codes() -> None:
     runner = CliRunner()
-    bad = runner.invoke(app, ["check-engine", str(BROKEN / "bad_hello.py"), "--json",
-                              "--bank", "1", "--delay", "0.1"])
+    bad = runner.invoke(
+        app,
+        ["check-engine", str(BROKEN / "bad_hello.py"), "--json", "--bank", "1", "--delay", "0.1"],
+    )
     assert bad.exit_code == 1
     report = json.loads(bad.output)
     assert report["passed"] is False and report["name"] == "bad_hello"
     assert [i["item"] for i in report["items"] if not i["passed"]] == ["hello"]
-    good = runner.invoke(app, ["check-engine", str(ROOT / "sample_engines/sh_random/engine.sh"),
-                               "--bank", "1", "--delay", "0.1"])
+    good = runner.invoke(
+        app,
+        [
+            "check-engine",
+            str(ROOT / "sample_engines/sh_random/engine.sh"),
+            "--bank",
+            "1",
+            "--delay",
+            "0.1",
+        ],
+    )
     assert good.exit_code == 0, good.output
     assert "15/15 items passed" in good.output
 
@@ -145,10 +169,14 @@ def test_cli_refuses_a_missing_engine() -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("shebang,hint", [
-    ("#!/usr/bin/env bidref-no-such-interpreter", "exit code 127"),
-    ("#!/no/such/bin/python9", "'/no/such/bin/python9'"),
-], ids=["env", "absolute"])
+@pytest.mark.parametrize(
+    "shebang,hint",
+    [
+        ("#!/usr/bin/env bidref-no-such-interpreter", "exit code 127"),
+        ("#!/no/such/bin/python9", "'/no/such/bin/python9'"),
+    ],
+    ids=["env", "absolute"],
+)
 def test_a_missing_interpreter_is_named(tmp_path: Path, shebang: str, hint: str) -> None:
     script = tmp_path / "engine"
     script.write_text(f"{shebang}\nprint('hello')\n")
@@ -160,8 +188,16 @@ def test_a_missing_interpreter_is_named(tmp_path: Path, shebang: str, hint: str)
     assert "not checked" in results["quit"][1]
 
 
-@pytest.mark.parametrize("args", [["--bank", "-1"], ["--delay", "-0.5"], ["--startup", "0"],
-                                  ["--bank", "0", "--delay", "0"], ["--transport", "tty"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bank", "-1"],
+        ["--delay", "-0.5"],
+        ["--startup", "0"],
+        ["--bank", "0", "--delay", "0"],
+        ["--transport", "tty"],
+    ],
+)
 def test_cli_refuses_a_clock_no_engine_could_meet(args: list[str]) -> None:
     engine = str(ROOT / "sample_engines/sh_random/engine.sh")
     result = CliRunner().invoke(app, ["check-engine", engine, *args])

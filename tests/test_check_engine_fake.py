@@ -55,8 +55,9 @@ class FakeTransport:
 
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         if self.exited is None:
-            self.exited = ExitInfo(0, None, "quit") if quit_line else ExitInfo(
-                None, "SIGTERM", "sigterm")
+            self.exited = (
+                ExitInfo(0, None, "quit") if quit_line else ExitInfo(None, "SIGTERM", "sigterm")
+            )
         return self.exited
 
     def stderr_tail(self) -> str:
@@ -78,8 +79,7 @@ def engine(decision_delay: int) -> Reply:
         if kind == "request":
             return decision_delay, {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
         if kind == "error" and msg["code"] == "illegal":
-            return decision_delay, {"type": "action", "id": msg["id"],
-                                    "action": reply.legal[-1]}  # type: ignore[attr-defined]
+            return decision_delay, {"type": "action", "id": msg["id"], "action": reply.legal[-1]}  # type: ignore[attr-defined]
         return None
 
     reply.legal = ["?"]  # type: ignore[attr-defined]
@@ -99,8 +99,9 @@ def run(decision_delay: int) -> dict[str, tuple[bool, str]]:
         return FakeTransport(now, remember_legal)
 
     settings = CheckSettings(bank=1 * SECOND, delay=100 * MILLISECOND, startup=SECOND)
-    report = check_engine(EngineSpec("fake", ("fake",)), settings,
-                          clock=lambda: now[0], starter=starter)
+    report = check_engine(
+        EngineSpec("fake", ("fake",)), settings, clock=lambda: now[0], starter=starter
+    )
     return {r.item: (r.passed, r.detail) for r in report.results}
 
 
@@ -139,8 +140,12 @@ def test_the_hello_carries_the_engine_files_options_as_the_referees_does() -> No
         return FakeTransport(now, recording)
 
     spec = EngineSpec("fake", ("fake",), options={"depth": 3, "book": "openings.txt"})
-    check_engine(spec, CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
-                 clock=lambda: now[0], starter=starter)
+    check_engine(
+        spec,
+        CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
+        clock=lambda: now[0],
+        starter=starter,
+    )
     assert hellos and hellos[0]["options"] == {"depth": 3, "book": "openings.txt"}
 
 
@@ -154,8 +159,11 @@ def test_a_silent_engine_is_told_to_flush_or_to_use_a_pty() -> None:
     def starter(spec: EngineSpec, transport: str, clock: Callable[[], int]) -> Transport:
         return FakeTransport(now, silent_to_requests)
 
-    report = check_engine(EngineSpec("fake", ("fake",)),
-                          CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
-                          clock=lambda: now[0], starter=starter)
+    report = check_engine(
+        EngineSpec("fake", ("fake",)),
+        CheckSettings(bank=SECOND, delay=100 * MILLISECOND, startup=SECOND),
+        clock=lambda: now[0],
+        starter=starter,
+    )
     detail = {r.item: r.detail for r in report.results}["play"]
     assert "not flushed" in detail and "--transport pty" in detail

@@ -13,10 +13,20 @@ from bidref.engine import PROTOCOL_VERSION, Engine, Request, run, sample_match, 
 from bidref.protocol import PROTOCOL_VERSION as WIRE_VERSION
 from bidref.rules import Match, MatchConfig, Phase, Play, parse_action, player_view
 
-HELLO = {"type": "hello", "protocol": "bidref/1", "bidref": "0.1.0",
-         "rules": "spectacular-bid/1", "seat": 0,
-         "settings": {"bank_ms": 2000, "delay_ms": 500, "max_rounds": 3, "illegal": "reject",
-                      "startup_ms": 10000}}
+HELLO = {
+    "type": "hello",
+    "protocol": "bidref/1",
+    "bidref": "0.1.0",
+    "rules": "spectacular-bid/1",
+    "seat": 0,
+    "settings": {
+        "bank_ms": 2000,
+        "delay_ms": 500,
+        "max_rounds": 3,
+        "illegal": "reject",
+        "startup_ms": 10000,
+    },
+}
 CLOCK = {"delay_left_ms": 500, "bank_ms": 2000, "opponent_bank_ms": 1500, "deadline_ms": 2500}
 
 
@@ -36,8 +46,15 @@ def positions(seeds: range, per_match: int = 60) -> list[Match]:
 
 def request_line(m: Match, req_id: int) -> str:
     view = player_view(m, m.to_act).to_dict()
-    return json.dumps({"type": "request", "id": req_id, "view": view, "clock": CLOCK,
-                       "legal": [str(a) for a in m.legal_actions()]})
+    return json.dumps(
+        {
+            "type": "request",
+            "id": req_id,
+            "view": view,
+            "clock": CLOCK,
+            "legal": [str(a) for a in m.legal_actions()],
+        }
+    )
 
 
 def test_protocol_version_matches_the_wire_module() -> None:
@@ -66,7 +83,12 @@ def test_sample_match_agrees_with_the_view_and_hides_nothing_it_should_not() -> 
         assert len(s.hands[1 - p]) == len(m.hands[1 - p])
         assert len(s.boneyard) == len(m.boneyard)
         assert (s.phase, s.turn, s.balances, s.jockey, s.bid) == (
-            m.phase, m.turn, m.balances, m.jockey, m.bid)
+            m.phase,
+            m.turn,
+            m.balances,
+            m.jockey,
+            m.bid,
+        )
         # The determinization plays on to the end of the round without error.
         c = s.copy()
         r = c.round_number
@@ -96,12 +118,24 @@ def test_run_handshakes_answers_with_the_id_pongs_and_quits() -> None:
         seen.append(req)
         return str(req.legal[-1])
 
-    out = run_lines(choose, [HELLO, {"type": "ping", "id": 4}, request_line(m, 17),
-                             {"type": "event", "event": {"kind": "passed", "player": 1}},
-                             {"type": "quit", "reason": "match_over"},
-                             request_line(m, 18)])  # after quit: never read
-    assert out[0] == {"type": "hello", "name": "python-engine", "author": "", "version": "1",
-                      "protocol": "bidref/1"}
+    out = run_lines(
+        choose,
+        [
+            HELLO,
+            {"type": "ping", "id": 4},
+            request_line(m, 17),
+            {"type": "event", "event": {"kind": "passed", "player": 1}},
+            {"type": "quit", "reason": "match_over"},
+            request_line(m, 18),
+        ],
+    )  # after quit: never read
+    assert out[0] == {
+        "type": "hello",
+        "name": "python-engine",
+        "author": "",
+        "version": "1",
+        "protocol": "bidref/1",
+    }
     assert out[1] == {"type": "pong", "id": 4}
     assert out[2] == {"type": "action", "id": 17, "action": str(m.legal_actions()[-1])}
     assert len(out) == 3
@@ -118,11 +152,16 @@ def test_an_illegal_error_gets_a_different_legal_action_for_the_same_id() -> Non
     while len(m.legal_actions()) < 2:
         m.apply(m.legal_actions()[0])
     first = str(m.legal_actions()[0])
-    out = run_lines(lambda req: req.legal[0], [
-        HELLO, request_line(m, 3),
-        {"type": "error", "id": 3, "code": "illegal", "message": "no", "rule": "§3"},
-        {"type": "error", "id": 2, "code": "stale_id", "message": "old"},
-        {"type": "quit"}])
+    out = run_lines(
+        lambda req: req.legal[0],
+        [
+            HELLO,
+            request_line(m, 3),
+            {"type": "error", "id": 3, "code": "illegal", "message": "no", "rule": "§3"},
+            {"type": "error", "id": 2, "code": "stale_id", "message": "old"},
+            {"type": "quit"},
+        ],
+    )
     actions = [o for o in out if o["type"] == "action"]
     assert [a["id"] for a in actions] == [3, 3]
     assert actions[0]["action"] == first and actions[1]["action"] != first
@@ -159,12 +198,17 @@ def test_ask_rules_waits_for_its_answer_and_keeps_other_lines() -> None:
         def on_event(self, event: dict[str, Any]) -> None:
             events.append(event["kind"])
 
-    out = run_lines(Curious(), [
-        HELLO, request_line(m, 9),
-        {"type": "event", "event": {"kind": "transfer"}},
-        {"type": "ping", "id": 1},
-        {"type": "rules", "id": "sdk-1", "topic": "5", "text": "## 5. Drawing"},
-        {"type": "quit"}])
+    out = run_lines(
+        Curious(),
+        [
+            HELLO,
+            request_line(m, 9),
+            {"type": "event", "event": {"kind": "transfer"}},
+            {"type": "ping", "id": 1},
+            {"type": "rules", "id": "sdk-1", "topic": "5", "text": "## 5. Drawing"},
+            {"type": "quit"},
+        ],
+    )
     assert [o["type"] for o in out] == ["hello", "rules", "pong", "log", "action"]
     assert out[1] == {"type": "rules", "id": "sdk-1", "topic": "5"}
     assert texts == ["## 5. Drawing"]
@@ -175,8 +219,9 @@ def test_points_of_a_play() -> None:
     m = Match.new(3)  # opens with 6-6 (count 12)
     m.apply(m.legal_actions()[0])
     v = player_view(m, m.to_act)
-    req = Request(id=1, view=v, legal=v.legal_actions, clock=view_clock(), received_at=0.0,
-                  seat=m.to_act)
+    req = Request(
+        id=1, view=v, legal=v.legal_actions, clock=view_clock(), received_at=0.0, seat=m.to_act
+    )
     for a in v.legal_actions:
         if isinstance(a, Play):
             c = m.copy()
@@ -199,7 +244,8 @@ def test_sample_match_keeps_the_round_limit() -> None:
 
 
 def test_a_stray_print_goes_to_stderr_not_into_the_protocol(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     m = Match.new(7)
     lines = [HELLO, json.loads(request_line(m, 5)), {"type": "quit"}]
     monkeypatch.setattr("sys.stdin", io.StringIO("".join(json.dumps(x) + "\n" for x in lines)))
@@ -215,14 +261,22 @@ def test_a_stray_print_goes_to_stderr_not_into_the_protocol(
 
 
 def test_a_failing_event_hook_is_logged_and_the_engine_plays_on(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     class Fragile(Engine):
         def on_event(self, event: dict[str, Any]) -> None:
             raise KeyError("side")  # a bug in the engine's own bookkeeping
 
     m = Match.new(2)
-    out = run_lines(Fragile(), [HELLO, {"type": "event", "event": {"kind": "placed"}},
-                                request_line(m, 1), {"type": "quit"}])
+    out = run_lines(
+        Fragile(),
+        [
+            HELLO,
+            {"type": "event", "event": {"kind": "placed"}},
+            request_line(m, 1),
+            {"type": "quit"},
+        ],
+    )
     assert [o["type"] for o in out] == ["hello", "action"]
     assert out[1]["id"] == 1
     assert "on_event() failed" in caplog.text

@@ -11,8 +11,14 @@ STRONG_HAND = [[0, 5], [1, 4], [2, 3], [0, 0], [5, 5], [1, 6], [2, 6]]
 
 
 def auction(balance: int, legal: list[str], *, jockey: int | None) -> dict[str, Any]:
-    view = {"player": 0, "phase": "auction", "hand": STRONG_HAND, "jockey": jockey,
-            "balances": [balance, 300 - balance], "legal_actions": legal}
+    view = {
+        "player": 0,
+        "phase": "auction",
+        "hand": STRONG_HAND,
+        "jockey": jockey,
+        "balances": [balance, 300 - balance],
+        "legal_actions": legal,
+    }
     return {"view": view, "legal": legal}
 
 

@@ -12,8 +12,9 @@ def test_opponent_draws_become_facts_for_the_search() -> None:
     assert eng.searcher.model is eng.model and eng.model.player == 0
     eng.on_event({"kind": "round_started", "round": 1, "opening": "forced", "jockey": None})
     eng.on_event({"kind": "placed", "player": 0, "tile": [1, 4], "at": None})
-    eng.on_event({"kind": "placed", "player": 1, "tile": [4, 4],
-                  "at": {"tile": [1, 4], "side": "high"}})
+    eng.on_event(
+        {"kind": "placed", "player": 1, "tile": [4, 4], "at": {"tile": [1, 4], "side": "high"}}
+    )
     eng.on_event({"kind": "drew", "player": 0, "tile": [2, 3], "boneyard_left": 13})
     assert eng.model.constraints == []  # our own draw says nothing about them
     eng.on_event({"kind": "drew", "player": 1, "tile": None, "boneyard_left": 12})

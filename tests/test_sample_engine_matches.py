@@ -32,15 +32,17 @@ def test_the_pairings_cover_every_sample_engine() -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("a,b", PAIRINGS,
-                         ids=["strong-js", "sh-sdk_minimal", "c-random", "greedy-sh"])
+@pytest.mark.parametrize(
+    "a,b", PAIRINGS, ids=["strong-js", "sh-sdk_minimal", "c-random", "greedy-sh"]
+)
 def test_sample_engines_play_complete_matches(a: str, b: str) -> None:
     # `make test` installs Node.js where it is missing: its absence is a failure.
     assert shutil.which("node") or "engine.js" not in a + b, "Node.js is not installed"
     if "c_first" in a + b:
         build_c_engines()
-    spec = MatchSpec(engines=(resolve_engine(a), resolve_engine(b)), seed=11,
-                     time_control=FAST, max_rounds=3)
+    spec = MatchSpec(
+        engines=(resolve_engine(a), resolve_engine(b)), seed=11, time_control=FAST, max_rounds=3
+    )
     out = run_match(spec)
     # Finished by the game (a balance at 0, or the round limit), not by a fault.
     assert out.reason in ("balance", "round_limit"), out.summary()
@@ -48,4 +50,6 @@ def test_sample_engines_play_complete_matches(a: str, b: str) -> None:
     assert out.decisions > 10
     # Both engines exited by themselves (after quit), with exit code 0.
     assert [(e["how"] in ("quit", "exited"), e["exit_code"]) for e in out.exits] == [
-        (True, 0), (True, 0)], out.exits
+        (True, 0),
+        (True, 0),
+    ], out.exits

@@ -34,23 +34,28 @@ ENGINES: dict[str, list[str]] = {
     "python_random": [sys.executable, str(SE / "python_random/engine.py")],
     "python_greedy": [sys.executable, str(SE / "python_greedy/engine.py")],
     "python_sdk_minimal": [sys.executable, str(SE / "python_sdk_minimal/engine.py")],
-    "python_strong": [sys.executable, str(SE / "python_strong/engine.py"),
-                      "--max-seconds", "0.05"],
+    "python_strong": [sys.executable, str(SE / "python_strong/engine.py"), "--max-seconds", "0.05"],
 }
 
 
 def _escaped(s: str) -> str:
     """A JSON string with some letters written as \\u escapes (still the same string)."""
-    return '"' + "".join(f"\\u{ord(c):04x}" if c in "aelpy" else json.dumps(c)[1:-1]
-                         for c in s) + '"'
+    return (
+        '"' + "".join(f"\\u{ord(c):04x}" if c in "aelpy" else json.dumps(c)[1:-1] for c in s) + '"'
+    )
 
 
 def loose(obj: Any, escape: bool) -> str:
     """Valid JSON for ``obj``: spaces around every separator, keys in reverse order,
     and (with ``escape``) letters escaped in every key and string."""
     if isinstance(obj, dict):
-        return "{ " + " , ".join(f"{loose(k, escape)} : {loose(v, escape)}"
-                                for k, v in reversed(list(obj.items()))) + " }"
+        return (
+            "{ "
+            + " , ".join(
+                f"{loose(k, escape)} : {loose(v, escape)}" for k, v in reversed(list(obj.items()))
+            )
+            + " }"
+        )
     if isinstance(obj, list):
         return "[ " + " , ".join(loose(v, escape) for v in obj) + " ]"
     if isinstance(obj, str):
@@ -60,8 +65,9 @@ def loose(obj: Any, escape: bool) -> str:
 
 class Exchange:
     def __init__(self, cmd: list[str]) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, bufsize=0)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0
+        )
         self.buf = b""
 
     def send(self, text: str) -> None:
@@ -93,32 +99,88 @@ def test_a_sample_engine_reads_any_valid_json(name: str, escape: bool) -> None:
     assert name != "js_random" or shutil.which("node"), "Node.js is not installed"
     m = find_position("play")
     legal = [str(a) for a in m.legal_actions()]
-    request = {"type": "request", "id": 5, "view": player_view(m, 0).to_dict(),
-               "clock": {"delay_left_ms": 2000, "bank_ms": 5000, "opponent_bank_ms": 5000,
-                         "deadline_ms": 7000}, "legal": legal}
+    request = {
+        "type": "request",
+        "id": 5,
+        "view": player_view(m, 0).to_dict(),
+        "clock": {
+            "delay_left_ms": 2000,
+            "bank_ms": 5000,
+            "opponent_bank_ms": 5000,
+            "deadline_ms": 7000,
+        },
+        "legal": legal,
+    }
     ex = Exchange(ENGINES[name])
     try:
-        ex.send(loose({"type": "hello", "protocol": "bidref/1", "bidref": "0.1.0",
-                       "rules": "spectacular-bid/1", "seat": 0,
-                       "settings": {"bank_ms": 5000, "delay_ms": 2000, "max_rounds": None,
-                                    "illegal": "reject", "startup_ms": 10000},
-                       "options": {}}, escape))
+        ex.send(
+            loose(
+                {
+                    "type": "hello",
+                    "protocol": "bidref/1",
+                    "bidref": "0.1.0",
+                    "rules": "spectacular-bid/1",
+                    "seat": 0,
+                    "settings": {
+                        "bank_ms": 5000,
+                        "delay_ms": 2000,
+                        "max_rounds": None,
+                        "illegal": "reject",
+                        "startup_ms": 10000,
+                    },
+                    "options": {},
+                },
+                escape,
+            )
+        )
         hello = ex.line()
         assert (hello["type"], hello["protocol"]) == ("hello", "bidref/1")
         ex.send(loose(request, escape))
         first = ex.line()
         assert (first["type"], first["id"]) == ("action", 5) and first["action"] in legal
-        ex.send(loose({"type": "error", "id": 5, "code": "illegal", "rule": "§8",
-                       "message": f"illegal action {first['action']!r}: \"refused\""}, escape))
+        ex.send(
+            loose(
+                {
+                    "type": "error",
+                    "id": 5,
+                    "code": "illegal",
+                    "rule": "§8",
+                    "message": f'illegal action {first["action"]!r}: "refused"',
+                },
+                escape,
+            )
+        )
         again = ex.line()
         assert (again["type"], again["id"]) == ("action", 5)
         assert again["action"] in legal and again["action"] != first["action"]
-        ex.send(loose({"type": "event", "event": {"kind": "transfer", "payer": 1, "payee": 0,
-                                                  "requested": 5, "amount": 5,
-                                                  "reason": "count", "balances": [155, 145]}},
-                      escape))
-        ex.send(loose({"type": "error", "id": 4, "code": "stale_id",
-                       "message": "a reply to request 4 was ignored"}, escape))
+        ex.send(
+            loose(
+                {
+                    "type": "event",
+                    "event": {
+                        "kind": "transfer",
+                        "payer": 1,
+                        "payee": 0,
+                        "requested": 5,
+                        "amount": 5,
+                        "reason": "count",
+                        "balances": [155, 145],
+                    },
+                },
+                escape,
+            )
+        )
+        ex.send(
+            loose(
+                {
+                    "type": "error",
+                    "id": 4,
+                    "code": "stale_id",
+                    "message": "a reply to request 4 was ignored",
+                },
+                escape,
+            )
+        )
         ex.send(loose({"type": "ping", "id": 9}, escape))
         assert ex.line() == {"type": "pong", "id": 9}  # and nothing before it
         ex.send(loose({**request, "id": 6}, escape))

@@ -16,9 +16,13 @@ from .common import clock_args_problem
 
 @app.command("check-engine")
 def check_engine_cmd(
-    engine: Annotated[str, typer.Argument(
-        help="The engine: a program, a .py file, an engine file (.toml/.json) or a "
-             "command line in quotes, e.g. \"node my_engine.js\".")],
+    engine: Annotated[
+        str,
+        typer.Argument(
+            help="The engine: a program, a .py file, an engine file (.toml/.json) or a "
+            'command line in quotes, e.g. "node my_engine.js".'
+        ),
+    ],
     bank: Annotated[float, typer.Option(help="Bank in seconds announced and enforced.")] = 2.0,
     delay: Annotated[float, typer.Option(help="Delay per turn in seconds.")] = 0.2,
     startup: Annotated[float, typer.Option(help="Seconds allowed for the hello.")] = 10.0,
@@ -50,15 +54,18 @@ def check_engine_cmd(
     except EngineSpecError as e:
         typer.echo(f"check-engine: {e}", err=True)
         raise typer.Exit(code=2) from None
-    settings = CheckSettings(bank=seconds(bank), delay=seconds(delay), startup=seconds(startup),
-                             transport=transport)
+    settings = CheckSettings(
+        bank=seconds(bank), delay=seconds(delay), startup=seconds(startup), transport=transport
+    )
     report = check_engine(spec, settings)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         console = Console()
-        table = Table(title=f"check-engine {report.engine_name or spec.name} "
-                            f"({bank:g} s bank + {delay:g} s delay)")
+        table = Table(
+            title=f"check-engine {report.engine_name or spec.name} "
+            f"({bank:g} s bank + {delay:g} s delay)"
+        )
         table.add_column("item")
         table.add_column("result")
         table.add_column("detail", overflow="fold")

@@ -39,8 +39,10 @@ def transcript_problem(path: Path | None) -> str | None:
         why = "it is not writable"
     else:
         return None
-    return (f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a "
-            "folder you can write, e.g. --transcript t.jsonl")
+    return (
+        f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a "
+        "folder you can write, e.g. --transcript t.jsonl"
+    )
 
 
 @contextlib.contextmanager
@@ -49,8 +51,11 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     cancelled job) stop it like Ctrl-C: aborted, and its engines ended. Once
     one has come, further ones are ignored so that the engines are still ended.
     ``ctrl_c=False`` leaves SIGINT alone (`bidref play` reads Ctrl-C as a key)."""
-    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if ctrl_c else (
-        signal.SIGTERM, signal.SIGHUP)
+    stops = (
+        (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        if ctrl_c
+        else (signal.SIGTERM, signal.SIGHUP)
+    )
 
     def stop(signum: int, frame: object) -> None:
         for s in stops:
@@ -79,18 +84,26 @@ def exit_code_for(outcome: MatchOutcome) -> int:
     return EXIT_OK
 
 
-SeedOption = Annotated[int | None, typer.Option(
-    help="Seed of the deals (default: random, and shown so the match can be replayed).")]
+SeedOption = Annotated[
+    int | None,
+    typer.Option(
+        help="Seed of the deals (default: random, and shown so the match can be replayed)."
+    ),
+]
 BankOption = Annotated[float, typer.Option(help="Each player's bank for the match, in s.")]
 DelayOption = Annotated[float, typer.Option(help="Delay per genuine turn, in s.")]
-TranscriptOption = Annotated[Path | None, typer.Option(
-    help="Write the JSONL transcript here.", dir_okay=False)]
-MaxRoundsOption = Annotated[int | None, typer.Option(
-    help="Stop after N rounds and adjudicate by balance.", min=1)]
-TransportOption = Annotated[str, typer.Option(
-    help="pipe, or pty for engines that buffer stdout on pipes.")]
-StartupOption = Annotated[float, typer.Option(
-    help="Time an engine has for its hello, in s (not the game clock).")]
+TranscriptOption = Annotated[
+    Path | None, typer.Option(help="Write the JSONL transcript here.", dir_okay=False)
+]
+MaxRoundsOption = Annotated[
+    int | None, typer.Option(help="Stop after N rounds and adjudicate by balance.", min=1)
+]
+TransportOption = Annotated[
+    str, typer.Option(help="pipe, or pty for engines that buffer stdout on pipes.")
+]
+StartupOption = Annotated[
+    float, typer.Option(help="Time an engine has for its hello, in s (not the game clock).")
+]
 
 
 def clock_args_problem(transport: str, bank: float, delay: float, startup: float) -> str | None:
@@ -101,6 +114,8 @@ def clock_args_problem(transport: str, bank: float, delay: float, startup: float
         if not math.isfinite(value * SECOND):
             return f"--{name} {value:g}: give a finite number of seconds, e.g. --{name} 10"
     if bank < 0 or delay < 0 or startup <= 0:
-        return (f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
-                "give bank and delay >= 0 and a positive start-up timeout")
+        return (
+            f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
+            "give bank and delay >= 0 and a positive start-up timeout"
+        )
     return None

@@ -40,16 +40,23 @@ def _clock_text(ns: int) -> str:
 
 def render_state(state: LiveState) -> Table:
     """The live panel: one row per player (balance, bank), then the last action."""
-    table = Table(title=f"round {state.round} · turn {state.turn} · "
-                        f"{state.decisions} decisions", title_justify="left", expand=False)
+    table = Table(
+        title=f"round {state.round} · turn {state.turn} · {state.decisions} decisions",
+        title_justify="left",
+        expand=False,
+    )
     table.add_column("seat")
     table.add_column("engine")
     table.add_column("balance", justify="right")
     table.add_column("bank", justify="right")
     for i in (0, 1):
         mark = "▶ " if state.to_act == i else "  "
-        table.add_row(f"{mark}{'AB'[i]}", Text(state.engines[i]), str(state.balances[i]),
-                      _clock_text(state.banks_ns[i]))
+        table.add_row(
+            f"{mark}{'AB'[i]}",
+            Text(state.engines[i]),
+            str(state.balances[i]),
+            _clock_text(state.banks_ns[i]),
+        )
     if state.last:
         table.caption = Text(f"last: {state.last}")
         table.caption_justify = "left"
@@ -58,24 +65,34 @@ def render_state(state: LiveState) -> Table:
 
 @app.command("match")
 def match(
-    engine_a: Annotated[str, typer.Argument(
-        help="Engine in seat A: an executable, a .py file, a quoted command line, "
-             "or an engine file (.toml/.json).")],
+    engine_a: Annotated[
+        str,
+        typer.Argument(
+            help="Engine in seat A: an executable, a .py file, a quoted command line, "
+            "or an engine file (.toml/.json)."
+        ),
+    ],
     engine_b: Annotated[str, typer.Argument(help="Engine in seat B (same forms).")],
     seed: SeedOption = None,
     bank: BankOption = 120.0,
     delay: DelayOption = 10.0,
     transcript: TranscriptOption = None,
     max_rounds: MaxRoundsOption = None,
-    illegal: Annotated[str, typer.Option(
-        help="reject: an illegal action gets an error reply; forfeit: it loses.")] = "reject",
+    illegal: Annotated[
+        str, typer.Option(help="reject: an illegal action gets an error reply; forfeit: it loses.")
+    ] = "reject",
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
-    stderr_dir: Annotated[Path | None, typer.Option(
-        help="Keep each engine's stderr (capped) in a log file in this folder.",
-        file_okay=False)] = None,
-    json_out: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON result object instead of the live display.")] = False,
+    stderr_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Keep each engine's stderr (capped) in a log file in this folder.", file_okay=False
+        ),
+    ] = None,
+    json_out: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON result object instead of the live display."),
+    ] = False,
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -105,8 +122,7 @@ def match(
 
     if illegal not in ("reject", "forfeit"):
         raise bad(f"--illegal {illegal!r}: use reject or forfeit")
-    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
-        transcript)
+    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(transcript)
     if problem:
         raise bad(problem)
     try:
@@ -117,15 +133,21 @@ def match(
         try:
             stderr_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise bad(f"--stderr-dir {str(stderr_dir)!r}: cannot create it "
-                      f"({e.strerror or e}); give another folder") from None
+            raise bad(
+                f"--stderr-dir {str(stderr_dir)!r}: cannot create it "
+                f"({e.strerror or e}); give another folder"
+            ) from None
     if seed is None:
         seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
     ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
-        engines=engines, seed=seed, time_control=TimeControl.of_seconds(bank, delay),
-        max_rounds=max_rounds, illegal=ill, transport=tr,
+        engines=engines,
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank, delay),
+        max_rounds=max_rounds,
+        illegal=ill,
+        transport=tr,
         startup_timeout_ns=round(startup * SECOND),
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
     )
@@ -136,11 +158,14 @@ def match(
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
-    console.print(f"[bold]A[/bold] {escape(engines[0].name)}  vs  "
-                  f"[bold]B[/bold] {escape(engines[1].name)}"
-                  f"  ·  {spec.time_control.describe()}  ·  seed {seed}", highlight=False)
-    with signals_interrupt(), Live(console=console, refresh_per_second=8,
-                                   transient=False) as live:
+    console.print(
+        f"[bold]A[/bold] {escape(engines[0].name)}  vs  "
+        f"[bold]B[/bold] {escape(engines[1].name)}"
+        f"  ·  {spec.time_control.describe()}  ·  seed {seed}",
+        highlight=False,
+    )
+    with signals_interrupt(), Live(console=console, refresh_per_second=8, transient=False) as live:
+
         def observe(state: LiveState) -> None:
             live.update(render_state(state))
 

@@ -61,9 +61,13 @@ def _on_a_terminal() -> bool:
 
 @app.command("play")
 def play(
-    seat_a: Annotated[str, typer.Argument(
-        help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
-             "line, or an engine file).")],
+    seat_a: Annotated[
+        str,
+        typer.Argument(
+            help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
+            "line, or an engine file)."
+        ),
+    ],
     seat_b: Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")],
     seed: SeedOption = None,
     bank: BankOption = 120.0,
@@ -100,15 +104,18 @@ def play(
     args = (seat_a, seat_b)
     humans = [i for i, a in enumerate(args) if a.strip().lower() == HUMAN]
     if not humans:
-        raise bad("neither seat is 'human': to watch two engines play, use `bidref match "
-                  f"{seat_a} {seat_b}`")
-    problem = clock_args_problem(transport, bank, delay, startup) or \
-        transcript_problem(transcript)
+        raise bad(
+            "neither seat is 'human': to watch two engines play, use `bidref match "
+            f"{seat_a} {seat_b}`"
+        )
+    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(transcript)
     if problem:
         raise bad(problem)
     if not _on_a_terminal():
-        raise bad("`bidref play` needs a terminal for the person at the keyboard "
-                  "(stdin and stdout must be a terminal)")
+        raise bad(
+            "`bidref play` needs a terminal for the person at the keyboard "
+            "(stdin and stdout must be a terminal)"
+        )
     specs: list[EngineSpec] = []
     for i, a in enumerate(args):
         if i in humans:
@@ -119,12 +126,18 @@ def play(
         except EngineSpecError as e:
             raise bad(str(e)) from None
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
-    spec = MatchSpec(engines=(specs[0], specs[1]), seed=seed,
-                     time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds,
-                     illegal="reject", transport=tr, startup_timeout_ns=round(startup * SECOND),
-                     # Events reach the screen (and Start/Continue pauses the match) as
-                     # they happen, not with the next request.
-                     eager_events=True)
+    spec = MatchSpec(
+        engines=(specs[0], specs[1]),
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank, delay),
+        max_rounds=max_rounds,
+        illegal="reject",
+        transport=tr,
+        startup_timeout_ns=round(startup * SECOND),
+        # Events reach the screen (and Start/Continue pauses the match) as
+        # they happen, not with the next request.
+        eager_events=True,
+    )
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns
     console = Console()
@@ -134,8 +147,7 @@ def play(
     propagate, lib_log.propagate = lib_log.propagate, False
     try:
         with signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
-            outcome, session = _play(spec, specs, humans, names, tr, transcript, clock,
-                                     console)
+            outcome, session = _play(spec, specs, humans, names, tr, transcript, clock, console)
     finally:
         lib_log.removeHandler(held)
         lib_log.propagate = propagate
@@ -152,23 +164,34 @@ def play(
     raise typer.Exit(code=exit_code_for(outcome))
 
 
-def _play(spec: MatchSpec, specs: list[EngineSpec], humans: list[int], names: tuple[str, str],
-          tr: Literal["pipe", "pty"], transcript: Path | None, clock: Callable[[], int],
-          console: Console) -> tuple[MatchOutcome, PlaySession]:
+def _play(
+    spec: MatchSpec,
+    specs: list[EngineSpec],
+    humans: list[int],
+    names: tuple[str, str],
+    tr: Literal["pipe", "pty"],
+    transcript: Path | None,
+    clock: Callable[[], int],
+    console: Console,
+) -> tuple[MatchOutcome, PlaySession]:
     """The match on the terminal: character mode, the live screen, the seats."""
-    with TerminalKeys(sys.stdin.fileno(), clock) as keys, \
-            LiveDisplay(console, clock, names) as display:
-        session = PlaySession(keys=keys, display=display, clock=clock, humans=humans,
-                              names=names)
+    with (
+        TerminalKeys(sys.stdin.fileno(), clock) as keys,
+        LiveDisplay(console, clock, names) as display,
+    ):
+        session = PlaySession(keys=keys, display=display, clock=clock, humans=humans, names=names)
         # An engine's thinking time also watches the keys: Ctrl-C asks at once.
         seats: list[Seat] = [
-            HumanSeat(session, i, HUMAN) if i in humans
+            HumanSeat(session, i, HUMAN)
+            if i in humans
             else WatchedEngineSeat(EngineSeat(specs[i], transport=tr, clock=clock), session)
-            for i in (0, 1)]
+            for i in (0, 1)
+        ]
 
         def observe(state: LiveState) -> None:
             session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
 
-        outcome = run_match(spec, transcript_path=transcript, clock=clock, seats=seats,
-                            observer=observe)
+        outcome = run_match(
+            spec, transcript_path=transcript, clock=clock, seats=seats, observer=observe
+        )
     return outcome, session

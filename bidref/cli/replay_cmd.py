@@ -18,8 +18,15 @@ from . import app
 
 
 def _step_text(s: Step) -> Text:
-    styles = {"action": "", "pass": "dim", "illegal": "red", "note": "yellow",
-              "round_end": "bold cyan", "match_end": "bold", "result": "bold green"}
+    styles = {
+        "action": "",
+        "pass": "dim",
+        "illegal": "red",
+        "note": "yellow",
+        "round_end": "bold cyan",
+        "match_end": "bold",
+        "result": "bold green",
+    }
     text = Text(f"{s.line:>5}  ", style="dim")
     text.append(s.text, style=styles.get(s.kind, ""))
     return text
@@ -30,8 +37,9 @@ def _frames(report: ReplayReport) -> list[Frame]:
     for s in report.steps:
         if s.kind == "action" and s.layout is not None:
             title = f"round {s.round} · line {s.line} · {s.text.split(' · ')[0].strip()}"
-            frames.append(Frame(title, Group(Text(title, style="bold"),
-                                             LayoutPicture(s.layout, last=s.last))))
+            frames.append(
+                Frame(title, Group(Text(title, style="bold"), LayoutPicture(s.layout, last=s.last)))
+            )
     return frames
 
 
@@ -49,8 +57,16 @@ def _wait(console: Console) -> bool:
     return answer.strip().lower() != "q"
 
 
-def _show(console: Console, report: ReplayReport, *, round_only: int | None, step: bool,
-          final: bool, width: int, interactive: bool) -> None:
+def _show(
+    console: Console,
+    report: ReplayReport,
+    *,
+    round_only: int | None,
+    step: bool,
+    final: bool,
+    width: int,
+    interactive: bool,
+) -> None:
     for s in report.steps:
         if round_only is not None and s.round != round_only and s.kind != "result":
             continue
@@ -79,32 +95,53 @@ def _show(console: Console, report: ReplayReport, *, round_only: int | None, ste
         ended = {s.round for s in report.steps if s.kind == "round_end"}
         last_round = max(report.final_layouts, default=0)
         if lay is not None and last_round not in ended:
-            console.print(Text(f"Layout of round {last_round} where the game stopped:",
-                               style="bold"))
+            console.print(
+                Text(f"Layout of round {last_round} where the game stopped:", style="bold")
+            )
             console.print(LayoutPicture(lay, width=width))
 
 
 @app.command("replay")
 def replay_command(
-    transcript: Annotated[Path, typer.Argument(help="A transcript written by `bidref match "
-                                                    "--transcript`; '-' reads stdin.",
-                                               show_default=False)],
-    round_: Annotated[int | None, typer.Option("--round", min=1,
-                                               help="Show only round N, with the layout "
-                                                    "after every placement.")] = None,
-    step: Annotated[bool, typer.Option("--step", help="Walk event by event with the layout "
-                                                      "after each placement (Enter: next).")]
-    = False,
-    final: Annotated[bool, typer.Option("--final", help="Show only each round's final "
-                                                        "layout and the results.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the verified event stream "
-                                                         "as JSON lines, then a verdict.")]
-    = False,
-    svg: Annotated[Path | None, typer.Option("--svg", help="Write one SVG per layout state "
-                                             "and an index.html stepping through them "
-                                             "into DIR.", metavar="DIR")] = None,
-    width: Annotated[int, typer.Option("--width", min=24, help="Width of the pictures.")]
-    = DEFAULT_WIDTH,
+    transcript: Annotated[
+        Path,
+        typer.Argument(
+            help="A transcript written by `bidref match --transcript`; '-' reads stdin.",
+            show_default=False,
+        ),
+    ],
+    round_: Annotated[
+        int | None,
+        typer.Option(
+            "--round", min=1, help="Show only round N, with the layout after every placement."
+        ),
+    ] = None,
+    step: Annotated[
+        bool,
+        typer.Option(
+            "--step", help="Walk event by event with the layout after each placement (Enter: next)."
+        ),
+    ] = False,
+    final: Annotated[
+        bool, typer.Option("--final", help="Show only each round's final layout and the results.")
+    ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print the verified event stream as JSON lines, then a verdict."
+        ),
+    ] = False,
+    svg: Annotated[
+        Path | None,
+        typer.Option(
+            "--svg",
+            help="Write one SVG per layout state and an index.html stepping through them into DIR.",
+            metavar="DIR",
+        ),
+    ] = None,
+    width: Annotated[
+        int, typer.Option("--width", min=24, help="Width of the pictures.")
+    ] = DEFAULT_WIDTH,
 ) -> None:
     """Verify a match transcript through the rules and show the game.
 
@@ -125,8 +162,7 @@ def replay_command(
     """
     name = str(transcript)
     try:
-        data = (typer.get_binary_stream("stdin").read() if name == "-"
-                else transcript.read_bytes())
+        data = typer.get_binary_stream("stdin").read() if name == "-" else transcript.read_bytes()
     except OSError as e:
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None
@@ -134,8 +170,7 @@ def replay_command(
     rounds = sorted({s.round for s in report.steps if s.kind == "round_start"})
     if round_ is not None and round_ not in rounds:
         shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
-        typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})",
-                   err=True)
+        typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
         raise typer.Exit(code=2)
     if svg is not None:
         frames = _frames(report)
@@ -143,8 +178,9 @@ def replay_command(
             svg.mkdir(parents=True, exist_ok=True)
             for i, f in enumerate(frames):
                 (svg / frame_filename(i, f)).write_text(to_svg(f, width), encoding="utf-8")
-            (svg / "index.html").write_text(to_html(frames, f"bidref replay {name}", width),
-                                            encoding="utf-8")
+            (svg / "index.html").write_text(
+                to_html(frames, f"bidref replay {name}", width), encoding="utf-8"
+            )
         except OSError as e:
             typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
             raise typer.Exit(code=2) from None
@@ -155,18 +191,28 @@ def replay_command(
         raise typer.Exit(code=report.exit_code)
     console = Console(highlight=False)
     interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
-    _show(console, report, round_only=round_, step=step, final=final,
-          width=min(width, console.width), interactive=interactive)
+    _show(
+        console,
+        report,
+        round_only=round_,
+        step=step,
+        final=final,
+        width=min(width, console.width),
+        interactive=interactive,
+    )
     if svg is not None:
         console.print(f"SVG: {len(_frames(report))} pictures and index.html in {svg}")
     if report.problem is not None:
-        typer.echo(f"{name}:{report.problem.line}: mismatch: {report.problem.message}",
-                   err=True)
+        typer.echo(f"{name}:{report.problem.line}: mismatch: {report.problem.message}", err=True)
     elif report.truncated:
         typer.echo(f"{name}: truncated: {report.truncated}", err=True)
-        console.print(f"[yellow]verified {report.verified_lines} of {report.lines} lines; "
-                      "the transcript is incomplete[/]")
+        console.print(
+            f"[yellow]verified {report.verified_lines} of {report.lines} lines; "
+            "the transcript is incomplete[/]"
+        )
     else:
-        console.print(f"[bold green]✓ verified[/]: all {report.lines} lines agree with the "
-                      "rules, the deals and the clock")
+        console.print(
+            f"[bold green]✓ verified[/]: all {report.lines} lines agree with the "
+            "rules, the deals and the clock"
+        )
     raise typer.Exit(code=report.exit_code)

@@ -32,9 +32,12 @@ def notation(
 
 @app.command("rules")
 def rules(
-    topic: Annotated[str | None, typer.Argument(
-        help="A section number or a word of its title, e.g. 7 or auction; all if omitted.")]
-    = None,
+    topic: Annotated[
+        str | None,
+        typer.Argument(
+            help="A section number or a word of its title, e.g. 7 or auction; all if omitted."
+        ),
+    ] = None,
 ) -> None:
     """Print the rules of Spectacular Bid (RULES.md) that the referee enforces.
 
@@ -47,9 +50,12 @@ def rules(
         return
     section = find_section(topic)
     if section is None:
-        typer.echo(f"no section of the rules is about {topic!r}; the sections are:\n  "
-                   + "\n  ".join(section_titles())
-                   + "\ngive a number or a word of a title, e.g. 'bidref rules 7' or "
-                   "'bidref rules auction'", err=True)
+        typer.echo(
+            f"no section of the rules is about {topic!r}; the sections are:\n  "
+            + "\n  ".join(section_titles())
+            + "\ngive a number or a word of a title, e.g. 'bidref rules 7' or "
+            "'bidref rules auction'",
+            err=True,
+        )
         raise typer.Exit(code=2)
     typer.echo(section)

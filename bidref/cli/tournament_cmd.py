@@ -110,9 +110,11 @@ def _live_view(p: Progress, sprt: Sprt | None, top: int = 10) -> Group:
     bar.add_row(
         Text(f"matches {p.done}/{p.total}"),
         ProgressBar(total=max(p.total, 1), completed=p.done, width=40),
-        Text(f"{100 * p.done / max(p.total, 1):.0f}%  elapsed {_duration(p.elapsed_s)}  "
-             f"ETA {_duration(p.eta_s)}"),
-    )  # fmt: skip
+        Text(
+            f"{100 * p.done / max(p.total, 1):.0f}%  elapsed {_duration(p.elapsed_s)}  "
+            f"ETA {_duration(p.eta_s)}"
+        ),
+    )
     table = standings_table(p.standings, title="Current standings", limit=top)
     parts: list[Any] = [bar, table]
     if sprt is not None:
@@ -127,10 +129,16 @@ def _header_conflicts(plan: Plan, engines: list[str], options: dict[str, object]
     problems = []
     if engines and [e.spec for e in h.engines] != engines:
         problems.append(f"engines {engines} differ from the recorded {[e.spec for e in h.engines]}")
-    recorded = {"format": h.format, "bank": h.settings.bank_ms / 1000,
-                "delay": h.settings.delay_ms / 1000, "max-rounds": h.settings.max_rounds,
-                "illegal": h.settings.illegal, "transport": h.settings.transport,
-                "seed": h.master_seed, "deals": len(h.seeds)}  # fmt: skip
+    recorded = {
+        "format": h.format,
+        "bank": h.settings.bank_ms / 1000,
+        "delay": h.settings.delay_ms / 1000,
+        "max-rounds": h.settings.max_rounds,
+        "illegal": h.settings.illegal,
+        "transport": h.settings.transport,
+        "seed": h.master_seed,
+        "deals": len(h.seeds),
+    }
     for name, value in options.items():
         if value is not None and value != recorded[name]:
             problems.append(f"--{name} {value} differs from the recorded {recorded[name]}")
@@ -139,65 +147,141 @@ def _header_conflicts(plan: Plan, engines: list[str], options: dict[str, object]
 
 @app.command(epilog=EPILOG)
 def tournament(
-    engines: Annotated[list[str] | None, typer.Argument(
-        help="Engines: command lines (quoted), programs, .py files or engine files "
-             "(.toml/.json); prefix NAME= to name one, e.g. fast=./engine.",
-        show_default=False)] = None,
-    fmt: Annotated[str | None, typer.Option(
-        "--format", "-f", help="round-robin (everyone meets everyone) or gauntlet "
-                               "(the first engine against each other).")] = None,
-    deals: Annotated[int | None, typer.Option(
-        "--deals", "-n", min=1, help="Deal seeds per pairing; each is played twice, "
-                                     f"seats swapped. \\[default: {DEFAULT_DEALS}]",
-        show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option(
-        help="Master seed the deal seeds come from (recorded). \\[default: random]",
-        show_default=False)] = None,
-    deal_book: Annotated[Path | None, typer.Option(
-        "--deal-book", help="File of deal seeds, one per line (# comments); "
-                            "--deals takes the first N.")] = None,
-    bank: Annotated[float | None, typer.Option(
-        help=f"Time bank per engine, seconds. \\[default: {DEFAULT_BANK_S:g}]",
-        show_default=False)] = None,
-    delay: Annotated[float | None, typer.Option(
-        help=f"Delay per decision, seconds. \\[default: {DEFAULT_DELAY_S:g}]",
-        show_default=False)] = None,
-    max_rounds: Annotated[int | None, typer.Option(
-        "--max-rounds", min=1, help="Round limit: adjudicated by balance, equal balances "
-                                    "is a draw.")] = None,
-    illegal: Annotated[str | None, typer.Option(
-        help="reject (error reply, decide again) or forfeit (the first illegal "
-             "request loses). \\[default: reject]", show_default=False)] = None,
-    transport: Annotated[str | None, typer.Option(
-        help="pipe, or pty for engines that buffer stdout on pipes. \\[default: pipe]",
-        show_default=False)] = None,
-    out: Annotated[Path, typer.Option(
-        "--out", "-o", help="Output folder: results.jsonl and transcripts/.")] = Path(
-        "tournament"),
-    resume: Annotated[bool, typer.Option(
-        help="Continue the tournament in --out: play exactly the missing matches.")] = False,
-    concurrency: Annotated[int | None, typer.Option(
-        "--concurrency", "-j", min=1, help="Matches at once. \\[default: the number of cores; "
-                                           "with --cluster: the cluster's threads]",
-        show_default=False)] = None,
-    cluster: Annotated[str | None, typer.Option(
-        help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786 "
-             "(engines and --out at the same paths on the workers).")] = None,
-    sprt: Annotated[tuple[float, float, float, float] | None, typer.Option(
-        metavar="ELO0 ELO1 ALPHA BETA",
-        help="Stop when decided whether the first engine is >= ELO1 (H1) or <= ELO0 (H0) "
-             "Elo stronger, on pair statistics; two engines only.",
-        show_default=False)] = None,
-    as_json: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object with the results instead of tables.")] = False,
-    export: Annotated[list[Path] | None, typer.Option(
-        help="Write the pairwise table to FILE.csv or FILE.json (repeatable).")] = None,
-    max_attempts: Annotated[int, typer.Option(
-        "--max-attempts", min=1, help="Tries per match in this run when matches are "
-                                      "aborted (referee timing faults).")] = 3,
-    play_function: Annotated[str, typer.Option(
-        "--play-function", hidden=True,
-        help="module:function that plays one match (testing).")] = DEFAULT_PLAY,
+    engines: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Engines: command lines (quoted), programs, .py files or engine files "
+            "(.toml/.json); prefix NAME= to name one, e.g. fast=./engine.",
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="round-robin (everyone meets everyone) or gauntlet "
+            "(the first engine against each other).",
+        ),
+    ] = None,
+    deals: Annotated[
+        int | None,
+        typer.Option(
+            "--deals",
+            "-n",
+            min=1,
+            help="Deal seeds per pairing; each is played twice, "
+            f"seats swapped. \\[default: {DEFAULT_DEALS}]",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Master seed the deal seeds come from (recorded). \\[default: random]",
+            show_default=False,
+        ),
+    ] = None,
+    deal_book: Annotated[
+        Path | None,
+        typer.Option(
+            "--deal-book",
+            help="File of deal seeds, one per line (# comments); --deals takes the first N.",
+        ),
+    ] = None,
+    bank: Annotated[
+        float | None,
+        typer.Option(
+            help=f"Time bank per engine, seconds. \\[default: {DEFAULT_BANK_S:g}]",
+            show_default=False,
+        ),
+    ] = None,
+    delay: Annotated[
+        float | None,
+        typer.Option(
+            help=f"Delay per decision, seconds. \\[default: {DEFAULT_DELAY_S:g}]",
+            show_default=False,
+        ),
+    ] = None,
+    max_rounds: Annotated[
+        int | None,
+        typer.Option(
+            "--max-rounds",
+            min=1,
+            help="Round limit: adjudicated by balance, equal balances is a draw.",
+        ),
+    ] = None,
+    illegal: Annotated[
+        str | None,
+        typer.Option(
+            help="reject (error reply, decide again) or forfeit (the first illegal "
+            "request loses). \\[default: reject]",
+            show_default=False,
+        ),
+    ] = None,
+    transport: Annotated[
+        str | None,
+        typer.Option(
+            help="pipe, or pty for engines that buffer stdout on pipes. \\[default: pipe]",
+            show_default=False,
+        ),
+    ] = None,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Output folder: results.jsonl and transcripts/.")
+    ] = Path("tournament"),
+    resume: Annotated[
+        bool,
+        typer.Option(help="Continue the tournament in --out: play exactly the missing matches."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            "-j",
+            min=1,
+            help="Matches at once. \\[default: the number of cores; "
+            "with --cluster: the cluster's threads]",
+            show_default=False,
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786 "
+            "(engines and --out at the same paths on the workers)."
+        ),
+    ] = None,
+    sprt: Annotated[
+        tuple[float, float, float, float] | None,
+        typer.Option(
+            metavar="ELO0 ELO1 ALPHA BETA",
+            help="Stop when decided whether the first engine is >= ELO1 (H1) or <= ELO0 (H0) "
+            "Elo stronger, on pair statistics; two engines only.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print one JSON object with the results instead of tables."),
+    ] = False,
+    export: Annotated[
+        list[Path] | None,
+        typer.Option(help="Write the pairwise table to FILE.csv or FILE.json (repeatable)."),
+    ] = None,
+    max_attempts: Annotated[
+        int,
+        typer.Option(
+            "--max-attempts",
+            min=1,
+            help="Tries per match in this run when matches are aborted (referee timing faults).",
+        ),
+    ] = 3,
+    play_function: Annotated[
+        str,
+        typer.Option(
+            "--play-function", hidden=True, help="module:function that plays one match (testing)."
+        ),
+    ] = DEFAULT_PLAY,
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
 
@@ -225,9 +309,15 @@ def tournament(
         _check_exports(export or [])
         if resume:
             given: dict[str, object] = {
-                "format": fmt, "bank": bank, "delay": delay, "max-rounds": max_rounds,
-                "illegal": illegal, "transport": transport, "seed": seed, "deals": deals,
-            }  # fmt: skip
+                "format": fmt,
+                "bank": bank,
+                "delay": delay,
+                "max-rounds": max_rounds,
+                "illegal": illegal,
+                "transport": transport,
+                "seed": seed,
+                "deals": deals,
+            }
             plan, store = _reopen(out, engines or [], given, deal_book, sprt_test, held)
         else:
             settings = MatchSettings(
@@ -237,9 +327,17 @@ def tournament(
                 illegal=cast(Literal["reject", "forfeit"], illegal or "reject"),
                 transport=cast(Literal["pipe", "pty"], transport or "pipe"),
             )
-            plan = _new_plan(out, engines or [], fmt or "round-robin", settings, deals,
-                             seed, deal_book, sprt_test,
-                             check=play_function == DEFAULT_PLAY)  # fmt: skip
+            plan = _new_plan(
+                out,
+                engines or [],
+                fmt or "round-robin",
+                settings,
+                deals,
+                seed,
+                deal_book,
+                sprt_test,
+                check=play_function == DEFAULT_PLAY,
+            )
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
         held.close()
         raise _fail(err, str(exc)) from None
@@ -264,13 +362,21 @@ def tournament(
             held.close()
             raise _fail(err, str(exc)) from None
     if not as_json:
-        err.print(f"{len(plan.keys)} matches ({todo} to play) in {out}; "
-                  f"{backend.slots} at a time", highlight=False)  # fmt: skip
+        err.print(
+            f"{len(plan.keys)} matches ({todo} to play) in {out}; {backend.slots} at a time",
+            highlight=False,
+        )
     try:
         with _term_as_interrupt():
-            summary = _run_with_progress(plan, store, backend, max_attempts,
-                                         err if as_json else console, err,
-                                         lines=not as_json)  # fmt: skip
+            summary = _run_with_progress(
+                plan,
+                store,
+                backend,
+                max_attempts,
+                err if as_json else console,
+                err,
+                lines=not as_json,
+            )
     finally:
         backend.close()
         store.close()
@@ -283,9 +389,11 @@ def tournament(
             export_pairs(standings, path, plan.sprt)
         except OSError as exc:  # e.g. the folder went away during the run
             export_failed = True
-            err.print(f"[red]error:[/red] --export {str(path)!r}: cannot write it "
-                      f"({exc.strerror}); the results are in {plan.out_dir / RESULTS_FILE}",
-                      highlight=False)  # fmt: skip
+            err.print(
+                f"[red]error:[/red] --export {str(path)!r}: cannot write it "
+                f"({exc.strerror}); the results are in {plan.out_dir / RESULTS_FILE}",
+                highlight=False,
+            )
     if as_json:
         sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
     else:
@@ -299,10 +407,16 @@ class _Refusal(ValueError):
     """Options that cannot be used together or with this tournament."""
 
 
-def _check_options(fmt: str | None, illegal: str | None, transport: str | None,
-                   bank: float | None, delay: float | None, seed: int | None,
-                   deal_book: Path | None,
-                   sprt: tuple[float, float, float, float] | None) -> Sprt | None:  # fmt: skip
+def _check_options(
+    fmt: str | None,
+    illegal: str | None,
+    transport: str | None,
+    bank: float | None,
+    delay: float | None,
+    seed: int | None,
+    deal_book: Path | None,
+    sprt: tuple[float, float, float, float] | None,
+) -> Sprt | None:
     if fmt is not None and fmt not in FORMATS:
         raise _Refusal(f"--format {fmt!r}: use round-robin or gauntlet")
     if illegal is not None and illegal not in ("reject", "forfeit"):
@@ -327,20 +441,34 @@ def _check_exports(paths: list[Path]) -> None:
             raise _Refusal(f"--export {str(path)!r}: give a file ending in .csv or .json")
         folder = path.parent
         if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
-            why = "it is a folder" if path.is_dir() else (
-                f"there is no folder {str(folder)!r}" if not folder.is_dir()
-                else f"the folder {str(folder)!r} is not writable")  # fmt: skip
+            why = (
+                "it is a folder"
+                if path.is_dir()
+                else (
+                    f"there is no folder {str(folder)!r}"
+                    if not folder.is_dir()
+                    else f"the folder {str(folder)!r} is not writable"
+                )
+            )
             raise _Refusal(f"--export {str(path)!r}: cannot write it there ({why})")
 
 
 def _check_sprt(plan: Plan, sprt: Sprt | None) -> None:
     if sprt is not None and len(plan.pairings) != 1:
-        raise _Refusal(f"--sprt tests one pairing, but this tournament has "
-                       f"{len(plan.pairings)}: give exactly two engines")  # fmt: skip
+        raise _Refusal(
+            f"--sprt tests one pairing, but this tournament has "
+            f"{len(plan.pairings)}: give exactly two engines"
+        )
 
 
-def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: Path | None,
-            sprt: Sprt | None, held: ExitStack) -> tuple[Plan, ResultsStore]:  # fmt: skip
+def _reopen(
+    out: Path,
+    engines: list[str],
+    given: dict[str, object],
+    deal_book: Path | None,
+    sprt: Sprt | None,
+    held: ExitStack,
+) -> tuple[Plan, ResultsStore]:
     """The tournament recorded in ``out``, refusing options that would change it;
     ``held`` gets this run's hold on the results file (taken before it is opened)."""
     results = out / RESULTS_FILE
@@ -353,30 +481,53 @@ def _reopen(out: Path, engines: list[str], given: dict[str, object], deal_book: 
         problems.append("--deal-book cannot change on --resume")
     try:
         if problems:
-            raise _Refusal("; ".join(problems) + f" (recorded in {results}); drop those "
-                           "options to resume, or use another --out")  # fmt: skip
+            raise _Refusal(
+                "; ".join(problems) + f" (recorded in {results}); drop those "
+                "options to resume, or use another --out"
+            )
         _check_sprt(plan, sprt)
     except _Refusal:
         store.close()
         raise
     if sprt is not None:  # a test on the recorded results; the file keeps its header
         h = plan.header
-        plan = Plan(new_header(h.format, plan.engines, h.seeds, plan.settings,
-                               master_seed=h.master_seed, deal_book=h.deal_book, sprt=sprt,
-                               created=h.created), out)  # fmt: skip
+        plan = Plan(
+            new_header(
+                h.format,
+                plan.engines,
+                h.seeds,
+                plan.settings,
+                master_seed=h.master_seed,
+                deal_book=h.deal_book,
+                sprt=sprt,
+                created=h.created,
+            ),
+            out,
+        )
     return plan, store
 
 
-def _new_plan(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
-              deals: int | None, seed: int | None, deal_book: Path | None,
-              sprt: Sprt | None, *, check: bool = True) -> Plan:  # fmt: skip
+def _new_plan(
+    out: Path,
+    engines: list[str],
+    fmt: str,
+    settings: MatchSettings,
+    deals: int | None,
+    seed: int | None,
+    deal_book: Path | None,
+    sprt: Sprt | None,
+    *,
+    check: bool = True,
+) -> Plan:
     """A new tournament for ``out`` (nothing written yet).
 
     ``check``: refuse engines whose program is not found here (real engines).
     """
     if len(engines) < 2:
-        raise _Refusal("give at least two engines, e.g. bidref tournament ./engine_a "
-                       "./engine_b (or --resume --out DIR)")  # fmt: skip
+        raise _Refusal(
+            "give at least two engines, e.g. bidref tournament ./engine_a "
+            "./engine_b (or --resume --out DIR)"
+        )
     entries = resolve_entries(engines)
     if check:
         check_programs(entries)
@@ -389,16 +540,24 @@ def _new_plan(out: Path, engines: list[str], fmt: str, settings: MatchSettings,
     else:
         master = seed if seed is not None else secrets.randbits(63)
         seeds = seeds_from_master(master, deals or DEFAULT_DEALS)
-    header = new_header(cast(Format, fmt), entries, seeds, settings, master_seed=master,
-                        deal_book=None if deal_book is None else str(deal_book),
-                        sprt=sprt)  # fmt: skip
+    header = new_header(
+        cast(Format, fmt),
+        entries,
+        seeds,
+        settings,
+        master_seed=master,
+        deal_book=None if deal_book is None else str(deal_book),
+        sprt=sprt,
+    )
     plan = Plan(header, out)
     plan.keys  # noqa: B018 - validates the schedule before anything is written
     _check_sprt(plan, sprt)
     results = out / RESULTS_FILE
     if results.is_file() and results.stat().st_size > 0:  # said before anything is tried
-        raise _Refusal(f"results file {str(results)!r} already exists: add --resume to "
-                       "continue that tournament, or choose another --out folder")  # fmt: skip
+        raise _Refusal(
+            f"results file {str(results)!r} already exists: add --resume to "
+            "continue that tournament, or choose another --out folder"
+        )
     return plan
 
 
@@ -408,13 +567,16 @@ def _make_transcripts_dir(out: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _Refusal(f"cannot write the results and transcripts in {str(out)!r}: cannot "
-                       f"make {str(folder)!r} ({exc.strerror}); choose another --out "
-                       "folder") from None  # fmt: skip
+        raise _Refusal(
+            f"cannot write the results and transcripts in {str(out)!r}: cannot "
+            f"make {str(folder)!r} ({exc.strerror}); choose another --out "
+            "folder"
+        ) from None
 
 
-def _make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, todo: int,
-                  err: Console) -> Backend:  # fmt: skip
+def _make_backend(
+    play: PlayFn, cluster: str | None, concurrency: int | None, todo: int, err: Console
+) -> Backend:
     if cluster is not None:
         from bidref.tournament.cluster import ClusterBackend, ClusterError
 
@@ -425,9 +587,11 @@ def _make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, to
     cores = available_cores()
     jobs = concurrency or cores
     if jobs > cores:
-        err.print(f"[yellow]warning:[/yellow] --concurrency {jobs} is more than the {cores} "
-                  "cores here; an overloaded machine causes false time losses",
-                  highlight=False)  # fmt: skip
+        err.print(
+            f"[yellow]warning:[/yellow] --concurrency {jobs} is more than the {cores} "
+            "cores here; an overloaded machine causes false time losses",
+            highlight=False,
+        )
     return LocalBackend(play, max(1, min(jobs, todo or 1)))
 
 
@@ -444,16 +608,22 @@ def _run_with_progress(
     """Run, showing live progress on a terminal, else (``lines``) a line every 5 %."""
     step = max(1, len(plan.keys) // 20)
     printed = [-1]
-    live = Live(console=live_console, refresh_per_second=4, transient=True) \
-        if live_console.is_terminal else None  # fmt: skip
+    live = (
+        Live(console=live_console, refresh_per_second=4, transient=True)
+        if live_console.is_terminal
+        else None
+    )
 
     def on_progress(p: Progress) -> None:
         if live is not None:
             live.update(_live_view(p, plan.sprt))
         elif lines and p.done != printed[0] and (p.done % step == 0 or p.done == p.total):
             printed[0] = p.done
-            err.print(f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
-                      f"ETA {_duration(p.eta_s)}", highlight=False)  # fmt: skip
+            err.print(
+                f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
+                f"ETA {_duration(p.eta_s)}",
+                highlight=False,
+            )
 
     if live is not None:
         live.start()
@@ -467,14 +637,20 @@ def _run_with_progress(
 def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
     assert summary.standings is not None
     return {
-        "results": str(plan.out_dir / RESULTS_FILE), "total": summary.total,
-        "done": summary.done, "played": summary.played, "aborted": summary.aborted,
-        "interrupted": summary.interrupted, "sprt_stopped": summary.sprt_stopped,
+        "results": str(plan.out_dir / RESULTS_FILE),
+        "total": summary.total,
+        "done": summary.done,
+        "played": summary.played,
+        "aborted": summary.aborted,
+        "interrupted": summary.interrupted,
+        "sprt_stopped": summary.sprt_stopped,
         "unresolved": [k.id for k in summary.unresolved],
-        "failed": [k.id for k in summary.failed], "stopped": summary.stopped,
-        "master_seed": plan.header.master_seed, "deal_book": plan.header.deal_book,
+        "failed": [k.id for k in summary.failed],
+        "stopped": summary.stopped,
+        "master_seed": plan.header.master_seed,
+        "deal_book": plan.header.deal_book,
         **summary.standings.to_dict(plan.sprt),
-    }  # fmt: skip
+    }
 
 
 def _print_result(console: Console, plan: Plan, summary: RunSummary) -> None:
@@ -487,28 +663,41 @@ def _print_result(console: Console, plan: Plan, summary: RunSummary) -> None:
         if line is not None:
             console.print(line)
     h = plan.header
-    seeds_note = f"master seed {h.master_seed}" if h.master_seed is not None \
-        else f"deal book {h.deal_book}"  # fmt: skip
-    console.print(f"{summary.done}/{summary.total} matches rated ({summary.played} played now, "
-                  f"{summary.aborted} aborted and replayed); {seeds_note}; results in "
-                  f"{plan.out_dir / RESULTS_FILE}", highlight=False)  # fmt: skip
+    seeds_note = (
+        f"master seed {h.master_seed}" if h.master_seed is not None else f"deal book {h.deal_book}"
+    )
+    console.print(
+        f"{summary.done}/{summary.total} matches rated ({summary.played} played now, "
+        f"{summary.aborted} aborted and replayed); {seeds_note}; results in "
+        f"{plan.out_dir / RESULTS_FILE}",
+        highlight=False,
+    )
 
 
-def _exit_for(err: Console, summary: RunSummary, out: Path, max_attempts: int,
-              as_json: bool) -> None:  # fmt: skip
+def _exit_for(
+    err: Console, summary: RunSummary, out: Path, max_attempts: int, as_json: bool
+) -> None:
     """Tell what is left to do, and exit with the matching code."""
     if summary.interrupted:
-        err.print(f"interrupted: {summary.total - summary.done} matches left; continue with "
-                  f"bidref tournament --resume --out {out}", highlight=False)  # fmt: skip
+        err.print(
+            f"interrupted: {summary.total - summary.done} matches left; continue with "
+            f"bidref tournament --resume --out {out}",
+            highlight=False,
+        )
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if summary.stopped is not None:
-        err.print(f"[red]error:[/red] {summary.stopped}. Check the engine with bidref "
-                  f"check-engine, then continue with --resume --out {out}",
-                  highlight=False)  # fmt: skip
+        err.print(
+            f"[red]error:[/red] {summary.stopped}. Check the engine with bidref "
+            f"check-engine, then continue with --resume --out {out}",
+            highlight=False,
+        )
         raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)
     if summary.unresolved:
-        err.print(f"{len(summary.unresolved)} matches were aborted {max_attempts} times; "
-                  f"try again with --resume --out {out}", highlight=False)  # fmt: skip
+        err.print(
+            f"{len(summary.unresolved)} matches were aborted {max_attempts} times; "
+            f"try again with --resume --out {out}",
+            highlight=False,
+        )
         raise typer.Exit(code=EXIT_UNRESOLVED)

@@ -24,18 +24,26 @@ def _plural(n: int, word: str) -> str:
 def _show(console: Console, name: str, v: Verdict, picture: bool) -> None:
     undealt = v.phase == "not dealt"
     played = (v.round or 0) - (1 if undealt else 0)
-    console.print(f"[bold green]{name}: valid[/] — {_plural(v.actions, 'action')} in "
-                  f"{_plural(played, 'round')}", highlight=False)
+    console.print(
+        f"[bold green]{name}: valid[/] — {_plural(v.actions, 'action')} in "
+        f"{_plural(played, 'round')}",
+        highlight=False,
+    )
     if v.rounds:
         console.print(rounds_table(v.rounds))
     if v.balances is not None:
         console.print(f"Balances: A {v.balances[0]} · B {v.balances[1]}", highlight=False)
     if undealt:
-        console.print(f"Round {v.round} is not dealt in the file: give its deal ('hand A:', "
-                      "'hand B:') to go on", highlight=False)
+        console.print(
+            f"Round {v.round} is not dealt in the file: give its deal ('hand A:', "
+            "'hand B:') to go on",
+            highlight=False,
+        )
     elif v.result is None:
-        console.print(f"In play: round {v.round}, {v.phase} phase, player "
-                      f"{player_name(v.to_act)} to act", highlight=False)
+        console.print(
+            f"In play: round {v.round}, {v.phase} phase, player {player_name(v.to_act)} to act",
+            highlight=False,
+        )
     console.print(result_text(v.result, v.balances))
     if picture and v.layout is not None:
         console.print()
@@ -44,16 +52,23 @@ def _show(console: Console, name: str, v: Verdict, picture: bool) -> None:
 
 @app.command("validate")
 def validate(
-    file: Annotated[Path, typer.Argument(help="Move file (text or JSON); '-' reads stdin.",
-                                         show_default=False)],
-    as_json: Annotated[bool, typer.Option("--json", help="Print a machine-readable verdict.")]
-    = False,
-    picture: Annotated[bool, typer.Option("--picture/--no-picture",
-                                          help="Draw the last layout.")] = True,
-    svg: Annotated[Path | None, typer.Option("--svg", metavar="DIR",
-                                             help="Write one SVG per layout state and an "
-                                                  "index.html stepping through them.")]
-    = None,
+    file: Annotated[
+        Path, typer.Argument(help="Move file (text or JSON); '-' reads stdin.", show_default=False)
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable verdict.")
+    ] = False,
+    picture: Annotated[
+        bool, typer.Option("--picture/--no-picture", help="Draw the last layout.")
+    ] = True,
+    svg: Annotated[
+        Path | None,
+        typer.Option(
+            "--svg",
+            metavar="DIR",
+            help="Write one SVG per layout state and an index.html stepping through them.",
+        ),
+    ] = None,
 ) -> None:
     """Check a game typed by hand, one action per line, against the rules.
 
@@ -84,16 +99,23 @@ def validate(
         raise typer.Exit(code=2) from None
     verdict = validate_bytes(data)
     if svg is not None:
-        frames = [Frame(f"{name}:{line} · round {rnd} · {text}",
-                        Group(Text(f"line {line} · round {rnd} · {text}", style="bold"),
-                              LayoutPicture(lay, last=last)))
-                  for line, rnd, text, lay, last in verdict.pictures]
+        frames = [
+            Frame(
+                f"{name}:{line} · round {rnd} · {text}",
+                Group(
+                    Text(f"line {line} · round {rnd} · {text}", style="bold"),
+                    LayoutPicture(lay, last=last),
+                ),
+            )
+            for line, rnd, text, lay, last in verdict.pictures
+        ]
         try:
             svg.mkdir(parents=True, exist_ok=True)
             for i, f in enumerate(frames):
                 (svg / frame_filename(i, f)).write_text(to_svg(f), encoding="utf-8")
-            (svg / "index.html").write_text(to_html(frames, f"bidref validate {name}"),
-                                            encoding="utf-8")
+            (svg / "index.html").write_text(
+                to_html(frames, f"bidref validate {name}"), encoding="utf-8"
+            )
         except OSError as e:
             typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
             raise typer.Exit(code=2) from None

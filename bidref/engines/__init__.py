@@ -28,8 +28,14 @@ from .transport import (
 )
 
 
-def start_engine(spec: EngineSpec, transport: str = "pipe", *, clock: Clock = time.monotonic_ns,
-                 stderr_log: Path | None = None, max_line: int = MAX_LINE) -> Transport:
+def start_engine(
+    spec: EngineSpec,
+    transport: str = "pipe",
+    *,
+    clock: Clock = time.monotonic_ns,
+    stderr_log: Path | None = None,
+    max_line: int = MAX_LINE,
+) -> Transport:
     """Start ``spec`` over ``transport`` ("pipe" or "pty")."""
     cls: type[PipeTransport] | type[PtyTransport]
     if transport == "pipe":
@@ -39,14 +45,36 @@ def start_engine(spec: EngineSpec, transport: str = "pipe", *, clock: Clock = ti
     else:
         raise ValueError(f"unknown transport {transport!r}: use pipe or pty")
     try:
-        return cls(spec.command, cwd=spec.cwd, env=dict(spec.env), clock=clock,
-                   stderr_log=stderr_log, max_line=max_line)
+        return cls(
+            spec.command,
+            cwd=spec.cwd,
+            env=dict(spec.env),
+            clock=clock,
+            stderr_log=stderr_log,
+            max_line=max_line,
+        )
     except EngineStartError as e:
         raise EngineStartError(f"{e}{start_hint(spec)}") from None
 
 
 __all__ = [
-    "MAX_LINE", "Clock", "EngineSpec", "EngineSpecError", "EngineStartError", "Eof", "ExitInfo",
-    "Incoming", "Line", "LineFramer", "LineTooLong", "Overlong", "PipeTransport", "PtyTransport",
-    "Transport", "WriteError", "load_engine_file", "resolve_engine", "start_engine",
-]  # fmt: skip
+    "MAX_LINE",
+    "Clock",
+    "EngineSpec",
+    "EngineSpecError",
+    "EngineStartError",
+    "Eof",
+    "ExitInfo",
+    "Incoming",
+    "Line",
+    "LineFramer",
+    "LineTooLong",
+    "Overlong",
+    "PipeTransport",
+    "PtyTransport",
+    "Transport",
+    "WriteError",
+    "load_engine_file",
+    "resolve_engine",
+    "start_engine",
+]

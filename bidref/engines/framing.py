@@ -54,7 +54,7 @@ class LineFramer:
             if self._discarding:
                 self._discarding = False
             elif nl - start > self.max_line:
-                out.append(self._too_long(bytes(buf[start:start + 200]), nl - start))
+                out.append(self._too_long(bytes(buf[start : start + 200]), nl - start))
             else:
                 raw = bytes(buf[start:nl])
                 if raw.endswith(b"\r"):

@@ -19,17 +19,30 @@ from .transport import Clock, EngineStartError, Incoming, StderrSink, StdoutRead
 class PipeTransport(ProcessTransport):
     """Start ``argv`` with pipes; see :mod:`bidref.engines.transport`."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: str | None = None,
-                 env: Mapping[str, str] | None = None, clock: Clock = time.monotonic_ns,
-                 stderr_log: Path | None = None, max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        clock: Clock = time.monotonic_ns,
+        stderr_log: Path | None = None,
+        max_line: int = MAX_LINE,
+    ) -> None:
         self.clock = clock
         self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
         full_env = None if env is None else {**os.environ, **env}
         try:
             self.proc = subprocess.Popen(
-                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=cwd, env=full_env, bufsize=0,
-                start_new_session=True, close_fds=True,
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=full_env,
+                bufsize=0,
+                start_new_session=True,
+                close_fds=True,
             )
         except OSError as e:
             self._sink.close()
@@ -41,10 +54,15 @@ class PipeTransport(ProcessTransport):
         self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
         self._reader = StdoutReader(self.proc.stdout.fileno(), clock, self._queue, max_line)
         self._threads = [
-            threading.Thread(target=self._reader.run, name=f"engine-{self.pid}-stdout",
-                             daemon=True),
-            threading.Thread(target=drain, name=f"engine-{self.pid}-stderr", daemon=True,
-                             args=(self.proc.stderr.fileno(), self._sink)),
+            threading.Thread(
+                target=self._reader.run, name=f"engine-{self.pid}-stdout", daemon=True
+            ),
+            threading.Thread(
+                target=drain,
+                name=f"engine-{self.pid}-stderr",
+                daemon=True,
+                args=(self.proc.stderr.fileno(), self._sink),
+            ),
         ]
         for t in self._threads:
             t.start()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import queue
 
+from .lifecycle import escaped_descendants, exit_info_of, terminate, wait_exit
 from .transport import (
     EXIT_POLL_NS,
     Clock,
@@ -20,11 +21,7 @@ from .transport import (
     Incoming,
     StderrSink,
     StdoutReader,
-    escaped_descendants,
-    exit_info_of,
     get_incoming,
-    terminate,
-    wait_exit,
     write_all,
 )
 
@@ -93,8 +90,9 @@ class ProcessTransport:
                 write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
 
         self._reader.release()
-        info = terminate(self.pid, send_quit if quit_line else None, grace_ns, self._reap,
-                         self._noted)
+        info = terminate(
+            self.pid, send_quit if quit_line else None, grace_ns, self._reap, self._noted
+        )
         self._release()
         self._sink.close()
         self._closed = info

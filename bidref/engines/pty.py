@@ -29,16 +29,24 @@ from .transport import Clock, EngineStartError, Incoming, StderrSink, StdoutRead
 class PtyTransport(ProcessTransport):
     """Start ``argv`` under a pty; see :mod:`bidref.engines.transport`."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: str | None = None,
-                 env: Mapping[str, str] | None = None, clock: Clock = time.monotonic_ns,
-                 stderr_log: Path | None = None, max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        clock: Clock = time.monotonic_ns,
+        stderr_log: Path | None = None,
+        max_line: int = MAX_LINE,
+    ) -> None:
         self.clock = clock
         self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
         full_env = {**os.environ, **(env or {})}
         argv = list(argv)
         try:
-            self.child = pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=full_env, echo=False,
-                                       use_poll=True)
+            self.child = pexpect.spawn(
+                argv[0], argv[1:], cwd=cwd, env=full_env, echo=False, use_poll=True
+            )
         except (pexpect.ExceptionPexpect, OSError) as e:
             self._sink.close()
             raise EngineStartError(f"cannot start {argv!r}: {e}") from None
@@ -49,8 +57,9 @@ class PtyTransport(ProcessTransport):
         os.set_blocking(self._wfd, False)
         self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
         self._reader = StdoutReader(self._fd, clock, self._queue, max_line, self._sink.write)
-        self._thread = threading.Thread(target=self._reader.run, name=f"engine-{self.pid}-pty",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._reader.run, name=f"engine-{self.pid}-pty", daemon=True
+        )
         self._thread.start()
 
     def _reap(self) -> None:

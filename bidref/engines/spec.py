@@ -65,7 +65,7 @@ def _python_or_program(p: Path) -> tuple[str, ...]:
     if not os.access(p, os.X_OK):
         raise EngineSpecError(
             f"{str(p)!r} is a file but not executable: run `chmod +x {p}`, or give the "
-            f"interpreter, e.g. \"python3 {p}\""
+            f'interpreter, e.g. "python3 {p}"'
         )
     return (str(p),)
 
@@ -153,7 +153,9 @@ def start_hint(spec: EngineSpec) -> str:
         return ""
     words = first[2:].decode(errors="replace").split()
     if words and not os.path.exists(words[0]):
-        return (f" (its #! line names the interpreter {words[0]!r}, which does not exist: "
-                "fix the #! line, or give the interpreter in the command, e.g. "
-                f"\"python3 {spec.command[0]}\")")
+        return (
+            f" (its #! line names the interpreter {words[0]!r}, which does not exist: "
+            "fix the #! line, or give the interpreter in the command, e.g. "
+            f'"python3 {spec.command[0]}")'
+        )
     return ""

@@ -7,7 +7,7 @@ the injected monotonic clock the moment its newline is read; the referee
 charges time from the end of a request write to that stamp. Stderr is drained
 into a capped log.
 
-Ending the process is a policy (:func:`terminate`): a quit line, a grace
+Ending the process is a policy (:func:`.lifecycle.terminate`): a quit line, a grace
 period, SIGTERM to the whole group, SIGKILL to the group, reap. The group
 leader is only reaped after the group has been killed, so its process-group id
 cannot be reused by an unrelated process in between.
@@ -15,12 +15,10 @@ cannot be reused by an unrelated process in between.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import queue
 import select
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -201,9 +199,15 @@ class StdoutReader:
     filling the referee's memory.
     """
 
-    def __init__(self, fd: int, clock: Clock, out: queue.SimpleQueue[Incoming],
-                 max_line: int, on_other: Callable[[bytes], None] | None = None,
-                 backlog_cap: int = BACKLOG_CAP) -> None:
+    def __init__(
+        self,
+        fd: int,
+        clock: Clock,
+        out: queue.SimpleQueue[Incoming],
+        max_line: int,
+        on_other: Callable[[bytes], None] | None = None,
+        backlog_cap: int = BACKLOG_CAP,
+    ) -> None:
         os.set_blocking(fd, False)
         self.fd = fd
         self.clock = clock
@@ -311,8 +315,9 @@ def drain(fd: int, sink: StderrSink) -> None:
         sink.write(data)
 
 
-def get_incoming(q: queue.SimpleQueue[Incoming], clock: Clock,
-                 deadline: int | None) -> Incoming | None:
+def get_incoming(
+    q: queue.SimpleQueue[Incoming], clock: Clock, deadline: int | None
+) -> Incoming | None:
     """The next item of ``q``, or None when ``deadline`` (clock ns) has passed."""
     # No get_nowait() first: raising and catching Empty costs the referee time
     # right after it has written a request, when the reply may already be back.
@@ -358,119 +363,3 @@ def write_all(fd: int, data: bytes, timeout_ns: int = WRITE_TIMEOUT_NS) -> None:
         except OSError as e:
             raise WriteError(f"the engine's stdin is closed ({e.strerror or e})") from None
         view = view[n:]
-
-
-def exit_info_of(pid: int, how: str) -> ExitInfo | None:
-    """The exit status of child ``pid`` if it has exited, without reaping it."""
-    try:
-        res = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return ExitInfo(None, None, "reaped")
-    if res is None or res.si_pid == 0:
-        return None
-    if res.si_code == os.CLD_EXITED:
-        return ExitInfo(res.si_status, None, how)
-    return ExitInfo(None, signal.Signals(res.si_status).name, how)
-
-
-def wait_exit(pid: int, timeout_ns: int, how: str) -> ExitInfo | None:
-    """Poll for the exit of ``pid`` (unreaped) for up to ``timeout_ns``."""
-    end = time.monotonic_ns() + timeout_ns
-    pause = 0.0005
-    while True:
-        info = exit_info_of(pid, how)
-        if info is not None or time.monotonic_ns() >= end:
-            return info
-        time.sleep(pause)
-        pause = min(pause * 2, 0.02)
-
-
-def _killpg(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def escaped_descendants(pid: int) -> dict[int, int]:
-    """What :func:`terminate` will end besides the group (see there): look before
-    telling an engine to quit, as its children are orphans once it has exited."""
-    return _escaped(pid)
-
-
-def _escaped(pid: int) -> dict[int, int]:
-    """The living descendants of ``pid`` outside its process group (they called
-    setsid or setpgid), as pid -> start time; empty where there is no /proc."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return {}
-    children: dict[int, list[int]] = {}
-    info: dict[int, tuple[int, int]] = {}  # pid -> (process group, start time)
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        child = int(name)
-        children.setdefault(int(fields[1]), []).append(child)
-        info[child] = (int(fields[2]), int(fields[19]))
-    out: dict[int, int] = {}
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in out and child in info:
-                out[child] = info[child][1]
-                todo.append(child)
-    return {p: start for p, start in out.items() if info[p][0] != pid}
-
-
-def _kill_escaped(escaped: dict[int, int]) -> None:
-    """SIGKILL each of ``escaped`` that is still the same process (same start time)."""
-    for p, start in escaped.items():
-        try:
-            with open(f"/proc/{p}/stat", "rb") as f:
-                same = int(f.read().rsplit(b")", 1)[1].split()[19]) == start
-        except (OSError, IndexError, ValueError):
-            continue
-        if same:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(p, signal.SIGKILL)
-
-
-def terminate(pid: int, send_quit: Callable[[], None] | None, grace_ns: int,
-              reap: Callable[[], None], escaped: dict[int, int] | None = None) -> ExitInfo:
-    """End engine ``pid`` (leader of its own process group) and every process in
-    the group: quit line (if ``send_quit``), grace, SIGTERM, grace, SIGKILL, then
-    reap the leader. The grace period is given even without ``send_quit`` (the
-    caller may have sent the quit line already). ``ExitInfo.how`` says what ended
-    it: ``exited`` (before this call), ``quit`` (within the grace), ``sigterm``,
-    ``sigkill``.
-
-    The group is always killed at the end, even when the leader exited by
-    itself, so grandchildren left behind are ended too; so are descendants that
-    left the group (setsid), if they are found while their parent still lives
-    (now, or earlier: ``escaped``, see :func:`escaped_descendants`).
-    """
-    escaped = {**(escaped or {}), **_escaped(pid)}
-    info = exit_info_of(pid, "exited")
-    if info is None:
-        if send_quit is not None:
-            with contextlib.suppress(WriteError):
-                send_quit()
-        info = wait_exit(pid, grace_ns, "quit")
-    if info is None:
-        _killpg(pid, signal.SIGTERM)
-        info = wait_exit(pid, grace_ns, "sigterm")
-    if info is None:
-        _killpg(pid, signal.SIGKILL)
-        info = wait_exit(pid, 5_000_000_000, "sigkill")
-    # The leader is a zombie (or alive) until reaped: the pgid is still ours.
-    _killpg(pid, signal.SIGKILL)
-    _kill_escaped(escaped)
-    reap()
-    if info is None:  # pragma: no cover - SIGKILL did not end it within 5 s
-        info = ExitInfo(None, None, "running")
-    log.debug("engine %d ended: %s (%s)", pid, info.describe(), info.how)
-    return info

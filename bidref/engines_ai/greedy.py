@@ -94,6 +94,9 @@ def random_action(m: Match, rng: random.Random) -> Action:
     legal = m.legal_actions()
     if m.phase is Phase.AUCTION:
         p = m.to_act
-        legal = [a for a in legal
-                 if not (isinstance(a, Bid) and m.net_payment(p, a.amount) >= m.balances[p])]
+        legal = [
+            a
+            for a in legal
+            if not (isinstance(a, Bid) and m.net_payment(p, a.amount) >= m.balances[p])
+        ]
     return legal[rng.randrange(len(legal))]

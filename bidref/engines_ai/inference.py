@@ -69,8 +69,9 @@ class OpponentModel:
         rest: list[Tile] = []
         for t in hidden:
             if len(hand) < n:
-                hits = [i for i, (values, _) in enumerate(slack)
-                        if t.low in values or t.high in values]
+                hits = [
+                    i for i, (values, _) in enumerate(slack) if t.low in values or t.high in values
+                ]
                 if all(left[i] > 0 for i in hits):
                     for i in hits:
                         left[i] -= 1

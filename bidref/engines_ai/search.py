@@ -57,9 +57,15 @@ class SearchLimits:
             raise ValueError(f"a playout cap must be >= 1, got {self.playouts}")
 
 
-def budget_seconds(delay_left: float, bank: float, *, expected_turns: int = 25,
-                   delay_share: float = 0.6, safety: float = 0.02,
-                   reserve: float = 0.0) -> float:
+def budget_seconds(
+    delay_left: float,
+    bank: float,
+    *,
+    expected_turns: int = 25,
+    delay_share: float = 0.6,
+    safety: float = 0.02,
+    reserve: float = 0.0,
+) -> float:
     """A time budget for one decision from the player's clock (RULES.md §7).
 
     A share of the turn's delay (free time) plus the bank above ``reserve``
@@ -97,9 +103,16 @@ class StrongPlayer:
     at hidden tiles, so nothing secret leaks into the decision.
     """
 
-    def __init__(self, seed: int = 0, *, epsilon: float = 0.1, jockey_value: float = 8.0,
-                 win_bonus: float = 60.0, bid_margin: float = 3.0,
-                 default_playouts: int = 400) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        epsilon: float = 0.1,
+        jockey_value: float = 8.0,
+        win_bonus: float = 60.0,
+        bid_margin: float = 3.0,
+        default_playouts: int = 400,
+    ) -> None:
         self.rng = random.Random(seed)
         self.epsilon = epsilon
         self.jockey_value = jockey_value
@@ -150,8 +163,12 @@ class StrongPlayer:
 
     # -- decisions -------------------------------------------------------------------
 
-    def choose(self, root: Match, limits: SearchLimits | None = None,
-               now: Callable[[], float] | None = None) -> Action:
+    def choose(
+        self,
+        root: Match,
+        limits: SearchLimits | None = None,
+        now: Callable[[], float] | None = None,
+    ) -> Action:
         legal = root.legal_actions()
         if not legal:
             raise ValueError(f"no legal action {root.where()}")
@@ -168,8 +185,9 @@ class StrongPlayer:
             return self._auction(root, stop)
         return self._flat_monte_carlo(root, legal, stop)
 
-    def _stopper(self, limits: SearchLimits, now: Callable[[], float] | None
-                 ) -> Callable[[int], bool]:
+    def _stopper(
+        self, limits: SearchLimits, now: Callable[[], float] | None
+    ) -> Callable[[int], bool]:
         cap = limits.playouts
         if limits.seconds is None or now is None:
             cap = cap or self.default_playouts
@@ -181,8 +199,9 @@ class StrongPlayer:
 
         return stop
 
-    def _flat_monte_carlo(self, root: Match, legal: list[Action],
-                          stop: Callable[[int], bool]) -> Action:
+    def _flat_monte_carlo(
+        self, root: Match, legal: list[Action], stop: Callable[[int], bool]
+    ) -> Action:
         player = root.to_act
         base = root.balances[player]
         rnd = root.round_number
@@ -199,8 +218,12 @@ class StrongPlayer:
             sims += 1
         self.last_playouts = done
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
-        log.debug("searched %d determinizations: best %s (mean %.1f)",
-                  sims, legal[best], totals[best] / sims)
+        log.debug(
+            "searched %d determinizations: best %s (mean %.1f)",
+            sims,
+            legal[best],
+            totals[best] / sims,
+        )
         return legal[best]
 
     def open_value(self, root: Match, stop: Callable[[int], bool]) -> float:
@@ -233,8 +256,11 @@ class StrongPlayer:
         me = root.to_act
         opp = 1 - me
         legal = root.legal_actions()
-        if (root.bid is not None and root.bidder == opp
-                and root.net_payment(opp, root.bid) >= root.balances[opp]):
+        if (
+            root.bid is not None
+            and root.bidder == opp
+            and root.net_payment(opp, root.bid) >= root.balances[opp]
+        ):
             return ACCEPT  # accepting ends the match in our favour (§6.6)
         value = self.open_value(root, stop)
         if root.bid is None:
@@ -245,8 +271,13 @@ class StrongPlayer:
         cost = root.net_payment(me, amount)
         affordable = Bid(amount) in legal and cost < root.balances[me]
         raise_it = affordable and value > cost + gain_if_out + self.bid_margin
-        log.debug("auction: opening is worth %.1f; bid %d costs %d, staying out gains %d",
-                  value, amount, cost, gain_if_out)
+        log.debug(
+            "auction: opening is worth %.1f; bid %d costs %d, staying out gains %d",
+            value,
+            amount,
+            cost,
+            gain_if_out,
+        )
         if raise_it:
             return Bid(amount)
         return DECLINE if root.bid is None else ACCEPT

@@ -106,9 +106,15 @@ class Seat(Protocol):
 class EngineSeat:
     """An engine process in a seat, over the pipe or pty transport."""
 
-    def __init__(self, spec: EngineSpec, *, transport: str = "pipe",
-                 clock: Clock = time.monotonic_ns, stderr_log: Path | None = None,
-                 max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self,
+        spec: EngineSpec,
+        *,
+        transport: str = "pipe",
+        clock: Clock = time.monotonic_ns,
+        stderr_log: Path | None = None,
+        max_line: int = MAX_LINE,
+    ) -> None:
         self.spec = spec
         self.name = spec.name
         self.transport_name = transport
@@ -119,8 +125,13 @@ class EngineSeat:
 
     def open(self) -> None:
         try:
-            self._t = start_engine(self.spec, self.transport_name, clock=self.clock,
-                                   stderr_log=self.stderr_log, max_line=self.max_line)
+            self._t = start_engine(
+                self.spec,
+                self.transport_name,
+                clock=self.clock,
+                stderr_log=self.stderr_log,
+                max_line=self.max_line,
+            )
         except (EngineStartError, ValueError, OSError) as e:
             raise SeatStartError(str(e)) from None
 
@@ -175,8 +186,11 @@ class EngineSeat:
         return 0 if self._t is None else self._t.stderr_bytes()
 
     def describe(self) -> dict[str, object]:
-        return {**self.spec.describe(), "transport": self.transport_name,
-                "stderr_log": None if self.stderr_log is None else str(self.stderr_log)}
+        return {
+            **self.spec.describe(),
+            "transport": self.transport_name,
+            "stderr_log": None if self.stderr_log is None else str(self.stderr_log),
+        }
 
 
 __all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatStartError"]

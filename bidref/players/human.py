@@ -58,8 +58,13 @@ RESIGNED = "resigned"
 class HumanSeat:
     """Seat ``seat`` (0 = A, 1 = B) played by a person through ``session``."""
 
-    def __init__(self, session: PlaySession, seat: int, name: str = "human",
-                 clock: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self,
+        session: PlaySession,
+        seat: int,
+        name: str = "human",
+        clock: Callable[[], int] | None = None,
+    ) -> None:
         self.session = session
         self.seat = seat
         self.name = name
@@ -108,13 +113,17 @@ class HumanSeat:
         s = self.session
         if isinstance(msg, RefereeHello):
             s.on_hello(self.seat, msg.settings.bank_ms, msg.settings.delay_ms)
-            self._outbox.append(encode(EngineHello(name=self.name, author="",
-                                                   version="", protocol=PROTOCOL_VERSION)))
+            self._outbox.append(
+                encode(
+                    EngineHello(name=self.name, author="", version="", protocol=PROTOCOL_VERSION)
+                )
+            )
         elif isinstance(msg, Request):
             self._request = msg
             c = msg.clock
-            return s.on_request(self.seat, msg.view, msg.legal, c.delay_left_ms, c.bank_ms,
-                                c.opponent_bank_ms)
+            return s.on_request(
+                self.seat, msg.view, msg.legal, c.delay_left_ms, c.bank_ms, c.opponent_bank_ms
+            )
         elif isinstance(msg, ErrorMsg):
             s.on_error(self.seat, msg.message)
         elif isinstance(msg, Ping):
@@ -168,8 +177,12 @@ class HumanSeat:
         return 0
 
     def describe(self) -> dict[str, object]:
-        return {"name": self.name, "kind": "human", "hot_seat": self.session.hot_seat,
-                "stderr_log": None}
+        return {
+            "name": self.name,
+            "kind": "human",
+            "hot_seat": self.session.hot_seat,
+            "stderr_log": None,
+        }
 
 
 class WatchedEngineSeat:
@@ -183,8 +196,7 @@ class WatchedEngineSeat:
     referee sees. Everything else is the engine seat's.
     """
 
-    def __init__(self, seat: Seat, session: PlaySession,
-                 slice_ns: int = 100 * MILLISECOND) -> None:
+    def __init__(self, seat: Seat, session: PlaySession, slice_ns: int = 100 * MILLISECOND) -> None:
         self.seat = seat
         self.session = session
         self.name = seat.name

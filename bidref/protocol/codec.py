@@ -67,25 +67,29 @@ def encode(message: _Message) -> str:
     return message.model_dump_json(exclude_none=False)
 
 
-def encode_request(req_id: int, view: dict[str, Any], clock: dict[str, int],
-                   legal: list[str]) -> str:
+def encode_request(
+    req_id: int, view: dict[str, Any], clock: dict[str, int], legal: list[str]
+) -> str:
     """The request line, built without pydantic (hot path). Same text as
     ``encode(Request(...))``."""
-    return _dumps({"type": "request", "id": req_id, "view": view, "clock": clock,
-                   "legal": legal})
+    return _dumps({"type": "request", "id": req_id, "view": view, "clock": clock, "legal": legal})
 
 
 def _load_object(line: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
-        raise BadJson(line, f"not JSON ({e.msg} at column {e.colno}); "
-                      "send one JSON object per line") from None
+        raise BadJson(
+            line, f"not JSON ({e.msg} at column {e.colno}); send one JSON object per line"
+        ) from None
     except ValueError as e:  # e.g. a number too long to convert
         raise BadJson(line, f"not JSON ({e}); send one JSON object per line") from None
     if not isinstance(obj, dict):
-        raise BadJson(line, f"a JSON {type(obj).__name__}, not an object; "
-                      'send an object like {"type": "action", ...}')
+        raise BadJson(
+            line,
+            f"a JSON {type(obj).__name__}, not an object; "
+            'send an object like {"type": "action", ...}',
+        )
     return obj
 
 
@@ -100,8 +104,9 @@ def _validate(adapter: TypeAdapter[Any], obj: dict[str, Any], line: str, known: 
             f"{'.'.join(str(p) for p in err['loc']) or 'message'}: {err['msg']}"
             for err in e.errors()[:3]
         )
-        raise BadMessage(line, f"not a valid {kind!r} message ({problems}); "
-                         f"types are {known}") from None
+        raise BadMessage(
+            line, f"not a valid {kind!r} message ({problems}); types are {known}"
+        ) from None
 
 
 _ENGINE_TYPES = "hello, action, rules, log, pong"
@@ -110,8 +115,26 @@ _REFEREE_TYPES = "hello, request, error, event, rules, ping, quit"
 
 _WS = r"[ \t\r\n]*"  # JSON whitespace (not \s: that also matches other Unicode spaces)
 _ACTION_LINE: Final = re.compile(
-    _WS.join(["", r"\{", r'"type"', ":", r'"action"', ",", r'"id"', ":",
-              r"(0|[1-9][0-9]{0,17})", ",", r'"action"', ":", r'"([^"\\\x00-\x1f]*)"', r"\}", ""]))
+    _WS.join(
+        [
+            "",
+            r"\{",
+            r'"type"',
+            ":",
+            r'"action"',
+            ",",
+            r'"id"',
+            ":",
+            r"(0|[1-9][0-9]{0,17})",
+            ",",
+            r'"action"',
+            ":",
+            r'"([^"\\\x00-\x1f]*)"',
+            r"\}",
+            "",
+        ]
+    )
+)
 """An action line in its usual form: keys in this order, a non-negative id of at
 most 18 digits, and an action string without escapes or control characters.
 For such a line the JSON text *is* the value, so no JSON parser is needed."""

@@ -31,15 +31,17 @@ from ..rules.tiles import TILES
 
 _TILE: Final = [f"[{t.low},{t.high}]" for t in TILES]
 _PT: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}"}}' for p in _POINTS]
-_AP: Final = [f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}","value":{p.value}}}'
-              for p in _POINTS]
+_AP: Final = [
+    f'{{"tile":{_TILE[p.tile.index]},"side":"{p.side.label}","value":{p.value}}}' for p in _POINTS
+]
 # What each attachment point adds to the count (RULES.md §4), by point index: a
 # free end of a non-double adds its value, a free line side of a double adds
 # twice its value (once per double), an opened branch adds 0.
 _SCORE_KIND: Final = [0 if p.side <= 1 else 1 if p.side <= 3 else 2 for p in _POINTS]
-_SC: Final = [f'{{"tile":{_TILE[p.tile.index]},"value":'
-              f'{p.value if p.side <= 1 else 2 * p.value}}}' for p in _POINTS]
-
+_SC: Final = [
+    f'{{"tile":{_TILE[p.tile.index]},"value":{p.value if p.side <= 1 else 2 * p.value}}}'
+    for p in _POINTS
+]
 
 
 _ENDS: dict[tuple[Point, ...], str] = {}
@@ -105,8 +107,7 @@ class RequestEncoder:
     string is made once.
     """
 
-    __slots__ = ("_conns", "_conns_n", "_lay", "_lay_json", "_lay_n", "_placed",
-                 "actions_by_text")
+    __slots__ = ("_conns", "_conns_n", "_lay", "_lay_json", "_lay_n", "_placed", "actions_by_text")
 
     def __init__(self) -> None:
         self.actions_by_text = ACTIONS_BY_TEXT
@@ -153,7 +154,8 @@ class RequestEncoder:
         self._lay_n = n
         text = self._lay_json = (
             f'{{"placed":[{self._placed}],"connections":[{self._conns}],{ends},'
-            f'"spinner":{spinner}}}')
+            f'"spinner":{spinner}}}'
+        )
         return text
 
     @staticmethod
@@ -164,11 +166,24 @@ class RequestEncoder:
     def encode(self, match: Match, req_id: int, clock: dict[str, int]) -> str:
         """The request line for the player to act in ``match``; ``clock`` holds the
         :class:`~bidref.protocol.ClockInfo` fields."""
-        return self.encode_ms(match, req_id, clock["delay_left_ms"], clock["bank_ms"],
-                              clock["opponent_bank_ms"], clock["deadline_ms"])
+        return self.encode_ms(
+            match,
+            req_id,
+            clock["delay_left_ms"],
+            clock["bank_ms"],
+            clock["opponent_bank_ms"],
+            clock["deadline_ms"],
+        )
 
-    def encode_ms(self, match: Match, req_id: int, delay_left_ms: int, bank_ms: int,
-                  opponent_bank_ms: int, deadline_ms: int) -> str:
+    def encode_ms(
+        self,
+        match: Match,
+        req_id: int,
+        delay_left_ms: int,
+        bank_ms: int,
+        opponent_bank_ms: int,
+        deadline_ms: int,
+    ) -> str:
         """:meth:`encode` with the clock fields as arguments."""
         head, tail = self.encode_parts(match, req_id)
         return head + clock_members(delay_left_ms, bank_ms, opponent_bank_ms, deadline_ms) + tail
@@ -202,7 +217,9 @@ class RequestEncoder:
             f'"auction":{{"standing_bid":{"null" if bid is None else bid},'
             f'"bidder":{"null" if bidder is None else bidder}}},'
             f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}},'
-            f'"clock":{{', f'}},"legal":[{legal}]}}')
+            f'"clock":{{',
+            f'}},"legal":[{legal}]}}',
+        )
 
     def fork(self, layout: Layout, copy: Layout) -> RequestEncoder:
         """An encoder for a copy of a match: ``copy`` is a copy of ``layout`` (the
@@ -219,11 +236,12 @@ class RequestEncoder:
         return new
 
 
-def clock_members(delay_left_ms: int, bank_ms: int, opponent_bank_ms: int,
-                  deadline_ms: int) -> str:
+def clock_members(delay_left_ms: int, bank_ms: int, opponent_bank_ms: int, deadline_ms: int) -> str:
     """The members of a request's ``clock`` object, as JSON text."""
-    return (f'"delay_left_ms":{delay_left_ms},"bank_ms":{bank_ms},'
-            f'"opponent_bank_ms":{opponent_bank_ms},"deadline_ms":{deadline_ms}')
+    return (
+        f'"delay_left_ms":{delay_left_ms},"bank_ms":{bank_ms},'
+        f'"opponent_bank_ms":{opponent_bank_ms},"deadline_ms":{deadline_ms}'
+    )
 
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -245,26 +263,32 @@ def event_json(event: Event) -> str:
         if text is None:
             text = _PLACED_TEXT[key] = (
                 f'"tile":{_TILE[t.index]},"at":{"null" if at is None else _PT[at.index]},'
-                f'"action":{json.dumps(event.action_text())}')
-        return (f'{{"kind":"placed","player":{event.player},{text},"count":{event.count},'
-                f'"points":{event.points}}}')
+                f'"action":{json.dumps(event.action_text())}'
+            )
+        return (
+            f'{{"kind":"placed","player":{event.player},{text},"count":{event.count},'
+            f'"points":{event.points}}}'
+        )
     if tp is Transfer:
         assert isinstance(event, Transfer)
         b = event.balances
-        return (f'{{"kind":"transfer","payer":{event.payer},"payee":{event.payee},'
-                f'"requested":{event.requested},"amount":{event.amount},'
-                f'"reason":"{event.reason}","balances":[{b[0]},{b[1]}]}}')
+        return (
+            f'{{"kind":"transfer","payer":{event.payer},"payee":{event.payee},'
+            f'"requested":{event.requested},"amount":{event.amount},'
+            f'"reason":"{event.reason}","balances":[{b[0]},{b[1]}]}}'
+        )
     if tp is Drew:
         assert isinstance(event, Drew)
         dt = event.tile
-        return (f'{{"kind":"drew","player":{event.player},'
-                f'"tile":{"null" if dt is None else _TILE[dt.index]},'
-                f'"boneyard_left":{event.boneyard_left}}}')
+        return (
+            f'{{"kind":"drew","player":{event.player},'
+            f'"tile":{"null" if dt is None else _TILE[dt.index]},'
+            f'"boneyard_left":{event.boneyard_left}}}'
+        )
     if tp is Passed:
         assert isinstance(event, Passed)
         return f'{{"kind":"passed","player":{event.player}}}'
     if tp is AuctionMove:
         assert isinstance(event, AuctionMove)
-        return (f'{{"kind":"auction","player":{event.player},'
-                f'"action":{json.dumps(event.action)}}}')
+        return f'{{"kind":"auction","player":{event.player},"action":{json.dumps(event.action)}}}'
     return _dumps(event.to_dict())

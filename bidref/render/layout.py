@@ -194,8 +194,14 @@ class LayoutPicture:
     ``width`` caps the picture's width (the console's width caps it too).
     """
 
-    def __init__(self, layout: Layout, *, last: Tile | None = None,
-                 width: int | None = None, legend: bool = True) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        *,
+        last: Tile | None = None,
+        width: int | None = None,
+        legend: bool = True,
+    ) -> None:
         self.layout = layout
         self.last = last
         self.width = width
@@ -239,22 +245,35 @@ class LayoutPicture:
         markers = geo.markers()
         left_m = markers.get(geo.left_end) if geo.left_end else None
         right_m = markers.get(geo.right_end) if geo.right_end else None
-        yield from self._chain_bands(_line_items(geo), left_m, None, right_m, geo, markers,
-                                     width)
+        yield from self._chain_bands(_line_items(geo), left_m, None, right_m, geo, markers, width)
         # A long branch would make the picture taller than a terminal: what does not fit
         # in BRANCH_ROWS continues in a band of its own, below, as a long line wraps.
-        for name, links, end in (("A", geo.branch_a, geo.branch_a_end),
-                                 ("B", geo.branch_b, geo.branch_b_end)):
+        for name, links, end in (
+            ("A", geo.branch_a, geo.branch_a_end),
+            ("B", geo.branch_b, geo.branch_b_end),
+        ):
             rest = _split_branch(links)[1]
             if rest:
                 yield from self._chain_bands(
-                    [_Item(link, link.tile.double) for link in rest], None,
-                    f"⋮ branch {name} ", markers.get(end) if end else None, geo, markers,
-                    width)
+                    [_Item(link, link.tile.double) for link in rest],
+                    None,
+                    f"⋮ branch {name} ",
+                    markers.get(end) if end else None,
+                    geo,
+                    markers,
+                    width,
+                )
 
-    def _chain_bands(self, items: list[_Item], left_m: _Marker | None, label: str | None,
-                     right_m: _Marker | None, geo: _Geometry,
-                     markers: dict[Point, _Marker], width: int) -> Iterable[_Canvas]:
+    def _chain_bands(
+        self,
+        items: list[_Item],
+        left_m: _Marker | None,
+        label: str | None,
+        right_m: _Marker | None,
+        geo: _Geometry,
+        markers: dict[Point, _Marker],
+        width: int,
+    ) -> Iterable[_Canvas]:
         """Draw a chain left to right, split greedily into bands that fit the width."""
         arrow_w = 2
         head_w = len(left_m.text) if left_m else len(label) if label else 0
@@ -288,8 +307,9 @@ class LayoutPicture:
                 self._marker(canvas, 0, col, right_m)
             yield canvas
 
-    def _draw_line_item(self, canvas: _Canvas, col: int, item: _Item, geo: _Geometry,
-                        markers: dict[Point, _Marker]) -> None:
+    def _draw_line_item(
+        self, canvas: _Canvas, col: int, item: _Item, geo: _Geometry, markers: dict[Point, _Marker]
+    ) -> None:
         t = item.link.tile
         style = self._tile_style(t)
         if not item.crosswise:
@@ -300,18 +320,28 @@ class LayoutPicture:
             canvas.put(-1, col, f"┏{v}┓", style)
             canvas.put(0, col, "┃ ┃", style)
             canvas.put(1, col, f"┗{v}┛", style)
-            self._draw_branch(canvas, col, geo.branch_a, -1, geo, markers, Side.BRANCH_A,
-                              geo.branch_a_end)
-            self._draw_branch(canvas, col, geo.branch_b, +1, geo, markers, Side.BRANCH_B,
-                              geo.branch_b_end)
+            self._draw_branch(
+                canvas, col, geo.branch_a, -1, geo, markers, Side.BRANCH_A, geo.branch_a_end
+            )
+            self._draw_branch(
+                canvas, col, geo.branch_b, +1, geo, markers, Side.BRANCH_B, geo.branch_b_end
+            )
         else:
             canvas.put(-1, col, f"╭{v}╮", style)
             canvas.put(0, col, "│ │", style)
             canvas.put(1, col, f"╰{v}╯", style)
 
-    def _draw_branch(self, canvas: _Canvas, col: int, links: list[_Link], step: int,
-                     geo: _Geometry, markers: dict[Point, _Marker], side: Side,
-                     end: Point | None) -> None:
+    def _draw_branch(
+        self,
+        canvas: _Canvas,
+        col: int,
+        links: list[_Link],
+        step: int,
+        geo: _Geometry,
+        markers: dict[Point, _Marker],
+        side: Side,
+        end: Point | None,
+    ) -> None:
         """Draw a branch of the spinner at ``col``: up (step -1) or down (step +1)."""
         row = 2 * step  # the first row beyond the spinner's box
         sp = self.layout.spinner
@@ -357,8 +387,7 @@ class LayoutPicture:
         key = Text()
         sp = lay.spinner
         key.append("┏┓", STYLE_SPINNER)
-        key.append(f" spinner [{sp.low}|{sp.high}]" if sp else " spinner (none yet)",
-                   STYLE_LEGEND)
+        key.append(f" spinner [{sp.low}|{sp.high}]" if sp else " spinner (none yet)", STYLE_LEGEND)
         key.append("  ")
         key.append("(n)", STYLE_SCORING)
         key.append(" scoring end, counts n  ", STYLE_LEGEND)
@@ -384,8 +413,9 @@ def _wrap(text: Text, width: int) -> list[Text]:
     return list(text.wrap(console, width))
 
 
-def layout_text(layout: Layout, width: int = DEFAULT_WIDTH, *, last: Tile | None = None,
-                legend: bool = True) -> str:
+def layout_text(
+    layout: Layout, width: int = DEFAULT_WIDTH, *, last: Tile | None = None, legend: bool = True
+) -> str:
     """The picture as plain text without colour (for snapshots, logs and tests)."""
     lines = LayoutPicture(layout, last=last, legend=legend).lines(width)
     return "\n".join(line.plain.rstrip() for line in lines)

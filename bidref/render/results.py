@@ -27,9 +27,15 @@ def rounds_table(rounds: Sequence[object]) -> Table:
             opening = f"{opening} (jockey {player_name(jockey)})"
         pips = getattr(r, "pips", (0, 0))
         bal = getattr(r, "balances", (0, 0))
-        table.add_row(str(getattr(r, "round", "")), opening, str(getattr(r, "reason", "")),
-                      player_name(getattr(r, "winner", None)), f"{pips[0]}–{pips[1]}",
-                      str(getattr(r, "payout", 0)), f"{bal[0]}–{bal[1]}")
+        table.add_row(
+            str(getattr(r, "round", "")),
+            opening,
+            str(getattr(r, "reason", "")),
+            player_name(getattr(r, "winner", None)),
+            f"{pips[0]}–{pips[1]}",
+            str(getattr(r, "payout", 0)),
+            f"{bal[0]}–{bal[1]}",
+        )
     return table
 
 
@@ -44,8 +50,10 @@ def result_text(result: MatchEnded | None, balances: tuple[int, int] | None = No
         return Text(f"Match not over{bal}", style="yellow")
     a, b = result.balances
     if result.winner is None:
-        return Text(f"Draw: equal balances at the round limit after {_rounds(result.rounds)} "
-                    f"({a}–{b})", style="bold")
+        return Text(
+            f"Draw: equal balances at the round limit after {_rounds(result.rounds)} ({a}–{b})",
+            style="bold",
+        )
     win, lose = player_name(result.winner), player_name(1 - result.winner)
     if result.reason == "balance":
         how = f"{lose}'s balance reached 0 in round {result.rounds}"

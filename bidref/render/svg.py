@@ -29,8 +29,14 @@ class Frame:
 
 def to_svg(frame: Frame, width: int = DEFAULT_WIDTH) -> str:
     """One frame as a standalone SVG document."""
-    console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor",
-                      force_terminal=True, legacy_windows=False)
+    console = Console(
+        record=True,
+        width=width,
+        file=io.StringIO(),
+        color_system="truecolor",
+        force_terminal=True,
+        legacy_windows=False,
+    )
     console.print(frame.body)
     return console.export_svg(title=frame.title)
 
@@ -46,8 +52,7 @@ def to_html(frames: Sequence[Frame], title: str, width: int = DEFAULT_WIDTH) -> 
     # JSON inside <script>: "<" escaped, so that no title can end the script.
     titles_js = json.dumps([f.title for f in frames]).replace("<", "\\u003c")
     slides = "\n".join(
-        f'<div class="frame" id="f{i}" style="display:{"block" if i == 0 else "none"}">'
-        f"{svg}</div>"
+        f'<div class="frame" id="f{i}" style="display:{"block" if i == 0 else "none"}">{svg}</div>'
         for i, svg in enumerate(svgs)
     )
     return f"""<!DOCTYPE html>

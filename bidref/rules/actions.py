@@ -147,8 +147,10 @@ def parse_action(text: str) -> Action:
         # other scripts' digits (which it reads); nine digits exceed any balance.
         amount = rest[0] if len(rest) == 1 else ""
         if not (amount.isascii() and amount.isdigit()) or len(amount) > 9:
-            raise NotationError(f"{text!r}: write the amount as a whole number of points "
-                                "in digits 0-9, e.g. 'bid 20'")
+            raise NotationError(
+                f"{text!r}: write the amount as a whole number of points "
+                "in digits 0-9, e.g. 'bid 20'"
+            )
         return Bid(int(amount))
     if head == "open":
         if len(rest) != 1:

@@ -118,13 +118,21 @@ class MatchClock(NamedTuple):
         available = self.delay_left + self.banks[p]
         # Exactly at the deadline is already too late (§7).
         timed_out = elapsed >= available
-        charge = Charge(p, elapsed, self.delay_left - after.delay_left,
-                        self.banks[p] - after.banks[p], timed_out,
-                        elapsed - available if timed_out else 0)
+        charge = Charge(
+            p,
+            elapsed,
+            self.delay_left - after.delay_left,
+            self.banks[p] - after.banks[p],
+            timed_out,
+            elapsed - available if timed_out else 0,
+        )
         return after, charge
 
     def to_dict(self) -> dict[str, object]:
-        return {"banks_ms": [b // MILLISECOND for b in self.banks],
-                "delay_ms": self.control.delay // MILLISECOND,
-                "running_for": self.player, "turn": self.turn,
-                "delay_left_ms": self.delay_left // MILLISECOND}
+        return {
+            "banks_ms": [b // MILLISECOND for b in self.banks],
+            "delay_ms": self.control.delay // MILLISECOND,
+            "running_for": self.player,
+            "turn": self.turn,
+            "delay_left_ms": self.delay_left // MILLISECOND,
+        }

@@ -88,8 +88,10 @@ class Deal:
         tiles = shuffled_set(seed, round_number)
         # A shuffle of the full set is a valid partition: skip the checks.
         deal = object.__new__(cls)
-        hands = (tuple(sorted(tiles[0:7], key=_BY_INDEX)),
-                 tuple(sorted(tiles[7:14], key=_BY_INDEX)))
+        hands = (
+            tuple(sorted(tiles[0:7], key=_BY_INDEX)),
+            tuple(sorted(tiles[7:14], key=_BY_INDEX)),
+        )
         object.__setattr__(deal, "hands", hands)
         object.__setattr__(deal, "boneyard", tuple(tiles[14:]))
         return deal

@@ -36,8 +36,9 @@ def layout_from_view(view: LayoutView) -> Layout:
     return lay
 
 
-def deal_hidden(hidden: list[Tile], n: int, rng: random.Random,
-                opponent_hand: Sequence[Tile] | None = None) -> tuple[list[Tile], list[Tile]]:
+def deal_hidden(
+    hidden: list[Tile], n: int, rng: random.Random, opponent_hand: Sequence[Tile] | None = None
+) -> tuple[list[Tile], list[Tile]]:
     """Split the tiles hidden from a player into the opponent's hand of ``n``
     (sorted) and a boneyard in random draw order. With ``opponent_hand`` the
     opponent gets exactly those tiles; only the boneyard is shuffled."""
@@ -48,15 +49,22 @@ def deal_hidden(hidden: list[Tile], n: int, rng: random.Random,
     hand = sorted(opponent_hand, key=_BY_INDEX)
     chosen = set(hand)
     if len(hand) != n or len(chosen) != n or not chosen.issubset(hidden):
-        raise RulesError(f"opponent_hand {[str(t) for t in hand]} is not {n} distinct tiles "
-                         "hidden from the player")
+        raise RulesError(
+            f"opponent_hand {[str(t) for t in hand]} is not {n} distinct tiles "
+            "hidden from the player"
+        )
     rest = [t for t in hidden if t not in chosen]
     rng.shuffle(rest)
     return hand, rest
 
 
-def match_from_view(cls: type[Match], view: PlayerView, rng: random.Random,
-                    config: MatchConfig | None, opponent_hand: Sequence[Tile] | None) -> Match:
+def match_from_view(
+    cls: type[Match],
+    view: PlayerView,
+    rng: random.Random,
+    config: MatchConfig | None,
+    opponent_hand: Sequence[Tile] | None,
+) -> Match:
     from .match import MatchConfig, Phase
 
     me = view.player
@@ -66,7 +74,8 @@ def match_from_view(cls: type[Match], view: PlayerView, rng: random.Random,
     if n + view.boneyard_size != len(hidden):
         raise RulesError(
             f"the view does not add up: {len(hidden)} hidden tiles, but the opponent holds "
-            f"{n} and the boneyard {view.boneyard_size}")
+            f"{n} and the boneyard {view.boneyard_size}"
+        )
     opp, boneyard = deal_hidden(hidden, n, rng, opponent_hand)
     own = list(view.hand)
     hands = (own, opp) if me == 0 else (opp, own)

@@ -43,8 +43,12 @@ class RoundStarted:
     kind = "round_started"
 
     def public(self) -> dict[str, object]:
-        return {"kind": self.kind, "round": self.round, "opening": self.opening,
-                "jockey": self.jockey}
+        return {
+            "kind": self.kind,
+            "round": self.round,
+            "opening": self.opening,
+            "jockey": self.jockey,
+        }
 
     def to_dict(self) -> dict[str, object]:
         return {**self.public(), "deal": self.deal.to_dict()}
@@ -70,9 +74,15 @@ class Placed:
     kind = "placed"
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "player": self.player, "tile": _tile(self.tile),
-                "at": _point(self.at), "action": self.action_text(),
-                "count": self.count, "points": self.points}
+        return {
+            "kind": self.kind,
+            "player": self.player,
+            "tile": _tile(self.tile),
+            "at": _point(self.at),
+            "action": self.action_text(),
+            "count": self.count,
+            "points": self.points,
+        }
 
     def action_text(self) -> str:
         if self.at is None:
@@ -95,8 +105,12 @@ class Drew:
         return replace(self, tile=None)
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "player": self.player, "tile": _tile(self.tile),
-                "boneyard_left": self.boneyard_left}
+        return {
+            "kind": self.kind,
+            "player": self.player,
+            "tile": _tile(self.tile),
+            "boneyard_left": self.boneyard_left,
+        }
 
 
 @dataclass(slots=True)
@@ -119,9 +133,15 @@ class Transfer:
     kind = "transfer"
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "payer": self.payer, "payee": self.payee,
-                "requested": self.requested, "amount": self.amount,
-                "reason": self.reason, "balances": list(self.balances)}
+        return {
+            "kind": self.kind,
+            "payer": self.payer,
+            "payee": self.payee,
+            "requested": self.requested,
+            "amount": self.amount,
+            "reason": self.reason,
+            "balances": list(self.balances),
+        }
 
 
 @dataclass(slots=True)
@@ -135,9 +155,15 @@ class RoundEnded:
     kind = "round_ended"
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "round": self.round, "reason": self.reason,
-                "winner": self.winner, "hands": [[t.as_list() for t in h] for h in self.hands],
-                "pips": list(self.pips), "payout": self.payout}
+        return {
+            "kind": self.kind,
+            "round": self.round,
+            "reason": self.reason,
+            "winner": self.winner,
+            "hands": [[t.as_list() for t in h] for h in self.hands],
+            "pips": list(self.pips),
+            "payout": self.payout,
+        }
 
 
 @dataclass(slots=True)
@@ -149,8 +175,13 @@ class MatchEnded:
     kind = "match_ended"
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "winner": self.winner, "reason": self.reason,
-                "balances": list(self.balances), "rounds": self.rounds}
+        return {
+            "kind": self.kind,
+            "winner": self.winner,
+            "reason": self.reason,
+            "balances": list(self.balances),
+            "rounds": self.rounds,
+        }
 
 
 Event = RoundStarted | AuctionMove | Placed | Drew | Passed | Transfer | RoundEnded | MatchEnded

@@ -61,13 +61,23 @@ _WORDS: Final = {
 }
 
 _SIDE_ALIASES: Final = {
-    "high": Side.HIGH, "highend": Side.HIGH, "hi": Side.HIGH, "h": Side.HIGH,
-    "low": Side.LOW, "lowend": Side.LOW, "lo": Side.LOW, "l": Side.LOW,
-    "linea": Side.LINE_A, "la": Side.LINE_A,
-    "lineb": Side.LINE_B, "lb": Side.LINE_B,
-    "brancha": Side.BRANCH_A, "ba": Side.BRANCH_A,
-    "branchb": Side.BRANCH_B, "bb": Side.BRANCH_B,
-}  # fmt: skip
+    "high": Side.HIGH,
+    "highend": Side.HIGH,
+    "hi": Side.HIGH,
+    "h": Side.HIGH,
+    "low": Side.LOW,
+    "lowend": Side.LOW,
+    "lo": Side.LOW,
+    "l": Side.LOW,
+    "linea": Side.LINE_A,
+    "la": Side.LINE_A,
+    "lineb": Side.LINE_B,
+    "lb": Side.LINE_B,
+    "brancha": Side.BRANCH_A,
+    "ba": Side.BRANCH_A,
+    "branchb": Side.BRANCH_B,
+    "bb": Side.BRANCH_B,
+}
 
 
 def parse_side(text: str) -> Side:

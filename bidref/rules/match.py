@@ -194,8 +194,9 @@ class Match:
         return cls(seeded_deals(seed), config)
 
     @classmethod
-    def from_deal(cls, deal: Deal, config: MatchConfig | None = None,
-                  then_seed: int | None = None) -> Match:
+    def from_deal(
+        cls, deal: Deal, config: MatchConfig | None = None, then_seed: int | None = None
+    ) -> Match:
         """A match whose first round uses ``deal`` (later rounds: ``then_seed``)."""
         from .deal import listed_deals
 
@@ -214,8 +215,9 @@ class Match:
         new.layout = self.layout.copy()
         return new
 
-    def redeal_hidden(self, player: int, rng: random.Random,
-                      opponent_hand: Sequence[Tile] | None = None) -> Match:
+    def redeal_hidden(
+        self, player: int, rng: random.Random, opponent_hand: Sequence[Tile] | None = None
+    ) -> Match:
         """A copy in which everything hidden from ``player`` is dealt again at random.
 
         The opponent's hand and the boneyard keep their sizes; ``player``'s own
@@ -245,8 +247,9 @@ class Match:
         weighs what winning the opening is worth. The real match is untouched.
         """
         if self.phase is not Phase.AUCTION:
-            raise RulesError(f"with_free_opening needs an auction, not the {self.phase.value} "
-                             "phase")
+            raise RulesError(
+                f"with_free_opening needs an auction, not the {self.phase.value} phase"
+            )
         c = self.copy()
         c.phase = Phase.OPENING
         c.forced_tile = None
@@ -257,9 +260,13 @@ class Match:
         return c
 
     @classmethod
-    def from_view(cls, view: PlayerView, rng: random.Random,
-                  config: MatchConfig | None = None,
-                  opponent_hand: Sequence[Tile] | None = None) -> Match:
+    def from_view(
+        cls,
+        view: PlayerView,
+        rng: random.Random,
+        config: MatchConfig | None = None,
+        opponent_hand: Sequence[Tile] | None = None,
+    ) -> Match:
         """A match that agrees with everything ``view`` shows, the tiles hidden
         from its player (the opponent's hand, the boneyard, later deals) dealt
         at random from ``rng`` — one determinization for search. Its
@@ -336,7 +343,7 @@ class Match:
         if phase is Phase.AUCTION:
             out = [DECLINE] if self.bid is None else [ACCEPT]
             hi_bid = self.max_bid(self.to_act)
-            out.extend(_BIDS[self.min_bid() // BID_STEP: hi_bid // BID_STEP + 1])
+            out.extend(_BIDS[self.min_bid() // BID_STEP : hi_bid // BID_STEP + 1])
             return out
         return []
 
@@ -471,15 +478,27 @@ class Match:
             return
         self._end_round("block", winner, events, pips, payout)
 
-    def _round_ended(self, reason: RoundEndReason, winner: int | None, events: list[Event],
-                     pips: tuple[int, int] | None = None, payout: int = 0) -> None:
+    def _round_ended(
+        self,
+        reason: RoundEndReason,
+        winner: int | None,
+        events: list[Event],
+        pips: tuple[int, int] | None = None,
+        payout: int = 0,
+    ) -> None:
         hands = (tuple(self.hands[0]), tuple(self.hands[1]))
         if pips is None:
             pips = (sum(t.pips for t in hands[0]), sum(t.pips for t in hands[1]))
         events.append(RoundEnded(self.round_number, reason, winner, hands, pips, payout))
 
-    def _end_round(self, reason: RoundEndReason, winner: int | None, events: list[Event],
-                   pips: tuple[int, int] | None = None, payout: int = 0) -> None:
+    def _end_round(
+        self,
+        reason: RoundEndReason,
+        winner: int | None,
+        events: list[Event],
+        pips: tuple[int, int] | None = None,
+        payout: int = 0,
+    ) -> None:
         self._round_ended(reason, winner, events, pips, payout)
         self.next_jockey = winner if reason == "domino" else None
         limit = self.config.max_rounds
@@ -503,8 +522,9 @@ class Match:
         self._legal = []
         events.append(self.result)
 
-    def _transfer(self, payer: int, amount: int, reason: TransferReason,
-                  events: list[Event]) -> bool:
+    def _transfer(
+        self, payer: int, amount: int, reason: TransferReason, events: list[Event]
+    ) -> bool:
         """Move points, capped at the payer's balance (§1); True if the payer is at 0."""
         bal = self.balances
         paid = min(amount, bal[payer])
@@ -546,8 +566,10 @@ class Match:
     def where(self) -> str:
         if self.phase is Phase.OVER:
             return "after the end of the match"
-        return (f"in round {self.round_number}, {self.phase.value} phase, "
-                f"player {_name(self.to_act)} to act")
+        return (
+            f"in round {self.round_number}, {self.phase.value} phase, "
+            f"player {_name(self.to_act)} to act"
+        )
 
     def _explain(self, action: Action, player: int | None) -> IllegalActionError:
         def err(reason: str, rule: str) -> IllegalActionError:
@@ -562,12 +584,18 @@ class Match:
             return self._explain_auction(action, err)
         if phase is Phase.OPENING:
             if not isinstance(action, Open):
-                return err("the round must be opened first: legal is "
-                           + ", ".join(str(a) for a in self.legal_actions()), "§2")
+                return err(
+                    "the round must be opened first: legal is "
+                    + ", ".join(str(a) for a in self.legal_actions()),
+                    "§2",
+                )
             if action.tile not in self.hands[self.to_act]:
                 return err(f"{action.tile} is not in your hand", "§2")
-            return err(f"this is a forced opening: the opener must open with {self.forced_tile}"
-                       " (the highest double, else the highest tile)", "§2")
+            return err(
+                f"this is a forced opening: the opener must open with {self.forced_tile}"
+                " (the highest double, else the highest tile)",
+                "§2",
+            )
         # Play phase.
         if isinstance(action, (Bid, Accept, Decline)):
             return err("the auction is over; the round is in play", "§6")
@@ -576,8 +604,11 @@ class Match:
         hand = self.hands[self.to_act]
         if isinstance(action, Draw):
             playable = [t for t in hand if self.layout.can_play(t)]
-            return err(f"you hold a playable tile ({', '.join(map(str, playable))}); "
-                       "a player may draw only when they cannot play", "§5")
+            return err(
+                f"you hold a playable tile ({', '.join(map(str, playable))}); "
+                "a player may draw only when they cannot play",
+                "§5",
+            )
         assert isinstance(action, Play)
         t, at = action.tile, action.at
         if t not in hand:
@@ -586,22 +617,30 @@ class Match:
             if at.tile not in self.layout.placed:
                 return err(f"{at.words} is not on the table", "§3")
             if at.side >= Side.BRANCH_A and at.tile is self.layout.spinner:
-                return err(f"{at.words} is not open: the spinner's branches open only after "
-                           "both its line sides are filled", "§3")
+                return err(
+                    f"{at.words} is not open: the spinner's branches open only after "
+                    "both its line sides are filled",
+                    "§3",
+                )
             if at.side >= Side.BRANCH_A:
-                return err(f"{at.words} does not exist: only the spinner "
-                           f"({self.layout.spinner}) has branches", "§3")
+                return err(
+                    f"{at.words} does not exist: only the spinner "
+                    f"({self.layout.spinner}) has branches",
+                    "§3",
+                )
             return err(f"{at.words} is not an attachment point: it is already joined", "§3")
         if not t.has(at.value):
             return err(f"{t} does not match {at.words}, which takes a {at.value}", "§3")
         return err(f"{t} cannot be played now", "§5")
 
-    def _explain_auction(self, action: Action,
-                         err: Callable[[str, str], IllegalActionError]) -> IllegalActionError:
+    def _explain_auction(
+        self, action: Action, err: Callable[[str, str], IllegalActionError]
+    ) -> IllegalActionError:
         p = self.to_act
         if isinstance(action, Decline):
-            return err("after a bid the only answers are accept or raise",
-                       "Decided here: the first bid")
+            return err(
+                "after a bid the only answers are accept or raise", "Decided here: the first bid"
+            )
         if isinstance(action, Accept):
             return err("there is no bid to accept; decline or bid at least 15", "§6.1")
         if isinstance(action, Bid):
@@ -611,15 +650,24 @@ class Match:
             if self.bid is None and a < MIN_BID:
                 return err(f"the first bid is at least {MIN_BID}", "§6.1")
             if self.bid is not None and a < self.bid + BID_STEP:
-                return err(f"a raise of the standing bid {self.bid} must be at least "
-                           f"{self.bid + BID_STEP}", "§6.2")
+                return err(
+                    f"a raise of the standing bid {self.bid} must be at least "
+                    f"{self.bid + BID_STEP}",
+                    "§6.2",
+                )
             if self.bid is None and p == self.jockey:
                 return err("the non-jockey speaks first", "§6.1")
-            return err(f"a bid of {a} would cost {self.net_payment(p, a)}, more than your "
-                       f"balance of {self.balances[p]}; the most you can bid is {self.max_bid(p)}",
-                       "§6.5")
-        return err("the auction for the opening comes first: "
-                   + ", ".join(str(a) for a in self.legal_actions()[:4]) + ", …", "§6")
+            return err(
+                f"a bid of {a} would cost {self.net_payment(p, a)}, more than your "
+                f"balance of {self.balances[p]}; the most you can bid is {self.max_bid(p)}",
+                "§6.5",
+            )
+        return err(
+            "the auction for the opening comes first: "
+            + ", ".join(str(a) for a in self.legal_actions()[:4])
+            + ", …",
+            "§6",
+        )
 
     def hidden_from(self, player: int) -> set[Tile]:
         """The tiles ``player`` cannot see: the opponent's hand and the boneyard."""

@@ -33,8 +33,9 @@ def describe_layout(layout: Layout) -> str:
     for at, joined in layout.connections:
         mark = " (spinner)" if joined.tile is spinner else ""
         lines.append(f"  {joined.words} joined to {at.words}{mark}")
-    lines.append("Attachment points: "
-                 + ", ".join(f"{p.words} ({p.value})" for p in layout.open_points))
+    lines.append(
+        "Attachment points: " + ", ".join(f"{p.words} ({p.value})" for p in layout.open_points)
+    )
     scoring = layout.scoring()
     ends = " + ".join(f"[{t.low}|{t.high}] {v}" for t, v in scoring) or "none"
     unopened = [p for p in layout.open_points if p.side >= Side.BRANCH_A]

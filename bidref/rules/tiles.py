@@ -99,9 +99,7 @@ def parse_tile(text: str) -> Tile:
     """Parse ``3-6``, ``6-3``, ``[3|6]``, ``3|6`` or ``36``."""
     m = _TILE_RE.match(text.strip())
     if not m:
-        raise NotationError(
-            f"{text!r} is not a tile: write its two halves, e.g. '3-6' or '[3|6]'"
-        )
+        raise NotationError(f"{text!r} is not a tile: write its two halves, e.g. '3-6' or '[3|6]'")
     return tile(int(m.group(1)), int(m.group(2)))
 
 

@@ -90,8 +90,14 @@ class PlayerView:
 
 def layout_view(match: Match) -> LayoutView:
     lay = match.layout
-    return LayoutView(tuple(lay.placed), tuple(lay.connections), tuple(lay.open_points),
-                      tuple(lay.scoring()), lay.count(), lay.spinner)
+    return LayoutView(
+        tuple(lay.placed),
+        tuple(lay.connections),
+        tuple(lay.open_points),
+        tuple(lay.scoring()),
+        lay.count(),
+        lay.spinner,
+    )
 
 
 def player_view(match: Match, player: int, clock: MatchClock | None = None) -> PlayerView:

@@ -61,9 +61,7 @@ def resolve_entries(args: Sequence[str], base: Path | None = None) -> list[Engin
         out.append(EngineEntry(name, e.spec, e.command, e.cwd, e.env, e.options))
     names = [e.name for e in out]
     if len(set(names)) != len(names):
-        raise EngineArgError(
-            f"engine names {names} are not unique: name them, e.g. fast=./engine"
-        )
+        raise EngineArgError(f"engine names {names} are not unique: name them, e.g. fast=./engine")
     return out
 
 

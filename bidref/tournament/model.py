@@ -102,12 +102,19 @@ class EngineModel(RecordModel):
 
     @classmethod
     def of(cls, e: EngineEntry) -> EngineModel:
-        return cls(name=e.name, spec=e.spec, command=list(e.command), cwd=e.cwd,
-                   env=dict(e.env), options=dict(e.options))  # fmt: skip
+        return cls(
+            name=e.name,
+            spec=e.spec,
+            command=list(e.command),
+            cwd=e.cwd,
+            env=dict(e.env),
+            options=dict(e.options),
+        )
 
     def entry(self) -> EngineEntry:
-        return EngineEntry(self.name, self.spec, tuple(self.command), self.cwd, dict(self.env),
-                           dict(self.options))  # fmt: skip
+        return EngineEntry(
+            self.name, self.spec, tuple(self.command), self.cwd, dict(self.env), dict(self.options)
+        )
 
 
 class SettingsModel(RecordModel):
@@ -119,12 +126,18 @@ class SettingsModel(RecordModel):
 
     @classmethod
     def of(cls, s: MatchSettings) -> SettingsModel:
-        return cls(bank_ms=s.bank_ms, delay_ms=s.delay_ms, max_rounds=s.max_rounds,
-                   illegal=s.illegal, transport=s.transport)  # fmt: skip
+        return cls(
+            bank_ms=s.bank_ms,
+            delay_ms=s.delay_ms,
+            max_rounds=s.max_rounds,
+            illegal=s.illegal,
+            transport=s.transport,
+        )
 
     def settings(self) -> MatchSettings:
-        return MatchSettings(self.bank_ms, self.delay_ms, self.max_rounds, self.illegal,
-                             self.transport)  # fmt: skip
+        return MatchSettings(
+            self.bank_ms, self.delay_ms, self.max_rounds, self.illegal, self.transport
+        )
 
 
 class SprtModel(RecordModel):
@@ -180,14 +193,23 @@ class MatchRecord(RecordModel):
         names = (job.engine_a.name, job.engine_b.name)
         winner = names[report.winner] if report.rated and report.winner is not None else None
         return cls(
-            first=job.key.pairing.first, second=job.key.pairing.second, seed=job.key.seed,
-            seat=job.key.seat, engine_a=names[0], engine_b=names[1], attempt=job.attempt,
-            rated=report.rated, winner=winner, reason=report.reason, detail=report.detail,
-            balances=report.balances, rounds=report.rounds,
+            first=job.key.pairing.first,
+            second=job.key.pairing.second,
+            seed=job.key.seed,
+            seat=job.key.seat,
+            engine_a=names[0],
+            engine_b=names[1],
+            attempt=job.attempt,
+            rated=report.rated,
+            winner=winner,
+            reason=report.reason,
+            detail=report.detail,
+            balances=report.balances,
+            rounds=report.rounds,
             transcript=report.transcript if report.transcript is not None else job.transcript,
             elapsed_s=round(report.elapsed_s, 3),
             at_fault=None if report.fault_seat not in (0, 1) else names[report.fault_seat],
-        )  # fmt: skip
+        )
 
     @property
     def loser(self) -> str | None:

@@ -56,18 +56,30 @@ class TournamentError(ValueError):
     """A tournament that cannot run as asked (the message says the fix)."""
 
 
-def new_header(fmt: Format, engines: Sequence[EngineEntry], seeds: Sequence[int],
-               settings: MatchSettings, *, master_seed: int | None, deal_book: str | None,
-               sprt: Sprt | None = None, created: str | None = None) -> Header:  # fmt: skip
+def new_header(
+    fmt: Format,
+    engines: Sequence[EngineEntry],
+    seeds: Sequence[int],
+    settings: MatchSettings,
+    *,
+    master_seed: int | None,
+    deal_book: str | None,
+    sprt: Sprt | None = None,
+    created: str | None = None,
+) -> Header:
     return Header(
-        bidref_version=__version__, format=fmt,
+        bidref_version=__version__,
+        format=fmt,
         engines=[EngineModel.of(e) for e in engines],
-        master_seed=master_seed, deal_book=deal_book, seeds=list(seeds),
+        master_seed=master_seed,
+        deal_book=deal_book,
+        seeds=list(seeds),
         settings=SettingsModel.of(settings),
-        sprt=None if sprt is None else SprtModel(elo0=sprt.elo0, elo1=sprt.elo1,
-                                                 alpha=sprt.alpha, beta=sprt.beta),
+        sprt=None
+        if sprt is None
+        else SprtModel(elo0=sprt.elo0, elo1=sprt.elo1, alpha=sprt.alpha, beta=sprt.beta),
         created=created or datetime.now(UTC).isoformat(timespec="seconds"),
-    )  # fmt: skip
+    )
 
 
 def _safe(name: str) -> str:
@@ -115,8 +127,9 @@ class Plan:
     def job(self, key: MatchKey, attempt: int) -> MatchJob:
         by_name = {e.name: e for e in self.engines}
         path = (self.out_dir / self.transcript(key, attempt)).resolve()
-        return MatchJob(key, by_name[key.engine_a], by_name[key.engine_b], self.settings,
-                        str(path), attempt)  # fmt: skip
+        return MatchJob(
+            key, by_name[key.engine_a], by_name[key.engine_b], self.settings, str(path), attempt
+        )
 
 
 class Handle(Protocol):
@@ -144,8 +157,9 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
     try:
         report = play(job)
     except KeyboardInterrupt:
-        return MatchReport(winner=None, reason=ABORTED, rated=False, detail="interrupted",
-                           interrupted=True)  # fmt: skip
+        return MatchReport(
+            winner=None, reason=ABORTED, rated=False, detail="interrupted", interrupted=True
+        )
     if not report.elapsed_s:
         report = replace(report, elapsed_s=time.monotonic() - started)
     return report
@@ -228,10 +242,16 @@ def missing(plan: Plan, store: ResultsStore) -> list[MatchKey]:
     return [k for k in plan.keys if k not in rated]
 
 
-def run(plan: Plan, store: ResultsStore, backend: Backend, *,
-        on_progress: Callable[[Progress], None] | None = None,
-        max_attempts: int = 3, drain_timeout_s: float = 30.0,
-        tick_s: float = 0.25) -> RunSummary:  # fmt: skip
+def run(
+    plan: Plan,
+    store: ResultsStore,
+    backend: Backend,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    max_attempts: int = 3,
+    drain_timeout_s: float = 30.0,
+    tick_s: float = 0.25,
+) -> RunSummary:
     """Play the missing matches of ``plan`` on ``backend``, recording each in ``store``.
 
     An aborted match (referee timing fault) is recorded and played again, up to
@@ -261,8 +281,16 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
 
     def report_progress(last: MatchRecord | None) -> None:
         if on_progress is not None:
-            on_progress(Progress(summary.total, summary.done, summary.played,
-                                 time.monotonic() - clock_start, standings(), last))  # fmt: skip
+            on_progress(
+                Progress(
+                    summary.total,
+                    summary.done,
+                    summary.played,
+                    time.monotonic() - clock_start,
+                    standings(),
+                    last,
+                )
+            )
 
     if decided():
         summary.sprt_stopped = True
@@ -295,10 +323,13 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
         elif record.reason != ABORTED:
             summary.failed.append(job.key)
             culprit = record.at_fault
-            if culprit is not None and not any(r.rated and culprit in (r.engine_a, r.engine_b)
-                                               for r in store.records):  # fmt: skip
-                summary.stopped = (f"engine {culprit!r} failed ({record.reason}) in its first "
-                                   f"matches: {record.detail}")  # fmt: skip
+            if culprit is not None and not any(
+                r.rated and culprit in (r.engine_a, r.engine_b) for r in store.records
+            ):
+                summary.stopped = (
+                    f"engine {culprit!r} failed ({record.reason}) in its first "
+                    f"matches: {record.detail}"
+                )
                 log.info("stopping: %s", summary.stopped)
                 pending.clear()
         else:
@@ -308,8 +339,11 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
                 log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
                 pending.appendleft(plan.job(job.key, job.attempt + 1))
             else:
-                log.info("match %s aborted %d times; giving up on it in this run",
-                            job.key.id, tries[job.key])  # fmt: skip
+                log.info(
+                    "match %s aborted %d times; giving up on it in this run",
+                    job.key.id,
+                    tries[job.key],
+                )
                 summary.unresolved.append(job.key)
 
     def collect(tok: int) -> None:
@@ -321,14 +355,19 @@ def run(plan: Plan, store: ResultsStore, backend: Backend, *,
                 log.info("match %s ended by the interrupt: %r", job.key.id, exc)
                 return
             log.error("match %s failed in the runner: %r", job.key.id, exc)
-            report = MatchReport(winner=None, reason=ABORTED, rated=False,
-                                 detail=f"runner error: {exc!r}"[:500])  # fmt: skip
+            report = MatchReport(
+                winner=None, reason=ABORTED, rated=False, detail=f"runner error: {exc!r}"[:500]
+            )
         accept(job, report)
 
     try:
         while pending or inflight:
-            while (pending and len(inflight) < backend.slots and not summary.sprt_stopped
-                   and summary.stopped is None):  # fmt: skip
+            while (
+                pending
+                and len(inflight) < backend.slots
+                and not summary.sprt_stopped
+                and summary.stopped is None
+            ):
                 job = pending.popleft()
                 token += 1
                 handle = backend.submit(job)

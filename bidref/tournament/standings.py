@@ -73,14 +73,22 @@ class SideStats:
         est = self.estimate
         low, high = est.interval
         return {
-            "matches": self.matches, "wins": self.wins, "losses": self.losses,
-            "draws": self.draws, "points": self.points, "adjudications": self.adjudications,
-            "aborted": self.aborted, "pairs": est.samples,
+            "matches": self.matches,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "points": self.points,
+            "adjudications": self.adjudications,
+            "aborted": self.aborted,
+            "pairs": est.samples,
             "pentanomial": list(self.pentanomial.counts),
-            "score": _num(self.trinomial.score), "elo": _num(est.elo),
-            "elo_low": _num(low), "elo_high": _num(high), "los": _num(self.pentanomial.los),
+            "score": _num(self.trinomial.score),
+            "elo": _num(est.elo),
+            "elo_low": _num(low),
+            "elo_high": _num(high),
+            "los": _num(self.pentanomial.los),
             **self.faults,
-        }  # fmt: skip
+        }
 
 
 def _num(x: float) -> float | str | None:
@@ -108,9 +116,16 @@ class PairStats:
 
 def sprt_dict(sprt: Sprt, penta: Pentanomial) -> dict[str, object]:
     lower, upper = sprt.bounds
-    return {"elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta,
-            "llr": round(sprt.llr(penta), 4), "lower": round(lower, 4),
-            "upper": round(upper, 4), "status": sprt.status(penta)}  # fmt: skip
+    return {
+        "elo0": sprt.elo0,
+        "elo1": sprt.elo1,
+        "alpha": sprt.alpha,
+        "beta": sprt.beta,
+        "llr": round(sprt.llr(penta), 4),
+        "lower": round(lower, 4),
+        "upper": round(upper, 4),
+        "status": sprt.status(penta),
+    }
 
 
 @dataclass
@@ -125,8 +140,11 @@ class Standings:
             name, s = item
             ps = s.pentanomial.score
             ts = s.trinomial.score
-            return (-(ps if not math.isnan(ps) else -1.0),
-                    -(ts if not math.isnan(ts) else -1.0), name)  # fmt: skip
+            return (
+                -(ps if not math.isnan(ps) else -1.0),
+                -(ts if not math.isnan(ts) else -1.0),
+                name,
+            )
 
         return sorted(self.engines.items(), key=key)
 
@@ -134,16 +152,17 @@ class Standings:
         """SPRT of the only pairing (SPRT needs a two-engine tournament)."""
         if len(self.pairs) != 1:
             return None
-        (pairing, stats), = self.pairs.items()
+        ((pairing, stats),) = self.pairs.items()
         penta = stats.side.pentanomial
         return pairing, sprt.llr(penta), sprt.status(penta)
 
     def to_dict(self, sprt: Sprt | None = None) -> dict[str, object]:
         return {
-            "engines": [{"name": n, "rank": i + 1, **s.to_dict()}
-                        for i, (n, s) in enumerate(self.ranked())],
+            "engines": [
+                {"name": n, "rank": i + 1, **s.to_dict()} for i, (n, s) in enumerate(self.ranked())
+            ],
             "pairs": [p.to_dict(sprt) for p in self.pairs.values()],
-        }  # fmt: skip
+        }
 
 
 class Tally:
@@ -154,8 +173,9 @@ class Tally:
     """
 
     def __init__(self, names: Sequence[str], pairings: Sequence[Pairing]) -> None:
-        self.standings = Standings({n: SideStats() for n in names},
-                                   {p: PairStats(p, SideStats()) for p in pairings})  # fmt: skip
+        self.standings = Standings(
+            {n: SideStats() for n in names}, {p: PairStats(p, SideStats()) for p in pairings}
+        )
         self._rated: set[MatchKey] = set()
         self._deals: dict[tuple[Pairing, int], list[MatchRecord]] = defaultdict(list)
 
@@ -190,8 +210,9 @@ class Tally:
             engines[key.pairing.second].add_pair(2.0 - points_first)
 
 
-def compute(names: Sequence[str], pairings: Sequence[Pairing],
-            records: Iterable[MatchRecord]) -> Standings:  # fmt: skip
+def compute(
+    names: Sequence[str], pairings: Sequence[Pairing], records: Iterable[MatchRecord]
+) -> Standings:
     tally = Tally(names, pairings)
     for r in records:
         tally.add(r)
@@ -209,8 +230,7 @@ def _count(side: SideStats, r: MatchRecord, name: str) -> None:
         side.adjudications += 1
 
 
-def _fault(engines: dict[str, SideStats], pairs: dict[Pairing, PairStats],
-           r: MatchRecord) -> None:  # fmt: skip
+def _fault(engines: dict[str, SideStats], pairs: dict[Pairing, PairStats], r: MatchRecord) -> None:
     """Count a match ended by an engine's fault (time, crash, start-up, ...) against it."""
     column = FAULT_COLUMNS.get(r.reason)
     culprit = r.at_fault or (r.loser if r.rated else None)

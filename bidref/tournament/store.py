@@ -32,8 +32,9 @@ class ResultsError(ValueError):
 class ResultsStore:
     """An open results file: its header, its records, and an append handle."""
 
-    def __init__(self, path: Path, header: Header, records: list[MatchRecord],
-                 handle: IO[str]) -> None:  # fmt: skip
+    def __init__(
+        self, path: Path, header: Header, records: list[MatchRecord], handle: IO[str]
+    ) -> None:
         self.path = path
         self.header = header
         self.records = records
@@ -50,8 +51,10 @@ class ResultsStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle = path.open("w", encoding="utf-8")
         except OSError as exc:
-            raise ResultsError(f"cannot write the results file {str(path)!r}: {exc.strerror}; "
-                               "choose another --out folder") from None
+            raise ResultsError(
+                f"cannot write the results file {str(path)!r}: {exc.strerror}; "
+                "choose another --out folder"
+            ) from None
         store = cls(path, header, [], handle)
         store._write(header.model_dump_json())
         return store
@@ -67,8 +70,10 @@ class ResultsStore:
                     raw.truncate(good_bytes)
             handle = path.open("a", encoding="utf-8")
         except OSError as exc:
-            raise ResultsError(f"cannot write the results file {str(path)!r}: "
-                               f"{exc.strerror}; make it writable to resume") from None  # fmt: skip
+            raise ResultsError(
+                f"cannot write the results file {str(path)!r}: "
+                f"{exc.strerror}; make it writable to resume"
+            ) from None
         return cls(path, header, records, handle)
 
     def append(self, record: MatchRecord) -> None:
@@ -103,8 +108,7 @@ def hold(path: Path) -> IO[bytes]:
     try:
         handle = path.open("rb")
     except OSError as exc:
-        raise ResultsError(f"cannot open the results file {str(path)!r}: {exc.strerror}") \
-            from None
+        raise ResultsError(f"cannot open the results file {str(path)!r}: {exc.strerror}") from None
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -114,8 +118,9 @@ def hold(path: Path) -> IO[bytes]:
             "it with Ctrl-C), then continue with --resume"
         ) from None
     except OSError as exc:  # a file system without locks: go on without one
-        log.warning("cannot lock %s (%s); do not run two tournaments on it at once",
-                    path, exc.strerror)  # fmt: skip
+        log.warning(
+            "cannot lock %s (%s); do not run two tournaments on it at once", path, exc.strerror
+        )
     return handle
 
 
@@ -137,8 +142,10 @@ def read_results(path: Path) -> tuple[Header, list[MatchRecord], int]:
     complete, tail = lines[:-1], lines[-1]
     good_bytes = len(data) - len(tail)
     if not complete:
-        raise ResultsError(f"results file {str(path)!r} has no header line: it is not a "
-                           "bidref tournament results file")  # fmt: skip
+        raise ResultsError(
+            f"results file {str(path)!r} has no header line: it is not a "
+            "bidref tournament results file"
+        )
     header = _parse(path, 1, complete[0], Header)
     records = [
         _parse(path, number, raw, MatchRecord)

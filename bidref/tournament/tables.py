@@ -15,10 +15,27 @@ from .ratings import Sprt
 from .standings import PairStats, SideStats, Standings, sprt_dict
 
 PAIR_COLUMNS = (
-    "first", "second", "matches", "wins", "losses", "draws", "points", "score", "pairs",
-    "pentanomial", "elo", "elo_low", "elo_high", "los", "adjudications", "aborted",
-    "time_losses", "crashes", "illegal_forfeits", "protocol_errors",
-)  # fmt: skip
+    "first",
+    "second",
+    "matches",
+    "wins",
+    "losses",
+    "draws",
+    "points",
+    "score",
+    "pairs",
+    "pentanomial",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "los",
+    "adjudications",
+    "aborted",
+    "time_losses",
+    "crashes",
+    "illegal_forfeits",
+    "protocol_errors",
+)
 
 
 def fmt_elo(side: SideStats) -> str:
@@ -44,48 +61,90 @@ def _faults(side: SideStats, opponent: bool = False) -> str:
     return f"{f['time_losses']}/{f['crashes']}/{f['illegal_forfeits']}/{f['protocol_errors']}"
 
 
-def standings_table(standings: Standings, title: str = "Standings",
-                    limit: int | None = None) -> Table:  # fmt: skip
+def standings_table(
+    standings: Standings, title: str = "Standings", limit: int | None = None
+) -> Table:
     """The standings, best first; ``limit``: only the first rows."""
     ranked = standings.ranked()
     if limit is not None and len(ranked) > limit:
         ranked = ranked[:limit]
         title = f"{title} (top {limit} of {len(standings.engines)})"
-    table = Table(title=title, title_justify="left", caption_justify="left",
-                  caption="Elo, its 95 % interval and LOS from pairs; T/C/I/P: losses by "
-                          "time, crash, illegal forfeit, protocol error")  # fmt: skip
-    for name, justify in (("#", "right"), ("Engine", "left"), ("Matches", "right"),
-                          ("W-L-D", "right"), ("Score", "right"), ("Pairs", "right"),
-                          ("Elo (95%)", "right"), ("LOS", "right"),
-                          ("T/C/I/P", "right"), ("Aborted", "right")):
+    table = Table(
+        title=title,
+        title_justify="left",
+        caption_justify="left",
+        caption="Elo, its 95 % interval and LOS from pairs; T/C/I/P: losses by "
+        "time, crash, illegal forfeit, protocol error",
+    )
+    for name, justify in (
+        ("#", "right"),
+        ("Engine", "left"),
+        ("Matches", "right"),
+        ("W-L-D", "right"),
+        ("Score", "right"),
+        ("Pairs", "right"),
+        ("Elo (95%)", "right"),
+        ("LOS", "right"),
+        ("T/C/I/P", "right"),
+        ("Aborted", "right"),
+    ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for rank, (name, s) in enumerate(ranked, start=1):
-        table.add_row(str(rank), name, str(s.matches), f"{s.wins}-{s.losses}-{s.draws}",
-                      _pct(s.trinomial.score), str(s.estimate.samples), fmt_elo(s),
-                      _pct(s.pentanomial.los) if s.estimate.samples else "-", _faults(s),
-                      str(s.aborted))  # fmt: skip
+        table.add_row(
+            str(rank),
+            name,
+            str(s.matches),
+            f"{s.wins}-{s.losses}-{s.draws}",
+            _pct(s.trinomial.score),
+            str(s.estimate.samples),
+            fmt_elo(s),
+            _pct(s.pentanomial.los) if s.estimate.samples else "-",
+            _faults(s),
+            str(s.aborted),
+        )
     return table
 
 
 def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
-    table = Table(title="Pairings (from the first engine's side)", title_justify="left",
-                  caption="Adj.: matches ended at the round limit; T/C/I/P: the first · the "
-                          "second engine's losses by time, crash, illegal, protocol",
-                  caption_justify="left")  # fmt: skip
-    for name in ("Pairing", "W-L-D", "Score", "Ptnml(0-2)", "Elo (95%)", "LOS",
-                 "Adj.", "T/C/I/P", "Aborted"):  # fmt: skip
-        table.add_column(name, justify="left" if name == "Pairing" else "right",
-                         no_wrap=name in ("W-L-D", "Ptnml(0-2)"),
-                         min_width=12 if name == "Pairing" else None)
+    table = Table(
+        title="Pairings (from the first engine's side)",
+        title_justify="left",
+        caption="Adj.: matches ended at the round limit; T/C/I/P: the first · the "
+        "second engine's losses by time, crash, illegal, protocol",
+        caption_justify="left",
+    )
+    for name in (
+        "Pairing",
+        "W-L-D",
+        "Score",
+        "Ptnml(0-2)",
+        "Elo (95%)",
+        "LOS",
+        "Adj.",
+        "T/C/I/P",
+        "Aborted",
+    ):
+        table.add_column(
+            name,
+            justify="left" if name == "Pairing" else "right",
+            no_wrap=name in ("W-L-D", "Ptnml(0-2)"),
+            min_width=12 if name == "Pairing" else None,
+        )
     if sprt is not None:
         table.add_column("SPRT LLR", justify="right")
     for p in standings.pairs.values():
         s = p.side
-        row = [str(p.pairing), f"{s.wins}-{s.losses}-{s.draws}", _pct(s.trinomial.score),
-               " ".join(map(str, s.pentanomial.counts)), fmt_elo(s),
-               _pct(s.pentanomial.los) if s.estimate.samples else "-",
-               str(s.adjudications), f"{_faults(s)} · {_faults(s, opponent=True)}",
-               str(s.aborted)]  # fmt: skip
+        row = [
+            str(p.pairing),
+            f"{s.wins}-{s.losses}-{s.draws}",
+            _pct(s.trinomial.score),
+            " ".join(map(str, s.pentanomial.counts)),
+            fmt_elo(s),
+            _pct(s.pentanomial.los) if s.estimate.samples else "-",
+            str(s.adjudications),
+            f"{_faults(s)} · {_faults(s, opponent=True)}",
+            str(s.aborted),
+        ]
         if sprt is not None:
             row.append(sprt_text(sprt, p))
         table.add_row(*row)
@@ -94,9 +153,7 @@ def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
 
 def sprt_text(sprt: Sprt, p: PairStats) -> str:
     d = sprt_dict(sprt, p.side.pentanomial)
-    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "continue": "continue"}[
-        str(d["status"])
-    ]
+    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "continue": "continue"}[str(d["status"])]
     return f"{d['llr']:.2f} ({d['lower']:.2f}, {d['upper']:.2f}) {verdict}"
 
 

@@ -14,5 +14,12 @@ from .writer import (
     default_salt,
 )
 
-__all__ = ["FORMAT", "SaltSource", "TranscriptWriter", "canonical_json", "commitment",
-           "counter_salt", "default_salt"]
+__all__ = [
+    "FORMAT",
+    "SaltSource",
+    "TranscriptWriter",
+    "canonical_json",
+    "commitment",
+    "counter_salt",
+    "default_salt",
+]

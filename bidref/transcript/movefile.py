@@ -94,9 +94,16 @@ class MoveFile:
 
 
 _PLAYER_RE = re.compile(r"^(?:player\s*)?([ab])\s*(?::|\)|\.|\s)\s*", re.IGNORECASE)
-_KEYS = {"seed": "seed", "balances": "balances", "balance": "balances",
-         "maxrounds": "max_rounds", "rounds": "max_rounds", "handa": "hand_a",
-         "handb": "hand_b", "boneyard": "boneyard"}
+_KEYS = {
+    "seed": "seed",
+    "balances": "balances",
+    "balance": "balances",
+    "maxrounds": "max_rounds",
+    "rounds": "max_rounds",
+    "handa": "hand_a",
+    "handb": "hand_b",
+    "boneyard": "boneyard",
+}
 _ROUND_RE = re.compile(r"^round\s+(\S+?)\s*:?\s*$", re.IGNORECASE)
 _INT_RE = re.compile(r"^[+-]?[0-9]{1,30}$")
 _NAT_RE = re.compile(r"^[0-9]{1,9}$")
@@ -137,11 +144,16 @@ def _parse_text(text: str) -> MoveFile:
             continue
         if key is not None:
             if mf.entries and any(e.kind == "action" for e in mf.entries):
-                raise MoveFileError(lineno, col0, f"'{stripped}' is a header line after the "
-                                    "first action: move it to the top of the file")
+                raise MoveFileError(
+                    lineno,
+                    col0,
+                    f"'{stripped}' is a header line after the "
+                    "first action: move it to the top of the file",
+                )
             if key in mf.header_lines:
-                raise MoveFileError(lineno, col0, f"'{key}' is given twice (first on line "
-                                    f"{mf.header_lines[key]})")
+                raise MoveFileError(
+                    lineno, col0, f"'{key}' is given twice (first on line {mf.header_lines[key]})"
+                )
             mf.header_lines[key] = lineno
             _header_value(mf, key, value, lineno, vcol)
             continue
@@ -179,12 +191,20 @@ def _header_value(mf: MoveFile, key: str, value: str, line: int, col: int) -> No
     else:
         parts = [p for p in re.split(r"[\s,/\-–]+", value) if p]
         if len(parts) != 2 or not all(_NAT_RE.match(p) for p in parts):
-            raise MoveFileError(line, col, f"balances {value!r}: give two whole numbers "
-                                "adding up to 300, e.g. 'balances: 165 135'")
+            raise MoveFileError(
+                line,
+                col,
+                f"balances {value!r}: give two whole numbers "
+                "adding up to 300, e.g. 'balances: 165 135'",
+            )
         a, b = int(parts[0]), int(parts[1])
         if a + b != 300 or a <= 0 or b <= 0:
-            raise MoveFileError(line, col, f"balances {a} and {b} are not possible: both must "
-                                "be positive and add up to 300 (RULES.md §1)")
+            raise MoveFileError(
+                line,
+                col,
+                f"balances {a} and {b} are not possible: both must "
+                "be positive and add up to 300 (RULES.md §1)",
+            )
         mf.balances = (a, b)
 
 
@@ -202,10 +222,16 @@ def _close_block(mf: MoveFile, block: dict[str, tuple[int, int, str]]) -> None:
     first = min(v[0] for v in block.values())
     for needed, name in (("hand_a", "hand A"), ("hand_b", "hand B")):
         if needed not in block:
-            raise MoveFileError(first, 1, f"this deal has no '{name}:' line: a deal gives both "
-                                "hands (and optionally the boneyard in draw order)")
-    hands = (_tiles(block["hand_a"][2], *block["hand_a"][:2]),
-             _tiles(block["hand_b"][2], *block["hand_b"][:2]))
+            raise MoveFileError(
+                first,
+                1,
+                f"this deal has no '{name}:' line: a deal gives both "
+                "hands (and optionally the boneyard in draw order)",
+            )
+    hands = (
+        _tiles(block["hand_a"][2], *block["hand_a"][:2]),
+        _tiles(block["hand_b"][2], *block["hand_b"][:2]),
+    )
     bone = None
     if "boneyard" in block:
         bone = _tiles(block["boneyard"][2], *block["boneyard"][:2])
@@ -214,8 +240,9 @@ def _close_block(mf: MoveFile, block: dict[str, tuple[int, int, str]]) -> None:
     mf.entries.append(Entry(first, 1, "deal", number=len(mf.deals)))
 
 
-def _deal_spec(line: int, hands: tuple[tuple[Tile, ...], tuple[Tile, ...]],
-               bone: tuple[Tile, ...] | None) -> DealSpec:
+def _deal_spec(
+    line: int, hands: tuple[tuple[Tile, ...], tuple[Tile, ...]], bone: tuple[Tile, ...] | None
+) -> DealSpec:
     for who, h in zip("AB", hands, strict=True):
         if len(h) != 7:
             raise MoveFileError(line, 1, f"hand {who} has {len(h)} tiles; each hand has 7")
@@ -223,12 +250,17 @@ def _deal_spec(line: int, hands: tuple[tuple[Tile, ...], tuple[Tile, ...]],
     seen: set[Tile] = set()
     for t in everything:
         if t in seen:
-            raise MoveFileError(line, 1, f"tile {t} is dealt twice; each of the 28 tiles is "
-                                "dealt once")
+            raise MoveFileError(
+                line, 1, f"tile {t} is dealt twice; each of the 28 tiles is dealt once"
+            )
         seen.add(t)
     if bone is not None and len(bone) != 14:
-        raise MoveFileError(line, 1, f"the boneyard has {len(bone)} tiles; it has 14 (leave the "
-                            "line out to take the order from the draws, 'draw 3-6')")
+        raise MoveFileError(
+            line,
+            1,
+            f"the boneyard has {len(bone)} tiles; it has 14 (leave the "
+            "line out to take the order from the draws, 'draw 3-6')",
+        )
     return DealSpec(line, (tuple(sorted(hands[0])), tuple(sorted(hands[1]))), bone)
 
 
@@ -240,10 +272,10 @@ def _parse_entry(text: str, line: int, col: int) -> Entry:
         return Entry(line, col, "round", text, number=int(m.group(1)))
     player: int | None = None
     pm = _PLAYER_RE.match(text)
-    if pm and text[pm.end():].strip():
+    if pm and text[pm.end() :].strip():
         player = "ab".index(pm.group(1).lower())
         col += pm.end()
-        text = text[pm.end():]
+        text = text[pm.end() :]
     words = text.lower().split()
     if words == ["pass"]:
         return Entry(line, col, "pass", text, player=player)
@@ -258,8 +290,9 @@ def _parse_entry(text: str, line: int, col: int) -> Entry:
     except NotationError as e:
         raise MoveFileError(line, col + _quoted_col(text, str(e)), str(e)) from None
     except ValueError:  # a number int() cannot read, e.g. a superscript digit
-        raise MoveFileError(line, col, f"{text!r} is not an action in bidref notation: "
-                            "see `bidref notation`") from None
+        raise MoveFileError(
+            line, col, f"{text!r} is not an action in bidref notation: see `bidref notation`"
+        ) from None
     return Entry(line, col, "action", text, action, player)
 
 
@@ -302,15 +335,15 @@ def _parse_json(text: str) -> MoveFile:
     except _DuplicateKey as e:
         first = text.find(json.dumps(e.key))
         second = text.find(json.dumps(e.key), first + 1)
-        raise MoveFileError(*_line_of(text, max(second, 0)),
-                            f"{e.key!r} is given twice") from None
+        raise MoveFileError(*_line_of(text, max(second, 0)), f"{e.key!r} is given twice") from None
     except json.JSONDecodeError as e:
         raise MoveFileError(e.lineno, e.colno, f"not valid JSON: {e.msg}") from None
     except RecursionError:
         raise MoveFileError(1, 1, "the JSON is nested too deeply") from None
     if not isinstance(data, dict):
-        raise MoveFileError(1, 1, "a JSON move file is one object with 'seed' or 'deals', "
-                            "and 'actions'")
+        raise MoveFileError(
+            1, 1, "a JSON move file is one object with 'seed' or 'deals', and 'actions'"
+        )
 
     def where(key: str) -> tuple[int, int]:
         pos = text.find(json.dumps(key))
@@ -319,8 +352,9 @@ def _parse_json(text: str) -> MoveFile:
     known = {"seed", "balances", "max_rounds", "deals", "actions"}
     for key in data:
         if key not in known:
-            raise MoveFileError(*where(key), f"unknown key {key!r}: use "
-                                + ", ".join(sorted(known)))
+            raise MoveFileError(
+                *where(key), f"unknown key {key!r}: use " + ", ".join(sorted(known))
+            )
     mf = MoveFile()
     for key in ("seed", "max_rounds"):
         if key in data:
@@ -330,8 +364,11 @@ def _parse_json(text: str) -> MoveFile:
             _header_value(mf, key, str(v), *where(key))
     if "balances" in data:
         v = data["balances"]
-        if (not isinstance(v, list) or len(v) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+        if (
+            not isinstance(v, list)
+            or len(v) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+        ):
             raise MoveFileError(*where("balances"), "'balances' must be two whole numbers")
         _header_value(mf, "balances", f"{v[0]} {v[1]}", *where("balances"))
     deals = data.get("deals", [])
@@ -339,13 +376,15 @@ def _parse_json(text: str) -> MoveFile:
         raise MoveFileError(*where("deals"), "'deals' must be a list of deals")
     dline, _ = where("deals")
     for i, d in enumerate(deals):
-        if not isinstance(d, dict) or not isinstance(d.get("hands"), list) \
-                or len(d["hands"]) != 2:
-            raise MoveFileError(dline, 1, f"deal {i + 1} must be an object with 'hands': "
-                                "[hand A, hand B] and optionally 'boneyard'")
+        if not isinstance(d, dict) or not isinstance(d.get("hands"), list) or len(d["hands"]) != 2:
+            raise MoveFileError(
+                dline,
+                1,
+                f"deal {i + 1} must be an object with 'hands': "
+                "[hand A, hand B] and optionally 'boneyard'",
+            )
         hands = (_json_tiles(d["hands"][0], dline, text), _json_tiles(d["hands"][1], dline, text))
-        bone = (_json_tiles(d["boneyard"], dline, text) if d.get("boneyard") is not None
-                else None)
+        bone = _json_tiles(d["boneyard"], dline, text) if d.get("boneyard") is not None else None
         mf.deals.append(_deal_spec(dline, hands, bone))
     actions = data.get("actions", [])
     if not isinstance(actions, list):
@@ -353,8 +392,10 @@ def _parse_json(text: str) -> MoveFile:
     pos = max(text.find('"actions"'), 0)
     for i, a in enumerate(actions):
         if not isinstance(a, str):
-            raise MoveFileError(*_line_of(text, pos), f"action {i + 1} must be a string "
-                                "in bidref notation, e.g. \"play 1-3 1-1:branch_b\"")
+            raise MoveFileError(
+                *_line_of(text, pos),
+                f'action {i + 1} must be a string in bidref notation, e.g. "play 1-3 1-1:branch_b"',
+            )
         found = text.find(json.dumps(a), pos)
         if found < 0:  # escaped differently; fall back to the last known place
             found = pos
@@ -378,8 +419,11 @@ def _json_tiles(value: object, line: int, text: str) -> tuple[Tile, ...]:
         try:
             if isinstance(t, str):
                 out.append(parse_tile(t))
-            elif (isinstance(t, list) and len(t) == 2
-                  and all(isinstance(x, int) and not isinstance(x, bool) for x in t)):
+            elif (
+                isinstance(t, list)
+                and len(t) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in t)
+            ):
                 out.append(parse_tile(f"{t[0]}-{t[1]}"))
             else:
                 raise NotationError(f"{t!r} is not a tile: write '3-6' or [3, 6]")

@@ -73,8 +73,9 @@ def read_transcript(data: bytes) -> ReadResult:
             out.problem = LineProblem(i, f"{what}: {e}")
             return out
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-            out.problem = LineProblem(i, "not a transcript line: expected a JSON object with "
-                                      "a 'type'")
+            out.problem = LineProblem(
+                i, "not a transcript line: expected a JSON object with a 'type'"
+            )
             return out
         out.lines.append(Line(i, obj))
     return out

@@ -52,8 +52,15 @@ class Problem:
     where: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"kind": self.kind, "line": self.line, "col": self.col, "message": self.message,
-                "action": self.action, "rule": self.rule, "where": self.where}
+        return {
+            "kind": self.kind,
+            "line": self.line,
+            "col": self.col,
+            "message": self.message,
+            "action": self.action,
+            "rule": self.rule,
+            "where": self.where,
+        }
 
     def format(self, filename: str) -> str:
         """``FILE:LINE: illegal: …`` or ``FILE:LINE:COL: …`` for malformed input."""
@@ -74,9 +81,16 @@ class RoundResult:
     balances: tuple[int, int]  # after the round's settlement
 
     def to_dict(self) -> dict[str, object]:
-        return {"round": self.round, "opening": self.opening, "jockey": self.jockey,
-                "reason": self.reason, "winner": self.winner, "pips": list(self.pips),
-                "payout": self.payout, "balances": list(self.balances)}
+        return {
+            "round": self.round,
+            "opening": self.opening,
+            "jockey": self.jockey,
+            "reason": self.reason,
+            "winner": self.winner,
+            "pips": list(self.pips),
+            "payout": self.payout,
+            "balances": list(self.balances),
+        }
 
 
 @dataclass
@@ -122,8 +136,9 @@ def validate_bytes(data: bytes) -> Verdict:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        return Verdict(False, Problem("malformed", line, col,
-                                      f"not UTF-8 text (byte 0x{data[e.start]:02x})"))
+        return Verdict(
+            False, Problem("malformed", line, col, f"not UTF-8 text (byte 0x{data[e.start]:02x})")
+        )
     return validate_text(text)
 
 
@@ -170,16 +185,28 @@ class _Run:
             elif isinstance(ev, RoundEnded):
                 opening, jockey = self.opening.get(ev.round, ("forced", None))
                 bal = (self.m.balances[0], self.m.balances[1])  # after settlement
-                v.rounds.append(RoundResult(ev.round, opening, jockey, ev.reason, ev.winner,
-                                            ev.pips, ev.payout, bal))
+                v.rounds.append(
+                    RoundResult(
+                        ev.round, opening, jockey, ev.reason, ev.winner, ev.pips, ev.payout, bal
+                    )
+                )
             elif isinstance(ev, MatchEnded):
                 v.result = ev
 
-    def fail(self, kind: ProblemKind, e: Entry, message: str, *, col: int | None = None,
-             rule: str | None = None, where: str | None = None) -> Verdict:
+    def fail(
+        self,
+        kind: ProblemKind,
+        e: Entry,
+        message: str,
+        *,
+        col: int | None = None,
+        rule: str | None = None,
+        where: str | None = None,
+    ) -> Verdict:
         self.verdict.ok = False
-        self.verdict.problem = Problem(kind, e.line, col if col is not None else e.col, message,
-                                       e.text or None, rule, where)
+        self.verdict.problem = Problem(
+            kind, e.line, col if col is not None else e.col, message, e.text or None, rule, where
+        )
         return self.finish()
 
     def finish(self) -> Verdict:
@@ -201,44 +228,80 @@ class _Run:
         m = self.m
         if e.kind == "deal":
             if m.over:
-                return self.fail("malformed", e, f"a deal for round {e.number}, but the match "
-                                 "is over: remove it")
+                return self.fail(
+                    "malformed", e, f"a deal for round {e.number}, but the match is over: remove it"
+                )
             if m.round_number != e.number or m.round_actions:
-                return self.fail("malformed", e, f"the deal for round {e.number} is given here, "
-                                 f"but round {m.round_number} is in play: put each deal just "
-                                 "before its round's first action")
+                return self.fail(
+                    "malformed",
+                    e,
+                    f"the deal for round {e.number} is given here, "
+                    f"but round {m.round_number} is in play: put each deal just "
+                    "before its round's first action",
+                )
             return None
         if e.kind == "round":
             if m.round_number != e.number:
-                return self.fail("mismatch", e, f"the file says round {e.number}, but the game "
-                                 f"is in round {m.round_number} ({m.where()})")
+                return self.fail(
+                    "mismatch",
+                    e,
+                    f"the file says round {e.number}, but the game "
+                    f"is in round {m.round_number} ({m.where()})",
+                )
             return None
         undealt = not m.over and m.round_number in self.undealt
         if undealt and (e.kind != "pass" or not self.pending_passes):
-            return self.fail("malformed", e, f"no deal given for round {m.round_number}: "
-                             "give its deal ('hand A:', 'hand B:') just before this line, "
-                             "or a 'seed:' at the top")
+            return self.fail(
+                "malformed",
+                e,
+                f"no deal given for round {m.round_number}: "
+                "give its deal ('hand A:', 'hand B:') just before this line, "
+                "or a 'seed:' at the top",
+            )
         if e.kind == "pass":
             if not self.pending_passes:
-                return self.fail("illegal", e, f"'pass' {m.where()}: a pass is forced and "
-                                 "happens only when a player can neither play nor draw; "
-                                 "there is no pass here", rule="§5", where=m.where())
+                return self.fail(
+                    "illegal",
+                    e,
+                    f"'pass' {m.where()}: a pass is forced and "
+                    "happens only when a player can neither play nor draw; "
+                    "there is no pass here",
+                    rule="§5",
+                    where=m.where(),
+                )
             who = self.pending_passes.pop(0)
             if e.player is not None and e.player != who:
-                return self.fail("mismatch", e, f"the forced pass here is player "
-                                 f"{'AB'[who]}'s, not {'AB'[e.player]}'s")
+                return self.fail(
+                    "mismatch",
+                    e,
+                    f"the forced pass here is player {'AB'[who]}'s, not {'AB'[e.player]}'s",
+                )
             return None
         assert e.action is not None
         self.pending_passes = []
         if isinstance(e.action, Draw) and self.inferred():
             if e.drawn is None:
-                return self.fail("malformed", e, "this round's deal has no 'boneyard:' line, "
-                                 "so every draw must name its tile, e.g. 'draw 3-6'")
+                return self.fail(
+                    "malformed",
+                    e,
+                    "this round's deal has no 'boneyard:' line, "
+                    "so every draw must name its tile, e.g. 'draw 3-6'",
+                )
             if e.drawn not in m.boneyard and m.legal_actions() and Draw() in m.legal_actions():
-                holder = ("in hand A" if e.drawn in m.hands[0] else "in hand B"
-                          if e.drawn in m.hands[1] else "on the table")
-                return self.fail("illegal", e, f"'{e.text}' {m.where()}: {e.drawn} is not in "
-                                 f"the boneyard, it is {holder}", rule="§2", where=m.where())
+                holder = (
+                    "in hand A"
+                    if e.drawn in m.hands[0]
+                    else "in hand B"
+                    if e.drawn in m.hands[1]
+                    else "on the table"
+                )
+                return self.fail(
+                    "illegal",
+                    e,
+                    f"'{e.text}' {m.where()}: {e.drawn} is not in the boneyard, it is {holder}",
+                    rule="§2",
+                    where=m.where(),
+                )
             if e.drawn in m.boneyard:
                 # The order of an unknown boneyard is the order of the draws.
                 m.arrange_next_draw(e.drawn)
@@ -247,8 +310,13 @@ class _Run:
         try:
             events = m.apply(e.action, e.player)
         except IllegalActionError as err:
-            return self.fail("illegal", e, f"{err.action!r} {err.where}: {err.reason} "
-                             f"(RULES.md {err.rule})", rule=err.rule, where=err.where)
+            return self.fail(
+                "illegal",
+                e,
+                f"{err.action!r} {err.where}: {err.reason} (RULES.md {err.rule})",
+                rule=err.rule,
+                where=err.where,
+            )
         except RulesError as err:  # e.g. no deal for the next round
             return self.fail("malformed", e, f"after '{e.text}': {err}")
         self.verdict.actions += 1
@@ -257,23 +325,36 @@ class _Run:
         placed = next((ev for ev in events if isinstance(ev, Placed)), None)
         if placed is not None:
             text = f"{'AB'[placed.player]}: {placed.action_text()} (count {placed.count})"
-            self.verdict.pictures.append((e.line, round_before, text, layout_before.copy(),
-                                          placed.tile))
+            self.verdict.pictures.append(
+                (e.line, round_before, text, layout_before.copy(), placed.tile)
+            )
         self.take(events)
         if e.drawn is not None:
             drew = next((ev for ev in events if isinstance(ev, Drew)), None)
             if drew is not None and drew.tile is not e.drawn:
-                return self.fail("mismatch", e, f"the file says {e.drawn} was drawn, but the "
-                                 f"deal's boneyard gives {drew.tile} here")
+                return self.fail(
+                    "mismatch",
+                    e,
+                    f"the file says {e.drawn} was drawn, but the "
+                    f"deal's boneyard gives {drew.tile} here",
+                )
         return None
 
 
 def validate_move_file(mf: MoveFile) -> Verdict:
     """Play a parsed move file through the rules core."""
     if not mf.deals and mf.seed is None:
-        return Verdict(False, Problem("malformed", 1, 1, "the file gives no deal: write "
-                                      "'seed: N', or the hands ('hand A:', 'hand B:') and "
-                                      "optionally the 'boneyard:' at the top"))
+        return Verdict(
+            False,
+            Problem(
+                "malformed",
+                1,
+                1,
+                "the file gives no deal: write "
+                "'seed: N', or the hands ('hand A:', 'hand B:') and "
+                "optionally the 'boneyard:' at the top",
+            ),
+        )
     try:
         config = MatchConfig(mf.balances or (150, 150), mf.max_rounds)
         given = listed_deals([_deal_of(s) for s in mf.deals], then_seed=mf.seed)

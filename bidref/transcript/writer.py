@@ -83,8 +83,7 @@ class TranscriptWriter:
         seq = self.seq
         self.seq += 1
         if self._f is not None:
-            self._held.append(
-                _dumps({"type": kind, "seq": seq, "t_ns": t - self.origin, **fields}))
+            self._held.append(_dumps({"type": kind, "seq": seq, "t_ns": t - self.origin, **fields}))
             if flush:
                 self.flush()
         return seq
@@ -98,7 +97,8 @@ class TranscriptWriter:
         self.seq += 1
         if self._f is not None:
             self._held.append(
-                f'{{"type":"{kind}","seq":{seq},"t_ns":{t - self.origin},{fields_json}}}')
+                f'{{"type":"{kind}","seq":{seq},"t_ns":{t - self.origin},{fields_json}}}'
+            )
             if flush:
                 self.flush()
         return seq
@@ -112,7 +112,7 @@ class TranscriptWriter:
             self._held = []
             while data:  # a regular file takes it all at once; a pipe may not
                 n = f.write(data)
-                data = data[n or 0:]
+                data = data[n or 0 :]
 
     def private(self, seq: int, kind: str, fields: dict[str, Any]) -> None:
         """Hold a private item (belonging to line ``seq``) until the round's reveal."""
@@ -124,12 +124,16 @@ class TranscriptWriter:
         self._seed = (seed, salt)
         return commitment(salt, {"seed": seed})
 
-    def start_round(self, t: int, round_number: int, deal: dict[str, object],
-                    fields: dict[str, Any]) -> int:
+    def start_round(
+        self, t: int, round_number: int, deal: dict[str, object], fields: dict[str, Any]
+    ) -> int:
         salt = self.salt().hex()
         self._round = (round_number, salt, deal)
-        return self.write("round_start", t, {"round": round_number,
-                                            "deal_commitment": commitment(salt, deal), **fields})
+        return self.write(
+            "round_start",
+            t,
+            {"round": round_number, "deal_commitment": commitment(salt, deal), **fields},
+        )
 
     def reveal_round(self, t: int) -> None:
         """Append the open round's deal, salt and private items (no-op if none is open)."""
@@ -138,8 +142,9 @@ class TranscriptWriter:
         rnd, salt, deal = self._round
         self._round = None
         private, self._private = self._private, []
-        self.write("round_reveal", t, {"round": rnd, "salt": salt, "deal": deal,
-                                       "private": private})
+        self.write(
+            "round_reveal", t, {"round": rnd, "salt": salt, "deal": deal, "private": private}
+        )
 
     def reveal_seed(self, t: int) -> None:
         if self._seed is not None:

@@ -94,7 +94,7 @@ class TerminalKeys:
         except UnicodeDecodeError as e:
             # A multi-byte character split across reads: keep its start for later.
             text = data[: e.start].decode("utf-8", "replace")
-            self._pending = data[e.start:] if len(data) - e.start < 4 else b""
+            self._pending = data[e.start :] if len(data) - e.start < 4 else b""
         return text
 
 
@@ -134,8 +134,7 @@ class LineEditor:
             if self._escape:
                 self._escape += ch
                 # CSI sequences end with a letter or ~; a lone ESC + char ends at once.
-                if (len(self._escape) >= 2 and self._escape[1] != "[") or ch.isalpha() \
-                        or ch == "~":
+                if (len(self._escape) >= 2 and self._escape[1] != "[") or ch.isalpha() or ch == "~":
                     self._escape = ""
                 continue
             if ch == "\x1b":

@@ -18,12 +18,24 @@ from .screen import Clocks, LiveScreen, ScreenModel
 class LiveDisplay:
     """Use as a context manager around the match."""
 
-    def __init__(self, console: Console, clock: Callable[[], int], names: tuple[str, str],
-                 refresh_per_second: float = 4) -> None:
+    def __init__(
+        self,
+        console: Console,
+        clock: Callable[[], int],
+        names: tuple[str, str],
+        refresh_per_second: float = 4,
+    ) -> None:
         self.screen = LiveScreen(ScreenModel(names=names, clocks=Clocks((0, 0), 0)), clock)
-        self.live = Live(self.screen, console=console, screen=True, auto_refresh=True,
-                         refresh_per_second=refresh_per_second, redirect_stdout=False,
-                         redirect_stderr=False, transient=True)
+        self.live = Live(
+            self.screen,
+            console=console,
+            screen=True,
+            auto_refresh=True,
+            refresh_per_second=refresh_per_second,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            transient=True,
+        )
         self.last: ScreenModel = self.screen.model
 
     def __enter__(self) -> LiveDisplay:

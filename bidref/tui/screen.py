@@ -121,8 +121,10 @@ def _clock_table(m: ScreenModel, now: int) -> Table:
         bal = Text(f"{m.balances[p]:>3} points")
         clock = Text(f"bank {fmt_time(bank)}")
         if delay_left is not None:
-            clock = Text(f"delay {fmt_time(delay_left)} + bank {fmt_time(bank)}",
-                         style="bold green" if delay_left or bank > 10 * SECOND else "bold red")
+            clock = Text(
+                f"delay {fmt_time(delay_left)} + bank {fmt_time(bank)}",
+                style="bold green" if delay_left or bank > 10 * SECOND else "bold red",
+            )
         state = Text("")
         if delay_left is not None:
             state = Text("◀ clock running", style="bold yellow")
@@ -151,13 +153,15 @@ def _hand(m: ScreenModel) -> Text:
 
 
 def _legal(m: ScreenModel) -> RenderableType:
-    items = [Text.assemble((f"{i:>2}", "bold magenta"), " ", str(a))
-             for i, a in enumerate(m.legal, 1)]
+    items = [
+        Text.assemble((f"{i:>2}", "bold magenta"), " ", str(a)) for i, a in enumerate(m.legal, 1)
+    ]
     return Columns(items, padding=(0, 3), column_first=True)
 
 
-def _parts(m: ScreenModel, now: int, level: int = 0
-           ) -> tuple[list[RenderableType], RenderableType, list[RenderableType]]:
+def _parts(
+    m: ScreenModel, now: int, level: int = 0
+) -> tuple[list[RenderableType], RenderableType, list[RenderableType]]:
     """The screen as (top, picture, bottom). ``level`` 0 is the full screen; higher
     levels drop what a short terminal can spare (log lines, the layout's frame and
     legend, the caption of the legal actions)."""
@@ -175,15 +179,24 @@ def _parts(m: ScreenModel, now: int, level: int = 0
     if m.overlay is not None:
         picture = m.overlay
     elif level == 0:
-        picture = Panel(LayoutPicture(m.layout, last=m.last), title="layout",
-                        title_align="left", border_style="dim")
+        picture = Panel(
+            LayoutPicture(m.layout, last=m.last),
+            title="layout",
+            title_align="left",
+            border_style="dim",
+        )
     else:
         picture = LayoutPicture(m.layout, last=m.last, legend=level < 2)
     bottom: list[RenderableType] = [_hand(m)]
     if m.legal and m.overlay is None:
         if level == 0:
-            bottom.append(Text("Legal actions (type the number, the action, or a unique "
-                               "start; Tab completes):", style="dim"))
+            bottom.append(
+                Text(
+                    "Legal actions (type the number, the action, or a unique "
+                    "start; Tab completes):",
+                    style="dim",
+                )
+            )
         bottom.append(_legal(m))
     log_lines = (4, 2, 0)[min(level, 2)]
     if m.log and log_lines:
@@ -232,8 +245,10 @@ def fit(m: ScreenModel, now: int, console: Console, options: ConsoleOptions) -> 
     room = max(1, height - len(rows(*top, *bottom)))
     lines = rows(picture)
     if len(lines) > room:
-        lines = [*lines[: room - 1], [Segment("… (a taller terminal shows all of this)",
-                                              Style(dim=True))]]
+        lines = [
+            *lines[: room - 1],
+            [Segment("… (a taller terminal shows all of this)", Style(dim=True))],
+        ]
     return Group(*top, _Lines(lines), *bottom)
 
 

@@ -19,7 +19,7 @@ auction, log) and each human's own hand, and decides what the screen may show:
   player who just moved, there is no hand-over: that player's clock runs at once,
   and the hand shows at their Enter (the device may already be on its way).
 - **Input** (:meth:`PlaySession.ask`): read keys against the absolute deadline,
-  resolve the line (:mod:`bidref.players.entry`); a problem is shown and changes
+  resolve the line (:mod:`bidref.tui.entry`); a problem is shown and changes
   nothing; ``rules`` and ``help`` show text while the clock keeps running;
   Ctrl-C asks for confirmation and then resigns.
 - **While an engine thinks** (:meth:`PlaySession.watch`): Ctrl-C asks at once. A
@@ -39,10 +39,10 @@ from typing import Any, Final, Protocol
 
 from rich.text import Text
 
-from ..players.entry import Chosen, Command, Problem, complete, resolve
 from ..rules import Action, Draw, Layout, Open, Play, Tile, parse_action, tile
 from ..rules.clock import MILLISECOND
 from ..rules_text import rules_section, rules_text
+from .entry import Chosen, Command, Problem, complete, resolve
 from .keys import CTRL_C, EditEvent, Interrupt, Keys, LineEditor, Submit
 from .screen import Clocks, Running, ScreenModel, player_name
 
@@ -92,8 +92,15 @@ def _tiles(raw: Sequence[Sequence[int]]) -> tuple[Tile, ...]:
 class PlaySession:
     """The shared terminal of one match. ``humans``: the seats a person plays."""
 
-    def __init__(self, *, keys: Keys, display: Display, clock: Clock,
-                 humans: Sequence[int], names: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        *,
+        keys: Keys,
+        display: Display,
+        clock: Clock,
+        humans: Sequence[int],
+        names: tuple[str, str],
+    ) -> None:
         self.keys = keys
         self.display = display
         self.clock = clock
@@ -142,18 +149,40 @@ class PlaySession:
 
     # -- what the screen shows -------------------------------------------------------------
 
-    def model(self, *, prompt: str | None = None, overlay: object = None,
-              footer: str = "", legal: tuple[Action, ...] = ()) -> ScreenModel:
+    def model(
+        self,
+        *,
+        prompt: str | None = None,
+        overlay: object = None,
+        footer: str = "",
+        legal: tuple[Action, ...] = (),
+    ) -> ScreenModel:
         viewer = self.holder
         hand = self.hands.get(viewer) if viewer is not None else None
         return ScreenModel(
-            names=self.names, clocks=self.clocks, balances=self.balances, round=self.round,
-            turn=self.turn, drawn=self.drawn, phase=self.phase, layout=self.layout.copy(),
-            last=self.last, viewer=viewer,
-            hand=hand, hand_sizes=self.hand_sizes, boneyard=self.boneyard,
-            auction=self.auction, to_act=self.to_act, legal=legal, log=tuple(self.log),
-            message=self.message, message_style=self.message_style, prompt=prompt,
-            overlay=overlay, footer=footer)  # type: ignore[arg-type]
+            names=self.names,
+            clocks=self.clocks,
+            balances=self.balances,
+            round=self.round,
+            turn=self.turn,
+            drawn=self.drawn,
+            phase=self.phase,
+            layout=self.layout.copy(),
+            last=self.last,
+            viewer=viewer,
+            hand=hand,
+            hand_sizes=self.hand_sizes,
+            boneyard=self.boneyard,
+            auction=self.auction,
+            to_act=self.to_act,
+            legal=legal,
+            log=tuple(self.log),
+            message=self.message,
+            message_style=self.message_style,
+            prompt=prompt,
+            overlay=overlay,  # type: ignore[arg-type]
+            footer=footer,
+        )
 
     def show(self, **kw: Any) -> None:
         self.display.show(self.model(**kw))
@@ -169,8 +198,9 @@ class PlaySession:
         self.clocks = Clocks((bank_ms * MILLISECOND, bank_ms * MILLISECOND), self.delay)
         self.show()
 
-    def on_state(self, banks: tuple[int, int], to_act: int | None, balances: tuple[int, int],
-                 turn: int) -> None:
+    def on_state(
+        self, banks: tuple[int, int], to_act: int | None, balances: tuple[int, int], turn: int
+    ) -> None:
         """The referee's snapshot after an accepted action (its observer hook):
         exact banks; the clock of an engine to act is shown running from now."""
         now = self.clock()
@@ -217,14 +247,20 @@ class PlaySession:
                 if isinstance(ev, Interrupt):
                     self._watch_confirming = True
                     editor.clear()  # the answer to the question is what comes next
-                    self._note(self._confirm_text(seat) + " (The match ends once "
-                               f"{player_name(1 - seat)} has moved.)", "bold yellow")
+                    self._note(
+                        self._confirm_text(seat) + " (The match ends once "
+                        f"{player_name(1 - seat)} has moved.)",
+                        "bold yellow",
+                    )
                 elif self._watch_confirming:
                     self._watch_confirming = False
                     if ev.text.strip().lower() in ("y", "yes"):
-                        self._resign_later(seat, f"{player_name(seat)} resigns: the match "
-                                           f"ends as soon as {player_name(1 - seat)} "
-                                           f"({self.names[1 - seat]}) has moved.")
+                        self._resign_later(
+                            seat,
+                            f"{player_name(seat)} resigns: the match "
+                            f"ends as soon as {player_name(1 - seat)} "
+                            f"({self.names[1 - seat]}) has moved.",
+                        )
                         return
                     self._note(self._thinking_text(1 - seat), "dim")
         if (editor.text, self._watch_confirming) != before:
@@ -260,9 +296,14 @@ class PlaySession:
         elif "round_started" in kinds and self._continued_round < self.round:
             self._continued_round = self.round
             if not self.hot_seat:  # hot-seat: revealing the hand is the start
-                self._pause(seat, Text(f"Round {self.round} is dealt. The clocks stand "
-                                       "still until you start.", style="bold"),
-                            "Press Enter to start")
+                self._pause(
+                    seat,
+                    Text(
+                        f"Round {self.round} is dealt. The clocks stand still until you start.",
+                        style="bold",
+                    ),
+                    "Press Enter to start",
+                )
 
     def _private_effect(self, seat: int, ev: dict[str, Any]) -> None:
         kind = ev.get("kind")
@@ -314,9 +355,11 @@ class PlaySession:
             self.log.append(f"{who} passes (cannot play or draw)")
         elif kind == "transfer":
             self.balances = (ev["balances"][0], ev["balances"][1])
-            self.log.append(f"{player_name(ev['payer'])} pays {player_name(ev['payee'])} "
-                            f"{ev['amount']} ({ev['reason']}) → {self.balances[0]}–"
-                            f"{self.balances[1]}")
+            self.log.append(
+                f"{player_name(ev['payer'])} pays {player_name(ev['payee'])} "
+                f"{ev['amount']} ({ev['reason']}) → {self.balances[0]}–"
+                f"{self.balances[1]}"
+            )
         elif kind == "round_ended":
             self.log.append(f"— round {ev['round']} ends ({ev['reason']})")
             self.last_round_end = self._round_end_text(ev, final=True)
@@ -340,8 +383,15 @@ class PlaySession:
             t.append(" The clocks stand still until you continue.")
         return t
 
-    def on_request(self, seat: int, view: dict[str, Any], legal: Sequence[str],
-                   delay_left_ms: int, bank_ms: int, opponent_bank_ms: int) -> int:
+    def on_request(
+        self,
+        seat: int,
+        view: dict[str, Any],
+        legal: Sequence[str],
+        delay_left_ms: int,
+        bank_ms: int,
+        opponent_bank_ms: int,
+    ) -> int:
         """A request for ``seat``: returns the clock time the person's time starts."""
         self.hands[seat] = _tiles(view["hand"])
         self.legal[seat] = tuple(parse_action(a) for a in legal)
@@ -359,8 +409,7 @@ class PlaySession:
         if view["opening"] == "auction" and jockey is not None:
             self.auction = f"jockey {player_name(jockey)}"
             if bid is not None:
-                self.auction += (f" · standing bid {bid} by "
-                                 f"{player_name(view['auction']['bidder'])}")
+                self.auction += f" · standing bid {bid} by {player_name(view['auction']['bidder'])}"
         else:
             self.auction = "forced opening"
         banks = (bank_ms, opponent_bank_ms) if seat == 0 else (opponent_bank_ms, bank_ms)
@@ -376,8 +425,9 @@ class PlaySession:
             else:
                 self._hand_over(seat)
         start = self.clock()
-        self.clocks = Clocks(self.clocks.banks, self.delay,
-                             Running(seat, start, delay_left_ms * MILLISECOND))
+        self.clocks = Clocks(
+            self.clocks.banks, self.delay, Running(seat, start, delay_left_ms * MILLISECOND)
+        )
         self._note("")
         return start
 
@@ -388,11 +438,12 @@ class PlaySession:
         self._drain()  # a key typed by the previous player must not reveal anything
         name = f"{player_name(seat)} ({self.names[seat]})"
         text = Text(f"Hand over the device to player {name}.\n\n", style="bold yellow")
-        text.append(f"Player {name}: when the other player cannot see the screen, "
-                    "press Enter to reveal your hand.\nThe clocks stand still until then.")
+        text.append(
+            f"Player {name}: when the other player cannot see the screen, "
+            "press Enter to reveal your hand.\nThe clocks stand still until then."
+        )
         self._note("")
-        self._wait_enter(seat, text,
-                         f"Player {player_name(seat)}: press Enter to reveal your hand")
+        self._wait_enter(seat, text, f"Player {player_name(seat)}: press Enter to reveal your hand")
         if self.resign_pending is None:
             self.holder = self._device = seat
 
@@ -401,8 +452,9 @@ class PlaySession:
         self._drain()
         self._wait_enter(seat, overlay, footer)
 
-    def _wait_enter(self, seat: int, overlay: Text, footer: str,
-                    deadline: int | None = None) -> bool:
+    def _wait_enter(
+        self, seat: int, overlay: Text, footer: str, deadline: int | None = None
+    ) -> bool:
         """Wait for Enter; Ctrl-C may resign for ``seat`` (the player this wait is
         for). With no ``deadline`` the clocks stand still; with one, ``seat``'s clock
         runs and False means the time ran out first."""
@@ -418,8 +470,9 @@ class PlaySession:
                 if isinstance(ev, Interrupt):
                     confirming = True
                     editor.clear()  # the answer to the question is what comes next
-                    self._note(self._confirm_text(seat, running=deadline is not None),
-                               "bold yellow")
+                    self._note(
+                        self._confirm_text(seat, running=deadline is not None), "bold yellow"
+                    )
                 elif isinstance(ev, Submit):
                     if confirming:
                         if ev.text.strip().lower() in ("y", "yes"):
@@ -429,8 +482,7 @@ class PlaySession:
                         self._note("")
                     else:
                         return True
-            self.show(overlay=overlay, footer=footer,
-                      prompt=editor.text if confirming else None)
+            self.show(overlay=overlay, footer=footer, prompt=editor.text if confirming else None)
 
     def _read(self, editor: LineEditor, until: int) -> list[EditEvent]:
         """Feed typed keys to ``editor`` up to its first event; keys typed after it
@@ -454,8 +506,9 @@ class PlaySession:
 
     def _confirm_text(self, seat: int, running: bool = False) -> str:
         who = f"Player {player_name(seat)}: r" if self.hot_seat else "R"
-        return (f"{who}esign the match? Type y and Enter to resign, anything else to go on."
-                + (" (Your clock is running.)" if running else ""))
+        return f"{who}esign the match? Type y and Enter to resign, anything else to go on." + (
+            " (Your clock is running.)" if running else ""
+        )
 
     def _resign(self, seat: int) -> None:
         self.resigned = seat
@@ -481,8 +534,7 @@ class PlaySession:
         editor = LineEditor(lambda text: complete(text, legal))
         overlay: Text | None = None
         confirming = False
-        footer = ("number / action / Tab to complete · rules [topic] · help · "
-                  "Ctrl-C resigns")
+        footer = "number / action / Tab to complete · rules [topic] · help · Ctrl-C resigns"
         while True:
             self.show(prompt=editor.text, overlay=overlay, footer=footer, legal=legal)
             now = self.clock()
@@ -520,8 +572,10 @@ class PlaySession:
                         self._note(self._confirm_text(seat, running=True), "bold yellow")
                     else:
                         overlay = self._help_text(r.name, r.arg)
-                        self._note("The clock keeps running. Enter on an empty line closes "
-                                   "this text.", "yellow")
+                        self._note(
+                            "The clock keeps running. Enter on an empty line closes this text.",
+                            "yellow",
+                        )
                     continue
                 assert isinstance(r, Problem)
                 self._note(r.message)
@@ -531,14 +585,21 @@ class PlaySession:
         the hand at the player's Enter while the clock runs; False: time ran out."""
         name = f"{player_name(seat)} ({self.names[seat]})"
         other = player_name(1 - seat)
-        text = Text(f"{other} cannot play or draw and passes: it is player {name}'s turn "
-                    "again.\n\n", style="bold yellow")
-        text.append(f"Player {name}: press Enter to reveal your hand.\nThere is no "
-                    "hand-over, so your clock is running.")
+        text = Text(
+            f"{other} cannot play or draw and passes: it is player {name}'s turn again.\n\n",
+            style="bold yellow",
+        )
+        text.append(
+            f"Player {name}: press Enter to reveal your hand.\nThere is no "
+            "hand-over, so your clock is running."
+        )
         self._note("")
         revealed = self._wait_enter(
-            seat, text, f"Player {player_name(seat)}: press Enter to reveal your hand "
-                        "(your clock is running)", deadline)
+            seat,
+            text,
+            f"Player {player_name(seat)}: press Enter to reveal your hand (your clock is running)",
+            deadline,
+        )
         self._reveal = None
         if revealed and self.resign_pending is None:
             self.holder = self._device = seat
@@ -567,9 +628,12 @@ class PlaySession:
         section = rules_section(arg) if arg else ""
         if not arg or section == rules_text():  # no topic, or none that matches
             titles = [line[3:] for line in rules_text().splitlines() if line.startswith("## ")]
-            body = ("Sections: " + "; ".join(titles) +
-                    "\nType 'rules 7' or 'rules clock' for one section "
-                    "(`bidref rules` prints them all).")
+            body = (
+                "Sections: "
+                + "; ".join(titles)
+                + "\nType 'rules 7' or 'rules clock' for one section "
+                "(`bidref rules` prints them all)."
+            )
             if arg:
                 body = f"No rules section matches {arg!r}.\n" + body
             return Text(body)

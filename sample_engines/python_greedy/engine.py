@@ -77,12 +77,16 @@ def choose(msg: View) -> str:
     if view["phase"] == "auction":
         hand = [_tile(p) for p in view["hand"]]
         strength = sum(5 for t in hand if (t.low + t.high) % 5 == 0) + sum(
-            1 for t in hand if t.low == t.high)
+            1 for t in hand if t.low == t.high
+        )
         me = view["player"]
         credit = 15 if view["jockey"] == me else 0  # the jockey's own bid costs 15 less
         # Never a bid that would cost the whole balance: accepted, it loses the match.
-        bids = [a for a in legal if a.startswith("bid ")
-                and max(0, int(a.split()[1]) - credit) < view["balances"][me]]
+        bids = [
+            a
+            for a in legal
+            if a.startswith("bid ") and max(0, int(a.split()[1]) - credit) < view["balances"][me]
+        ]
         base = "accept" if "accept" in legal else "decline"
         if strength >= 11 and bids:
             cheapest = min(bids, key=lambda a: int(a.split()[1]))
@@ -101,8 +105,13 @@ def main() -> None:
         msg = json.loads(line)
         kind = msg.get("type")
         if kind == "hello":
-            reply = {"type": "hello", "name": "python_greedy", "author": "bidref samples",
-                     "version": "1", "protocol": "bidref/1"}
+            reply = {
+                "type": "hello",
+                "name": "python_greedy",
+                "author": "bidref samples",
+                "version": "1",
+                "protocol": "bidref/1",
+            }
         elif kind == "request":
             pending = (msg["id"], msg)
             reply = {"type": "action", "id": msg["id"], "action": choose(msg)}

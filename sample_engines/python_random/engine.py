@@ -26,8 +26,13 @@ def main() -> None:
         if kind == "hello":
             seed = msg.get("options", {}).get("seed", os.environ.get("BIDREF_RANDOM_SEED"))
             rng.seed(int(seed) if seed is not None else 1000 + int(msg["seat"]))
-            reply = {"type": "hello", "name": "python_random", "author": "bidref samples",
-                     "version": "1", "protocol": "bidref/1"}
+            reply = {
+                "type": "hello",
+                "name": "python_random",
+                "author": "bidref samples",
+                "version": "1",
+                "protocol": "bidref/1",
+            }
         elif kind == "request":
             pending = (msg["id"], list(msg["legal"]))
             reply = {"type": "action", "id": msg["id"], "action": rng.choice(msg["legal"])}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """The smallest useful engine on the bidref SDK: score now if it can."""
+
 import sys
 from pathlib import Path
 

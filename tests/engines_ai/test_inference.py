@@ -18,8 +18,13 @@ def _position_after_an_opponent_draw() -> tuple[Match, frozenset[int], int]:
                 seen[m.to_act].append(frozenset(m.layout.open_values()))
             m.apply(m.legal_actions()[0])
             p = m.to_act
-            if (m.phase is Phase.PLAY and m.round_number == 1 and seen[1 - p]
-                    and m.drawn_this_turn == 0 and len(m.hands[1 - p]) >= 4):
+            if (
+                m.phase is Phase.PLAY
+                and m.round_number == 1
+                and seen[1 - p]
+                and m.drawn_this_turn == 0
+                and len(m.hands[1 - p]) >= 4
+            ):
                 return m, seen[1 - p][-1], len(seen[1 - p])
     raise AssertionError("no such position")
 

@@ -41,8 +41,9 @@ def test_greedy_takes_the_most_points_now() -> None:
         if m.phase is not Phase.PLAY or len(m.legal_actions()) < 2:
             continue
         count = m.layout.count()
-        best = max(immediate_points(m.layout, count, a) for a in m.legal_actions()
-                   if isinstance(a, Play))
+        best = max(
+            immediate_points(m.layout, count, a) for a in m.legal_actions() if isinstance(a, Play)
+        )
         chosen = greedy_action(m)
         assert isinstance(chosen, Play)
         assert immediate_points(m.layout, count, chosen) == best
@@ -63,8 +64,9 @@ def _auction_position(own_balance: int) -> Match:
         while not m.over and m.round_number == 1:
             m.apply(greedy_action(m, rng))
         if not m.over and m.phase is Phase.AUCTION:
-            m.balances = [300 - own_balance, own_balance] if m.to_act else [
-                own_balance, 300 - own_balance]
+            m.balances = (
+                [300 - own_balance, own_balance] if m.to_act else [own_balance, 300 - own_balance]
+            )
             m._legal = None
             return m
     raise AssertionError("unreachable")
@@ -129,4 +131,6 @@ def test_search_plays_greedily_when_there_is_no_time() -> None:
     best = greedy_action(m)
     assert isinstance(a, Play) and isinstance(best, Play)
     assert (immediate_points(m.layout, count, a), a.tile.pips) == (
-        immediate_points(m.layout, count, best), best.tile.pips)
+        immediate_points(m.layout, count, best),
+        best.tile.pips,
+    )

@@ -12,11 +12,20 @@ from typing import IO, Any
 Hook = Callable[[dict[str, Any]], Any]
 
 
-def play(*, name: str = "broken", protocol: str | None = "bidref/1", out: IO[str] | None = None,
-         flush: bool = True, id_offset: int = 0, action: Hook | None = None,
-         on_request: Hook | None = None, exit_on_quit: bool = True,
-         stdout_noise: bool = False, id_as_text: bool = False,
-         answer_errors: bool = True) -> None:
+def play(
+    *,
+    name: str = "broken",
+    protocol: str | None = "bidref/1",
+    out: IO[str] | None = None,
+    flush: bool = True,
+    id_offset: int = 0,
+    action: Hook | None = None,
+    on_request: Hook | None = None,
+    exit_on_quit: bool = True,
+    stdout_noise: bool = False,
+    id_as_text: bool = False,
+    answer_errors: bool = True,
+) -> None:
     out = out or sys.stdout
     pending: dict[str, Any] | None = None
     last = ""
@@ -28,8 +37,11 @@ def play(*, name: str = "broken", protocol: str | None = "bidref/1", out: IO[str
 
     def answer(req: dict[str, Any], avoid: str = "") -> None:
         nonlocal last
-        choice = action(req) if action else next(
-            (a for a in req["legal"] if a != avoid), req["legal"][0])
+        choice = (
+            action(req)
+            if action
+            else next((a for a in req["legal"] if a != avoid), req["legal"][0])
+        )
         last = choice
         if stdout_noise:
             out.write(f"thinking about {choice}...\n")
@@ -48,8 +60,7 @@ def play(*, name: str = "broken", protocol: str | None = "bidref/1", out: IO[str
             if on_request:
                 on_request(msg)
             answer(msg)
-        elif kind == "error" and msg["code"] == "illegal" and pending is not None \
-                and answer_errors:
+        elif kind == "error" and msg["code"] == "illegal" and pending is not None and answer_errors:
             answer(pending, avoid=last)
         elif kind == "quit":
             if exit_on_quit:

@@ -1,4 +1,5 @@
 """Says hello with the wrong protocol version."""
+
 from _base import play
 
 play(name="bad_hello", protocol="bidref/0")

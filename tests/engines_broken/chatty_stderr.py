@@ -1,4 +1,5 @@
 """A correct engine that writes a lot to stderr (far more than a pipe holds)."""
+
 import sys
 
 from _base import play

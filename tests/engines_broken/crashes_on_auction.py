@@ -1,4 +1,5 @@
 """Exits with an error as soon as it is asked to bid."""
+
 import sys
 
 from _base import play

@@ -1,4 +1,5 @@
 """Exits at its third request after each start, whatever the position."""
+
 import sys
 
 from _base import play

@@ -1,4 +1,5 @@
 """Answers correctly, but when it must draw it never answers (stuck in a loop)."""
+
 import time
 
 from _base import play

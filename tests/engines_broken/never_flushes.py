@@ -1,4 +1,5 @@
 """Correct answers, but stdout is a block-buffered file that is never flushed."""
+
 import os
 
 from _base import play

@@ -1,4 +1,5 @@
 """Answers correctly, but when it must draw it thinks past the request's deadline."""
+
 import time
 
 from _base import play

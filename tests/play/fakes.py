@@ -11,19 +11,8 @@ from dataclasses import dataclass, field
 from bidref.engines import Eof, Incoming, Line
 from bidref.players.inprocess import InProcessSeat
 from bidref.rules import SECOND
+from bidref.testing import FakeClock
 from bidref.tui.screen import ScreenModel
-
-
-class FakeClock:
-    def __init__(self, t: int = 1_000 * SECOND) -> None:
-        self.t = t
-
-    def __call__(self) -> int:
-        return self.t
-
-    def advance(self, ns: int) -> None:
-        assert ns >= 0
-        self.t += ns
 
 
 class RecordingDisplay:
@@ -90,8 +79,7 @@ class BotKeys:
     def read(self, until: int) -> str:
         m = self.display.last
         sit = situation(m)
-        if sit is not None and sit not in self.done and (self.plan is None
-                                                         or self.plan[0] != sit):
+        if sit is not None and sit not in self.done and (self.plan is None or self.plan[0] != sit):
             todo = self.policy(m, sit)
             self.plan = None if todo is None else (sit, self.clock.t + todo[0], todo[1])
         if self.plan is None or self.plan[0] != sit:
@@ -146,18 +134,25 @@ class FirstLegalSeat(InProcessSeat):
     outbox: list[tuple[int, str]] = field(default_factory=list)  # (ready at, line)
     requests: list[tuple[int, int]] = field(default_factory=list)  # (round, sent at)
 
-
     def send(self, line: str) -> int:
         ready = self.clock.t + self.think
         for raw in line.split("\n"):
             msg = json.loads(raw)
             if msg["type"] == "hello":
-                self.outbox.append((ready, json.dumps({"type": "hello", "name": self.name,
-                                                       "protocol": "bidref/1"})))
+                self.outbox.append(
+                    (
+                        ready,
+                        json.dumps({"type": "hello", "name": self.name, "protocol": "bidref/1"}),
+                    )
+                )
             elif msg["type"] == "request":
                 self.requests.append((msg["view"]["round"], self.clock.t))
-                self.outbox.append((ready, json.dumps({"type": "action", "id": msg["id"],
-                                                       "action": msg["legal"][0]})))
+                self.outbox.append(
+                    (
+                        ready,
+                        json.dumps({"type": "action", "id": msg["id"], "action": msg["legal"][0]}),
+                    )
+                )
         return self.clock.t
 
     def receive(self, deadline: int | None) -> Incoming | None:

@@ -28,10 +28,20 @@ def clean(raw: str) -> str:
 
 
 def spawn(*args: str, rows: int = 60, cols: int = 140) -> pexpect.spawn:
-    return pexpect.spawn(BIDREF, ["play", *args], cwd=str(ROOT), encoding="utf-8",
-                         dimensions=(rows, cols), timeout=30,
-                         env={"PATH": "/usr/bin:/bin", "TERM": "xterm-256color",
-                              "COLUMNS": str(cols), "LINES": str(rows)})
+    return pexpect.spawn(
+        BIDREF,
+        ["play", *args],
+        cwd=str(ROOT),
+        encoding="utf-8",
+        dimensions=(rows, cols),
+        timeout=30,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "TERM": "xterm-256color",
+            "COLUMNS": str(cols),
+            "LINES": str(rows),
+        },
+    )
 
 
 def kind(screen: str) -> str | None:
@@ -102,8 +112,9 @@ class Screens:
 
     def next_question(self, done: set[tuple[str, str]], timeout: float = 20) -> tuple[str, str]:
         """Wait for a screen that asks something not answered yet; (kind, screen)."""
-        s = self.wait(lambda s: ((k := key(s)) is not None and k not in done) or self._ended(s),
-                      timeout)
+        s = self.wait(
+            lambda s: ((k := key(s)) is not None and k not in done) or self._ended(s), timeout
+        )
         k = key(s)
         if k is None:
             return "end", s

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["bidref.players.entry", "bidref.tui.keys"])
+@pytest.mark.parametrize("name", ["bidref.tui.entry", "bidref.tui.keys"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))
     assert result.attempted > 0 and result.failed == 0

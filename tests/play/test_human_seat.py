@@ -24,17 +24,24 @@ def _seat(script: list[tuple[int, str]]) -> tuple[FakeClock, RecordingDisplay, H
     clock = FakeClock(T0)
     display = RecordingDisplay(clock)
     display.show(ScreenModel(names=("a", "b"), clocks=Clocks((0, 0), 0)))
-    session = PlaySession(keys=ScriptKeys(clock, script), display=display, clock=clock,
-                          humans=[0], names=("human", "engine"))
+    session = PlaySession(
+        keys=ScriptKeys(clock, script),
+        display=display,
+        clock=clock,
+        humans=[0],
+        names=("human", "engine"),
+    )
     return clock, display, HumanSeat(session, 0)
 
 
 def test_hello_ping_request_error_quit() -> None:
     _clock, display, seat = _seat([(T0 + 2 * SECOND, "zz\n"), (T0 + 3 * SECOND, "1\n")])
-    settings = Settings(bank_ms=60_000, delay_ms=5_000, max_rounds=None, illegal="reject",
-                        startup_ms=10_000)
-    seat.send(encode(RefereeHello(bidref="0", rules="spectacular-bid/1", seat=0,
-                                  settings=settings)))
+    settings = Settings(
+        bank_ms=60_000, delay_ms=5_000, max_rounds=None, illegal="reject", startup_ms=10_000
+    )
+    seat.send(
+        encode(RefereeHello(bidref="0", rules="spectacular-bid/1", seat=0, settings=settings))
+    )
     hello = seat.receive(T0 + SECOND)
     assert isinstance(hello, Line) and json.loads(hello.text)["type"] == "hello"
     seat.send(encode(Ping(id=7)))
@@ -47,8 +54,11 @@ def test_hello_ping_request_error_quit() -> None:
     assert started == T0
     reply = seat.receive(T0 + 65 * SECOND)
     assert isinstance(reply, Line) and reply.t == T0 + 3 * SECOND
-    assert json.loads(reply.text) == {"type": "action", "id": 1,
-                                      "action": str(m.legal_actions()[0])}
+    assert json.loads(reply.text) == {
+        "type": "action",
+        "id": 1,
+        "action": str(m.legal_actions()[0]),
+    }
     assert any("'zz' is not an action" in mo.message for mo in display.models)
     # The referee's error reply is shown (the request stays pending).
     seat.send(encode(ErrorMsg(id=1, code="illegal", message="illegal action 'x'", rule="§5")))

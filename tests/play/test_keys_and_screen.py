@@ -76,22 +76,36 @@ def _model() -> ScreenModel:
     lay.place(tile(4, 6), point(tile(6, 6), Side.LINE_A))
     return ScreenModel(
         names=("human", "c_first"),
-        clocks=Clocks((120 * SECOND, 95 * SECOND), 10 * SECOND,
-                      Running(0, 50 * SECOND, 10 * SECOND)),
-        balances=(150, 150), round=1, turn=3, phase="play", layout=lay,
-        last=tile(4, 6), viewer=0,
+        clocks=Clocks(
+            (120 * SECOND, 95 * SECOND), 10 * SECOND, Running(0, 50 * SECOND, 10 * SECOND)
+        ),
+        balances=(150, 150),
+        round=1,
+        turn=3,
+        phase="play",
+        layout=lay,
+        last=tile(4, 6),
+        viewer=0,
         hand=tuple(parse_tile(t) for t in ("0-2", "0-4", "2-2", "4-4", "5-5")),
-        hand_sizes=(5, 5), boneyard=14, auction="forced opening", to_act=0,
-        legal=tuple(parse_action(a) for a in ("play 0-4 4-6:low", "play 4-4 4-6:low",
-                                               "play 2-2 6-6:line_b")),
+        hand_sizes=(5, 5),
+        boneyard=14,
+        auction="forced opening",
+        to_act=0,
+        legal=tuple(
+            parse_action(a) for a in ("play 0-4 4-6:low", "play 4-4 4-6:low", "play 2-2 6-6:line_b")
+        ),
         log=("B: open 6-6 — count 12", "A: play 4-6 6-6:line_a — count 16"),
-        message="'zz' is not an action", prompt="pla", footer="Ctrl-C resigns")
+        message="'zz' is not an action",
+        prompt="pla",
+        footer="Ctrl-C resigns",
+    )
 
 
 def _render(renderable: object, width: int = 90, height: int | None = None) -> str:
     out = io.StringIO()
-    console = Console(width=width, height=height or 100, file=out, color_system=None,
-                      legacy_windows=False)
+    console = Console(
+        width=width, height=height or 100, file=out, color_system=None, legacy_windows=False
+    )
     console.print(renderable)
     return out.getvalue()
 

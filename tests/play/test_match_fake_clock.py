@@ -24,19 +24,27 @@ HUMAN = EngineSpec(name="human", command=("human",))
 
 
 def _spec(seed: int, bank: float, delay: float, max_rounds: int | None) -> MatchSpec:
-    return MatchSpec(engines=(HUMAN, HUMAN), seed=seed,
-                     time_control=TimeControl.of_seconds(bank, delay), max_rounds=max_rounds,
-                     eager_events=True)
+    return MatchSpec(
+        engines=(HUMAN, HUMAN),
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank, delay),
+        max_rounds=max_rounds,
+        eager_events=True,
+    )
 
 
-def _setup(policy: Policy, humans: list[int]) -> tuple[FakeClock, RecordingDisplay, BotKeys,
-                                                      PlaySession]:
+def _setup(
+    policy: Policy, humans: list[int]
+) -> tuple[FakeClock, RecordingDisplay, BotKeys, PlaySession]:
     clock = FakeClock()
     display = RecordingDisplay(clock)
     display.show(ScreenModel(names=("a", "b"), clocks=Clocks((0, 0), 0)))
     keys = BotKeys(clock, display, policy)
-    names = ("human", "human") if len(humans) == 2 else (
-        ("human", "first") if humans == [0] else ("first", "human"))
+    names = (
+        ("human", "human")
+        if len(humans) == 2
+        else (("human", "first") if humans == [0] else ("first", "human"))
+    )
     session = PlaySession(keys=keys, display=display, clock=clock, humans=humans, names=names)
     return clock, display, keys, session
 
@@ -45,8 +53,9 @@ def _records(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def _true_hands(seed: int, max_rounds: int | None,
-                records: list[dict[str, object]]) -> dict[tuple[int, int, int], tuple[str, str]]:
+def _true_hands(
+    seed: int, max_rounds: int | None, records: list[dict[str, object]]
+) -> dict[tuple[int, int, int], tuple[str, str]]:
     """(round, turn, drawn) -> both hands as text, replaying the accepted actions."""
     m = Match.new(seed, MatchConfig(max_rounds=max_rounds))
     out: dict[tuple[int, int, int], tuple[str, str]] = {}
@@ -82,8 +91,10 @@ def test_hot_seat_match_clock_stands_still_during_hand_over(tmp_path: Path) -> N
     reveals = [k for k in keys.done if k[0] == "reveal"]
     assert len(reveals) >= 2
     # A draw keeps the turn and the device: no hand-over in the middle of a turn.
-    assert any(r["type"] == "event" and r["event"]["kind"] == "drew"  # type: ignore[index]
-               for r in recs)
+    assert any(
+        r["type"] == "event" and r["event"]["kind"] == "drew"  # type: ignore[index]
+        for r in recs
+    )
     assert all(k[4] == 0 for k in reveals)
 
     truth = _true_hands(11, 2, recs)
@@ -115,9 +126,13 @@ def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
     engine = FirstLegalSeat(clock)
     seats: list[Seat] = [engine, HumanSeat(session, 1)]
     path = tmp_path / "t.jsonl"
-    spec = MatchSpec(engines=(EngineSpec(name="first", command=("x",)), HUMAN), seed=4,
-                     time_control=TimeControl.of_seconds(2, 0.5), max_rounds=2,
-                     eager_events=True)
+    spec = MatchSpec(
+        engines=(EngineSpec(name="first", command=("x",)), HUMAN),
+        seed=4,
+        time_control=TimeControl.of_seconds(2, 0.5),
+        max_rounds=2,
+        eager_events=True,
+    )
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance"), outcome.summary()
     starts = [t for t, chars in keys.typed if chars == "\n"]
@@ -137,8 +152,12 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
 
     clock, display, _, session = _setup(policy, [0])
     seats: list[Seat] = [HumanSeat(session, 0), FirstLegalSeat(clock)]
-    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(1.5, 0.5), eager_events=True)
+    spec = MatchSpec(
+        engines=(HUMAN, EngineSpec(name="first", command=("x",))),
+        seed=3,
+        time_control=TimeControl.of_seconds(1.5, 0.5),
+        eager_events=True,
+    )
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert (outcome.winner, outcome.reason) == (1, "time")
@@ -146,7 +165,8 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
     recs = _records(path)
     assert [r["type"] for r in recs][-1] == "result"
     assert "time is out" in display.last.message or "time is out" in " ".join(
-        m.message for m in display.models)
+        m.message for m in display.models
+    )
 
 
 def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: Path) -> None:
@@ -168,9 +188,13 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
 
     clock, display, _, session = _setup(policy, [0])
     seats: list[Seat] = [HumanSeat(session, 0), FirstLegalSeat(clock)]
-    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(30, 2), max_rounds=1,
-                     eager_events=True)
+    spec = MatchSpec(
+        engines=(HUMAN, EngineSpec(name="first", command=("x",))),
+        seed=3,
+        time_control=TimeControl.of_seconds(30, 2),
+        max_rounds=1,
+        eager_events=True,
+    )
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance")
@@ -188,8 +212,12 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
     assert all(r["status"] == "accepted" for r in replies)
     first = next(r for r in replies if r["seat"] == 0)
     assert first["elapsed_ns"] == 5 * SECOND
-    assert first["charge"] == {"delay_used_ns": 2 * SECOND, "bank_used_ns": 3 * SECOND,
-                               "timed_out": False, "overrun_ns": 0}
+    assert first["charge"] == {
+        "delay_used_ns": 2 * SECOND,
+        "bank_used_ns": 3 * SECOND,
+        "timed_out": False,
+        "overrun_ns": 0,
+    }
 
 
 def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
@@ -203,8 +231,12 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
     clock, display, _, session = _setup(policy, [0])
     human = HumanSeat(session, 0)
     seats: list[Seat] = [human, FirstLegalSeat(clock)]
-    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(30, 5), eager_events=True)
+    spec = MatchSpec(
+        engines=(HUMAN, EngineSpec(name="first", command=("x",))),
+        seed=3,
+        time_control=TimeControl.of_seconds(30, 5),
+        eager_events=True,
+    )
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert (outcome.winner, outcome.reason, outcome.rated) == (1, "resign", True)
@@ -220,8 +252,7 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
     assert any("Resign the match?" in m.message for m in display.models)
 
 
-def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(
-        tmp_path: Path) -> None:
+def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(tmp_path: Path) -> None:
     # Seed 42, first legal action each time: in round 2 A plays 1-1 and B can neither
     # play nor draw, so B passes and the turn comes straight back to A. No hand-over
     # happens, so A's clock must run (RULES.md §7), but A's hand must still wait for
@@ -252,17 +283,18 @@ def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(
             want = SECOND // 2 if (r["seat"], r["id"]) in ids else SECOND // 5
             assert r["elapsed_ns"] == want, r
     # The screen that asks A to reveal again shows no hand, while A's clock runs.
-    again = [m for m in display.models if m.footer.startswith("Player ")
-             and m.clocks.running is not None]
+    again = [
+        m for m in display.models if m.footer.startswith("Player ") and m.clocks.running is not None
+    ]
     assert again and all(m.hand is None and m.viewer is None for m in again)
     assert all(m.clocks.running.player == m.to_act for m in again)  # type: ignore[union-attr]
     # Every other reveal is a real hand-over, with the clocks stopped.
-    assert any(m.footer.startswith("Player ") and m.clocks.running is None
-               for m in display.models)
+    assert any(m.footer.startswith("Player ") and m.clocks.running is None for m in display.models)
 
 
 def test_ctrl_c_while_the_engine_thinks_asks_at_once_and_resigns_after_its_move(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # The engine thinks 5 s per decision. One second into its first thought the person
     # presses Ctrl-C and confirms half a second later: the question shows at once (not
     # at the person's next turn), and the match ends as soon as the engine has moved,
@@ -283,20 +315,26 @@ def test_ctrl_c_while_the_engine_thinks_asks_at_once_and_resigns_after_its_move(
     clock, display, keys, session = _setup(policy, [0])
     engine = FirstLegalSeat(clock, think=5 * SECOND)
     seats: list[Seat] = [HumanSeat(session, 0), WatchedEngineSeat(engine, session)]
-    spec = MatchSpec(engines=(HUMAN, EngineSpec(name="first", command=("x",))), seed=3,
-                     time_control=TimeControl.of_seconds(60, 10), eager_events=True)
+    spec = MatchSpec(
+        engines=(HUMAN, EngineSpec(name="first", command=("x",))),
+        seed=3,
+        time_control=TimeControl.of_seconds(60, 10),
+        eager_events=True,
+    )
     path = tmp_path / "t.jsonl"
 
     def observe(state: LiveState) -> None:  # as `bidref play` does
         session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
 
-    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path,
-                        observer=observe)
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path, observer=observe)
     assert (outcome.winner, outcome.reason, outcome.rated) == (1, "resign", True)
     ctrl_c = next(t for t, chars in keys.typed if chars == "\x03")
     confirmed = next(t for t, chars in keys.typed if chars == "y\n")
-    asked = [m for m, t in zip(display.models, display.times, strict=True)
-             if "Resign the match?" in m.message and ctrl_c <= t < confirmed]
+    asked = [
+        m
+        for m, t in zip(display.models, display.times, strict=True)
+        if "Resign the match?" in m.message and ctrl_c <= t < confirmed
+    ]
     assert asked and all(m.to_act == 1 for m in asked)  # asked while the engine thinks
     recs = _records(path)
     resign = next(r for r in recs if r["type"] == "resign")
@@ -320,14 +358,24 @@ def test_resigning_at_the_start_pause_gives_a_transcript_that_replays(tmp_path: 
         clock = FakeClock()
         display = RecordingDisplay(clock)
         keys = ScriptKeys(clock, [(clock.t + SECOND, "\x03"), (clock.t + 2 * SECOND, "y\n")])
-        session = PlaySession(keys=keys, display=display, clock=clock, humans=[human],
-                              names=("human", "first") if human == 0 else ("first", "human"))
+        session = PlaySession(
+            keys=keys,
+            display=display,
+            clock=clock,
+            humans=[human],
+            names=("human", "first") if human == 0 else ("first", "human"),
+        )
         engine = FirstLegalSeat(clock)
-        seats: list[Seat] = [HumanSeat(session, 0), engine] if human == 0 else [
-            engine, HumanSeat(session, 1)]
+        seats: list[Seat] = (
+            [HumanSeat(session, 0), engine] if human == 0 else [engine, HumanSeat(session, 1)]
+        )
         engines = (HUMAN, EngineSpec(name="first", command=("x",)))
-        spec = MatchSpec(engines=engines if human == 0 else engines[::-1], seed=3,
-                         time_control=TimeControl.of_seconds(30, 5), eager_events=True)
+        spec = MatchSpec(
+            engines=engines if human == 0 else engines[::-1],
+            seed=3,
+            time_control=TimeControl.of_seconds(30, 5),
+            eager_events=True,
+        )
         path = tmp_path / f"t{human}.jsonl"
         outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
         assert (outcome.winner, outcome.reason) == (1 - human, "resign"), outcome.summary()

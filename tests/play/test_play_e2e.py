@@ -49,11 +49,24 @@ def _play_out(sc: Screens, done: set[tuple[str, str]]) -> str:
         sc.send("1\r" if k == "ask" else "\r")
 
 
-def test_full_match_against_an_engine_with_an_illegal_entry_and_rules_help(
-        tmp_path: Path) -> None:
+def test_full_match_against_an_engine_with_an_illegal_entry_and_rules_help(tmp_path: Path) -> None:
     tr = tmp_path / "t.jsonl"
-    sc = Screens(spawn("human", PY_RANDOM, "--seed", "5", "--max-rounds", "2", "--bank", "60",
-                       "--delay", "10", "--transcript", str(tr)))
+    sc = Screens(
+        spawn(
+            "human",
+            PY_RANDOM,
+            "--seed",
+            "5",
+            "--max-rounds",
+            "2",
+            "--bank",
+            "60",
+            "--delay",
+            "10",
+            "--transcript",
+            str(tr),
+        )
+    )
     done: set[tuple[str, str]] = set()
     k, s = sc.next_question(done)
     assert k == "pause" and "Press Enter to start" in s
@@ -90,8 +103,20 @@ def test_full_match_against_an_engine_with_an_illegal_entry_and_rules_help(
 
 def test_time_out_waiting_for_the_person(tmp_path: Path) -> None:
     tr = tmp_path / "t.jsonl"
-    sc = Screens(spawn(C_FIRST, "human", "--seed", "3", "--bank", "1", "--delay", "0.5",
-                       "--transcript", str(tr)))
+    sc = Screens(
+        spawn(
+            C_FIRST,
+            "human",
+            "--seed",
+            "3",
+            "--bank",
+            "1",
+            "--delay",
+            "0.5",
+            "--transcript",
+            str(tr),
+        )
+    )
     done: set[tuple[str, str]] = set()
     k, _ = sc.next_question(done)
     assert k == "pause"
@@ -129,8 +154,22 @@ TILE = re.compile(r"\[(\d)\|(\d)\]")
 def test_hot_seat_hand_over_stops_the_clock_and_hides_the_other_hand(tmp_path: Path) -> None:
     tr = tmp_path / "t.jsonl"
     seed = 11
-    sc = Screens(spawn("human", "human", "--seed", str(seed), "--max-rounds", "1",
-                       "--bank", "3", "--delay", "1", "--transcript", str(tr)))
+    sc = Screens(
+        spawn(
+            "human",
+            "human",
+            "--seed",
+            str(seed),
+            "--max-rounds",
+            "1",
+            "--bank",
+            "3",
+            "--delay",
+            "1",
+            "--transcript",
+            str(tr),
+        )
+    )
     done: set[tuple[str, str]] = set()
     k, s = sc.next_question(done)
     assert k == "reveal" and not HAND.search(s)
@@ -233,11 +272,15 @@ def test_ctrl_c_while_the_engine_thinks_asks_at_once(tmp_path: Path) -> None:
     out = sc.finish(timeout=30)
     assert "A (human) resigned: B (slow) wins" in out
     recs = _records(tr)
-    kinds = [(r["type"], r.get("seat")) for r in recs if r["type"] in ("reply", "request",
-                                                                        "resign")]
+    kinds = [
+        (r["type"], r.get("seat")) for r in recs if r["type"] in ("reply", "request", "resign")
+    ]
     # the engine's move, then the person's request is answered with the resignation
     assert kinds[-3:] == [("reply", 1), ("request", 0), ("resign", 0)]
     assert recs[-1]["type"] == "result" and recs[-1]["reason"] == "resign"
-    replayed = subprocess.run([str(Path(sys.executable).with_name("bidref")), "replay",
-                               str(tr)], capture_output=True, text=True)
+    replayed = subprocess.run(
+        [str(Path(sys.executable).with_name("bidref")), "replay", str(tr)],
+        capture_output=True,
+        text=True,
+    )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr

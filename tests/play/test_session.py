@@ -14,13 +14,19 @@ from .fakes import FakeClock, RecordingDisplay, ScriptKeys
 T0 = 1_000 * SECOND
 
 
-def _session(script: list[tuple[int, str]], humans: list[int]
-             ) -> tuple[FakeClock, RecordingDisplay, PlaySession]:
+def _session(
+    script: list[tuple[int, str]], humans: list[int]
+) -> tuple[FakeClock, RecordingDisplay, PlaySession]:
     clock = FakeClock(T0)
     display = RecordingDisplay(clock)
     display.show(ScreenModel(names=("a", "b"), clocks=Clocks((0, 0), 0)))
-    s = PlaySession(keys=ScriptKeys(clock, script), display=display, clock=clock,
-                    humans=humans, names=("ann", "bob"))
+    s = PlaySession(
+        keys=ScriptKeys(clock, script),
+        display=display,
+        clock=clock,
+        humans=humans,
+        names=("ann", "bob"),
+    )
     s.on_hello(0, 30_000, 5_000)
     return clock, display, s
 
@@ -32,9 +38,12 @@ def _request(s: PlaySession, m: Match) -> int:
 
 def test_hand_over_hides_hands_and_starts_the_time_at_the_reveal() -> None:
     m = Match.new(seed=2)
-    script = [(T0 + 1 * SECOND, "x"),  # typed ahead by the previous player: dropped
-              (T0 + 40 * SECOND, "\x03"), (T0 + 41 * SECOND, "n\n"),  # no resignation
-              (T0 + 50 * SECOND, "\n")]
+    script = [
+        (T0 + 1 * SECOND, "x"),  # typed ahead by the previous player: dropped
+        (T0 + 40 * SECOND, "\x03"),
+        (T0 + 41 * SECOND, "n\n"),  # no resignation
+        (T0 + 50 * SECOND, "\n"),
+    ]
     clock, display, s = _session(script, [0, 1])
     clock.advance(2 * SECOND)
     start = _request(s, m)
@@ -69,8 +78,7 @@ def test_ask_returns_none_exactly_at_the_deadline() -> None:
 
 def test_answer_is_stamped_when_enter_is_read() -> None:
     m = Match.new(seed=2)
-    _clock, _display, s = _session([(T0 + 3 * SECOND, "1"), (T0 + 4 * SECOND, "\n")],
-                                 [m.to_act])
+    _clock, _display, s = _session([(T0 + 3 * SECOND, "1"), (T0 + 4 * SECOND, "\n")], [m.to_act])
     _request(s, m)
     answer = s.ask(m.to_act, T0 + 100 * SECOND)
     assert answer is not None
@@ -86,8 +94,7 @@ def test_too_late_is_too_late() -> None:
 
 def test_confirmed_ctrl_c_resigns() -> None:
     m = Match.new(seed=2)
-    _clock, _display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "yes\n")],
-                                 [m.to_act])
+    _clock, _display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "yes\n")], [m.to_act])
     _request(s, m)
     with pytest.raises(Resigned):
         s.ask(m.to_act, T0 + 100 * SECOND)
@@ -96,8 +103,7 @@ def test_confirmed_ctrl_c_resigns() -> None:
 
 def test_start_pause_waits_for_enter_with_the_clocks_stopped() -> None:
     clock, display, s = _session([(T0 + 30 * SECOND, "\n")], [1])
-    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
-                     "jockey": None}])
+    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced", "jockey": None}])
     assert clock.t == T0 + 30 * SECOND
     paused = [mo for mo in display.models if "to start" in mo.footer]
     assert paused and all(mo.clocks.running is None and mo.hand is None for mo in paused)
@@ -108,8 +114,7 @@ def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
     # dropped, the Ctrl-C asks for confirmation at the pause.
     clock, display, s = _session([(T0, "x\x03\n"), (T0 + 2 * SECOND, "y\n")], [1])
     clock.advance(SECOND)
-    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced",
-                     "jockey": None}])
+    s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced", "jockey": None}])
     assert any("Resign the match?" in mo.message for mo in display.models)
     # (the seat answers its next request with the resignation)
     assert s.resign_pending == s.resigned == 1
@@ -117,8 +122,7 @@ def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
 
 def test_ctrl_c_in_the_middle_of_typing_asks_about_what_comes_next() -> None:
     m = Match.new(seed=2)
-    _clock, _display, s = _session([(T0 + SECOND, "pla\x03"), (T0 + 2 * SECOND, "y\n")],
-                                 [m.to_act])
+    _clock, _display, s = _session([(T0 + SECOND, "pla\x03"), (T0 + 2 * SECOND, "y\n")], [m.to_act])
     _request(s, m)
     with pytest.raises(Resigned):
         s.ask(m.to_act, T0 + 100 * SECOND)
@@ -142,8 +146,9 @@ def test_keys_typed_before_the_question_are_dropped() -> None:
     assert answer is not None and answer.action == str(m.legal_actions()[1])
 
 
-def _passed_back(script: list[tuple[int, str]]) -> tuple[FakeClock, RecordingDisplay,
-                                                           PlaySession, Match, int]:
+def _passed_back(
+    script: list[tuple[int, str]],
+) -> tuple[FakeClock, RecordingDisplay, PlaySession, Match, int]:
     """A hot-seat session where the player to act revealed, answered, and the turn
     came straight back (the opponent's forced pass); returns the new request's start."""
     m = Match.new(seed=2)
@@ -154,8 +159,7 @@ def _passed_back(script: list[tuple[int, str]]) -> tuple[FakeClock, RecordingDis
 
 
 def test_a_turn_passed_back_starts_the_clock_at_once_and_reveals_at_enter() -> None:
-    _clock, display, s, m, start = _passed_back([(T0 + 3 * SECOND, "\n"),
-                                                 (T0 + 4 * SECOND, "1\n")])
+    _clock, display, s, m, start = _passed_back([(T0 + 3 * SECOND, "\n"), (T0 + 4 * SECOND, "1\n")])
     assert start == T0 + SECOND  # no waiting: the clock runs from the request
     answer = s.ask(m.to_act, start + 35 * SECOND)
     assert answer is not None and answer.t == T0 + 4 * SECOND
@@ -171,8 +175,9 @@ def test_a_turn_passed_back_times_out_while_the_hand_is_hidden() -> None:
 
 
 def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
-    _clock, display, s, m, start = _passed_back([(T0 + 2 * SECOND, "\x03"),
-                                                 (T0 + 3 * SECOND, "y\n")])
+    _clock, display, s, m, start = _passed_back(
+        [(T0 + 2 * SECOND, "\x03"), (T0 + 3 * SECOND, "y\n")]
+    )
     with pytest.raises(Resigned):
         s.ask(m.to_act, start + 35 * SECOND)
     assert all(mo.hand is None for mo in display.models[-3:])
@@ -180,11 +185,11 @@ def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
 
 def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
     m = Match.new(seed=2)
-    _, display, s = _session([(T0 + SECOND, "rules xyz\n"), (T0 + 2 * SECOND, "1\n")],
-                             [m.to_act])
+    _, display, s = _session([(T0 + SECOND, "rules xyz\n"), (T0 + 2 * SECOND, "1\n")], [m.to_act])
     _request(s, m)
     assert s.ask(m.to_act, T0 + 100 * SECOND) is not None
-    shown = [str(getattr(mo.overlay, "plain", "")) for mo in display.models
-             if mo.overlay is not None]
+    shown = [
+        str(getattr(mo.overlay, "plain", "")) for mo in display.models if mo.overlay is not None
+    ]
     assert shown and "No rules section matches 'xyz'" in shown[-1]
     assert "The match clock" in shown[-1]  # the list of sections to choose from

@@ -40,12 +40,20 @@ def test_doctests() -> None:
 
 
 REFEREE_MESSAGES = [
-    RefereeHello(bidref="0.1.0", rules="spectacular-bid/1", seat=1,
-                 settings=Settings(bank_ms=2000, delay_ms=50, max_rounds=None,
-                                   illegal="reject", startup_ms=10000)),
-    Request(id=4, view={"hand": [[1, 2]]},
-            clock=ClockInfo(delay_left_ms=50, bank_ms=2000, opponent_bank_ms=1900,
-                            deadline_ms=2050), legal=["draw"]),
+    RefereeHello(
+        bidref="0.1.0",
+        rules="spectacular-bid/1",
+        seat=1,
+        settings=Settings(
+            bank_ms=2000, delay_ms=50, max_rounds=None, illegal="reject", startup_ms=10000
+        ),
+    ),
+    Request(
+        id=4,
+        view={"hand": [[1, 2]]},
+        clock=ClockInfo(delay_left_ms=50, bank_ms=2000, opponent_bank_ms=1900, deadline_ms=2050),
+        legal=["draw"],
+    ),
     ErrorMsg(id=4, code="illegal", message="no", rule="§4"),
     ErrorMsg(id=None, code="bad_json", message="not JSON"),
     EventMsg(event={"kind": "passed", "player": 0}),
@@ -107,8 +115,7 @@ def test_encode_request_equals_model_encoding() -> None:
         ('{"type": "hello", "name": "x"}', BadMessage, "protocol"),
     ],
 )
-def test_errors_are_narrow_and_quote_the_line(line: str, error: type[Exception],
-                                              says: str) -> None:
+def test_errors_are_narrow_and_quote_the_line(line: str, error: type[Exception], says: str) -> None:
     with pytest.raises(error) as info:
         decode_engine_line(line)
     assert says in str(info.value)

@@ -23,8 +23,7 @@ def test_fast_request_equals_reference(seed: int, choice_seed: int) -> None:
     while not m.over and n < 600:
         n += 1
         p = m.to_act
-        clock = {"delay_left_ms": n, "bank_ms": 2 * n, "opponent_bank_ms": 3,
-                 "deadline_ms": 3 * n}
+        clock = {"delay_left_ms": n, "bank_ms": 2 * n, "opponent_bank_ms": 3, "deadline_ms": 3 * n}
         view = player_view(m, p).to_dict()
         legal = [str(a) for a in m.legal_actions()]
         assert enc.encode(m, n, clock) == encode_request(n, view, clock, legal)

@@ -19,8 +19,10 @@ def test_checked_in_schema_is_current() -> None:
 
 def test_schema_names_every_message_type() -> None:
     defs = protocol_schema()["$defs"]
-    referee = {v["properties"]["type"]["const"] for k, v in defs.items()
-               if k in {"RefereeHello", "Request", "ErrorMsg", "EventMsg", "RulesAnswer",
-                        "Ping", "Quit"}}
+    referee = {
+        v["properties"]["type"]["const"]
+        for k, v in defs.items()
+        if k in {"RefereeHello", "Request", "ErrorMsg", "EventMsg", "RulesAnswer", "Ping", "Quit"}
+    }
     assert referee == {"hello", "request", "error", "event", "rules", "ping", "quit"}
     assert json.loads(schema_text())["oneOf"]

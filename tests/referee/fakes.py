@@ -18,18 +18,7 @@ from typing import Any
 
 from bidref.engines import Eof, ExitInfo, Incoming, Line, Overlong
 from bidref.rules import MILLISECOND
-
-
-class FakeClock:
-    def __init__(self, start: int = 1_000_000_000_000) -> None:
-        self.now = start
-
-    def __call__(self) -> int:
-        return self.now
-
-    def advance_to(self, t: int) -> None:
-        self.now = max(self.now, t)
-
+from bidref.testing import FakeClock
 
 Reply = tuple[int, str]  # (delay after the triggering send in ns, line or a special marker)
 Script = Callable[[dict[str, Any], "FakeSeat"], list[Reply]]
@@ -40,8 +29,9 @@ INTERRUPT_MARK = "<<interrupt>>"
 
 
 def hello_line(name: str, protocol: str = "bidref/1") -> str:
-    return json.dumps({"type": "hello", "name": name, "author": "tests", "version": "0",
-                       "protocol": protocol})
+    return json.dumps(
+        {"type": "hello", "name": name, "author": "tests", "version": "0", "protocol": protocol}
+    )
 
 
 def action_line(req_id: int, action: str) -> str:
@@ -96,8 +86,7 @@ class FakeSeat:
         return now
 
     def receive(self, deadline: int | None) -> Incoming | None:
-        if self._queue and (deadline is None or self._queue[0][0] < deadline
-                            or self.deliver_late):
+        if self._queue and (deadline is None or self._queue[0][0] < deadline or self.deliver_late):
             t, _, text = heapq.heappop(self._queue)
             self.clock.advance_to(t)
             if text == EOF_MARK:

@@ -20,10 +20,31 @@ MS = MILLISECOND
 
 # The key order of the hot lines, as protocols/transcript.md lists them.
 KEYS = {
-    "request": ["type", "seq", "t_ns", "seat", "id", "round", "turn", "phase", "clock",
-                "deadline_ns"],
-    "reply": ["type", "seq", "t_ns", "seat", "id", "status", "action", "rule", "elapsed_ns",
-              "charge", "banks_ns"],
+    "request": [
+        "type",
+        "seq",
+        "t_ns",
+        "seat",
+        "id",
+        "round",
+        "turn",
+        "phase",
+        "clock",
+        "deadline_ns",
+    ],
+    "reply": [
+        "type",
+        "seq",
+        "t_ns",
+        "seat",
+        "id",
+        "status",
+        "action",
+        "rule",
+        "elapsed_ns",
+        "charge",
+        "banks_ns",
+    ],
     "event": ["type", "seq", "t_ns", "event"],
 }
 CLOCK_KEYS = ["delay_left_ns", "bank_ns", "opponent_bank_ns"]
@@ -48,14 +69,19 @@ class CheckingSeat(FakeSeat):
             self.offset += len(data.encode())
             assert data == "" or data.endswith("\n"), "a partial line in the transcript"
             events = self.events = self.events or []
-            events += [json.loads(x)["event"] for x in data.splitlines()
-                       if x.startswith('{"type":"event"')]
-            told = [json.loads(x)["event"] for x in text.split("\n")
-                    if json.loads(x)["type"] == "event"]
-            told = [{**e, "tile": None} if e["kind"] == "drew" else e for e in told
-                    if e["kind"] != "round_started"]
+            events += [
+                json.loads(x)["event"] for x in data.splitlines() if x.startswith('{"type":"event"')
+            ]
+            told = [
+                json.loads(x)["event"] for x in text.split("\n") if json.loads(x)["type"] == "event"
+            ]
+            told = [
+                {**e, "tile": None} if e["kind"] == "drew" else e
+                for e in told
+                if e["kind"] != "round_started"
+            ]
             if told:
-                assert events[-len(told):] == told
+                assert events[-len(told) :] == told
                 self.checks += 1
         return super().send(text)
 
@@ -66,11 +92,20 @@ def _run(tmp_path: Path, seed: int, max_rounds: int | None = None) -> list[str]:
     seats = [CheckingSeat(n, clock, first_legal(3 * MS)) for n in "ab"]
     for s in seats:
         s.path = path
-    spec = MatchSpec(engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
-                     seed=seed, max_rounds=max_rounds,
-                     time_control=TimeControl(bank=60 * SECOND, delay=100 * MS))
-    run_match(spec, seats=seats, clock=clock, transcript_path=path, salt=counter_salt(),
-              started_at="2026-01-01T00:00:00Z")
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
+        seed=seed,
+        max_rounds=max_rounds,
+        time_control=TimeControl(bank=60 * SECOND, delay=100 * MS),
+    )
+    run_match(
+        spec,
+        seats=seats,
+        clock=clock,
+        transcript_path=path,
+        salt=counter_salt(),
+        started_at="2026-01-01T00:00:00Z",
+    )
     assert all(s.checks > 10 for s in seats)
     return path.read_text().splitlines()
 
@@ -95,8 +130,14 @@ def test_hot_lines_are_what_the_dict_writer_writes(tmp_path: Path) -> None:
 
 
 def test_write_json_equals_write(tmp_path: Path) -> None:
-    fields: dict[str, Any] = {"seat": 1, "id": 9, "action": "draw", "rule": None,
-                              "charge": {"timed_out": False, "overrun_ns": 0}, "b": [1, 2]}
+    fields: dict[str, Any] = {
+        "seat": 1,
+        "id": 9,
+        "action": "draw",
+        "rule": None,
+        "charge": {"timed_out": False, "overrun_ns": 0},
+        "b": [1, 2],
+    }
     a = TranscriptWriter(tmp_path / "a.jsonl", 100)
     b = TranscriptWriter(tmp_path / "b.jsonl", 100)
     a.write("reply", 150, fields)
@@ -133,8 +174,9 @@ def test_encoder_caches_follow_copies_and_new_rounds() -> None:
             other = m.copy()
         for g in (m, other):
             clock = {"delay_left_ms": n, "bank_ms": 5, "opponent_bank_ms": 6, "deadline_ms": 7}
-            want = encode_request(n, player_view(g, g.to_act).to_dict(), clock,
-                                  [str(a) for a in g.legal_actions()])
+            want = encode_request(
+                n, player_view(g, g.to_act).to_dict(), clock, [str(a) for a in g.legal_actions()]
+            )
             assert enc.encode(g, n, clock) == want
         m.apply(rng.choice(m.legal_actions()))
         other.apply(rng.choice(other.legal_actions()))

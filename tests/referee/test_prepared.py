@@ -55,11 +55,21 @@ def play(tmp_path: Path, seed: int, rule: Any, name: str) -> tuple[str, Any]:
         if rule is not None:
             s.rule = rule
         seats.append(s)
-    spec = MatchSpec(engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))), seed=seed,
-                     time_control=TimeControl.of_seconds(bank=60, delay=1), max_rounds=6)
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))),
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank=60, delay=1),
+        max_rounds=6,
+    )
     path = tmp_path / f"{name}.jsonl"
-    out = run_match(spec, seats=seats, clock=clock, transcript_path=path,
-                    salt=counter_salt(), started_at="2026-01-01T00:00:00Z")
+    out = run_match(
+        spec,
+        seats=seats,
+        clock=clock,
+        transcript_path=path,
+        salt=counter_salt(),
+        started_at="2026-01-01T00:00:00Z",
+    )
     return path.read_text(), out
 
 
@@ -80,14 +90,16 @@ def untimed(text: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_prepared_or_not_the_match_and_its_transcript_are_the_same(
-        tmp_path: Path, seed: int) -> None:
+    tmp_path: Path, seed: int
+) -> None:
     variants = {
         "no has_input": None,  # nothing prepared
         "never input": lambda n: False,  # every legal action prepared
         "input at once": lambda n: True,  # nothing prepared: every reply is a miss
     }
-    results = {name: play(tmp_path, seed, rule, name.replace(" ", "_"))
-               for name, rule in variants.items()}
+    results = {
+        name: play(tmp_path, seed, rule, name.replace(" ", "_")) for name, rule in variants.items()
+    }
     reference = results["input at once"][0]
     assert json.loads(reference.splitlines()[-1])["type"] == "result"
     for name, (text, _) in results.items():
@@ -106,9 +118,11 @@ def test_stopping_anywhere_changes_nothing_but_the_times(tmp_path: Path, seed: i
     some, _ = play(tmp_path, seed, lambda n: flip.random() < 0.4, "some")
     none, _ = play(tmp_path, seed, lambda n: True, "none")
     assert untimed(some) == untimed(none)
-    charged = [(json.loads(a), json.loads(b)) for a, b in zip(some.splitlines(),
-                                                             none.splitlines(), strict=True)
-               if a.startswith('{"type":"reply"')]
+    charged = [
+        (json.loads(a), json.loads(b))
+        for a, b in zip(some.splitlines(), none.splitlines(), strict=True)
+        if a.startswith('{"type":"reply"')
+    ]
     assert charged and all(a["elapsed_ns"] <= b["elapsed_ns"] for a, b in charged)
     assert any(a["elapsed_ns"] < b["elapsed_ns"] for a, b in charged)
 
@@ -125,15 +139,25 @@ def one_reply(think_ns: int, rule: Any) -> dict[str, Any]:
     for s in seats:
         s.rule = rule
         s.deliver_late = True  # a line already read is handed over even after the deadline
-    spec = MatchSpec(engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))), seed=5,
-                     time_control=TimeControl.of_seconds(bank=1, delay=0.1), max_rounds=1)
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))),
+        seed=5,
+        time_control=TimeControl.of_seconds(bank=1, delay=0.1),
+        max_rounds=1,
+    )
     lines: list[dict[str, Any]] = []
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.jsonl"
-        run_match(spec, seats=seats, clock=clock, transcript_path=path, salt=counter_salt(),
-                  started_at="2026-01-01T00:00:00Z")
+        run_match(
+            spec,
+            seats=seats,
+            clock=clock,
+            transcript_path=path,
+            salt=counter_salt(),
+            started_at="2026-01-01T00:00:00Z",
+        )
         lines = [json.loads(x) for x in path.read_text().splitlines()]
     return next(x for x in lines if x["type"] == "reply")
 
@@ -154,7 +178,6 @@ def test_a_reply_seen_before_any_preparing_keeps_its_stamp() -> None:
     assert reply["elapsed_ns"] == 7 * MS
     reply = one_reply(7 * MS, lambda n: False)  # never: everything prepared, then waited
     assert reply["elapsed_ns"] == 7 * MS
-
 
 
 class SlowLookSeat(FakeSeat):
@@ -189,15 +212,19 @@ def answer_or_hang(think_ns: int | None, min_legal: int) -> Any:
 
 def slow_look_match(think_ns: int | None, min_legal: int, look_ns: int) -> Any:
     clock = FakeClock()
-    seats = [SlowLookSeat(f"p{i}", clock, answer_or_hang(think_ns, min_legal))
-             for i in range(2)]
-    spec = MatchSpec(engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))), seed=5,
-                     time_control=TimeControl(bank=0, delay=100 * MS), max_rounds=1)
+    seats = [SlowLookSeat(f"p{i}", clock, answer_or_hang(think_ns, min_legal)) for i in range(2)]
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("a",)), EngineSpec("b", ("b",))),
+        seed=5,
+        time_control=TimeControl(bank=0, delay=100 * MS),
+        max_rounds=1,
+    )
     for s in seats:
         s.deliver_late = True  # a line already read is handed over even after the deadline
         s.look_ns = look_ns
-    return run_match(spec, seats=seats, clock=clock, salt=counter_salt(),
-                     started_at="2026-01-01T00:00:00Z")
+    return run_match(
+        spec, seats=seats, clock=clock, salt=counter_salt(), started_at="2026-01-01T00:00:00Z"
+    )
 
 
 def test_a_reply_that_may_have_come_after_the_deadline_is_never_taken_as_in_time() -> None:

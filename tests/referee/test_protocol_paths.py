@@ -32,17 +32,30 @@ from .fakes import (
 MS = MILLISECOND
 SPEC = MatchSpec(
     engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
-    seed=5, time_control=TimeControl(bank=2 * SECOND, delay=100 * MS),
+    seed=5,
+    time_control=TimeControl(bank=2 * SECOND, delay=100 * MS),
 )  # seed 5: first-legal engines finish in 9 rounds
 
 
-def play(script_a: Script, script_b: Script | None = None, *, spec: MatchSpec = SPEC,
-         transcript: Path | None = None, **seat_kw: Any) -> tuple[MatchOutcome, FakeSeat, FakeSeat]:
+def play(
+    script_a: Script,
+    script_b: Script | None = None,
+    *,
+    spec: MatchSpec = SPEC,
+    transcript: Path | None = None,
+    **seat_kw: Any,
+) -> tuple[MatchOutcome, FakeSeat, FakeSeat]:
     clock = FakeClock()
     a = FakeSeat("a", clock, script_a, **seat_kw)
     b = FakeSeat("b", clock, script_b or first_legal())
-    out = run_match(spec, seats=[a, b], clock=clock, transcript_path=transcript,
-                    salt=counter_salt(), started_at="2026-01-01T00:00:00Z")
+    out = run_match(
+        spec,
+        seats=[a, b],
+        clock=clock,
+        transcript_path=transcript,
+        salt=counter_salt(),
+        started_at="2026-01-01T00:00:00Z",
+    )
     assert a.closed and b.closed, "every seat is closed at the end"
     return out, a, b
 
@@ -76,9 +89,16 @@ def test_a_clean_match_ends_by_balance_and_reports_it() -> None:
     assert out.engines == ("a", "b")
     # every request had exactly one reply; the last message was quit
     assert a.received[-1]["type"] == "quit" and b.received[-1]["type"] == "quit"
-    assert a.received[-2] == {"type": "event", "event": {
-        "kind": "match_ended", "winner": out.winner, "reason": "balance",
-        "balances": list(out.balances), "rounds": out.rounds}}
+    assert a.received[-2] == {
+        "type": "event",
+        "event": {
+            "kind": "match_ended",
+            "winner": out.winner,
+            "reason": "balance",
+            "balances": list(out.balances),
+            "rounds": out.rounds,
+        },
+    }
 
 
 def test_bad_json_ends_the_match_as_a_protocol_error_quoting_the_line() -> None:
@@ -107,8 +127,10 @@ def test_a_stale_reply_is_recorded_and_ignored_never_applied(tmp_path: Path) -> 
     # On its 2nd request the engine first repeats an answer to request 1 (a stale id),
     # then answers properly.
     def stale_then_good(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
-        return [(MS, action_line(msg["id"] - 2, "draw")),
-                (2 * MS, action_line(msg["id"], msg["legal"][0]))]
+        return [
+            (MS, action_line(msg["id"] - 2, "draw")),
+            (2 * MS, action_line(msg["id"], msg["legal"][0])),
+        ]
 
     path = tmp_path / "t.jsonl"
     out, a, _ = play(_nth(2, stale_then_good), transcript=path)
@@ -121,8 +143,7 @@ def test_a_stale_reply_is_recorded_and_ignored_never_applied(tmp_path: Path) -> 
     assert stale[0]["pending"] == stale[0]["id"] + 2
     # the stale reply's text is private until the round ends
     reveal = next(x for x in lines if x["type"] == "round_reveal" and x["round"] == 1)
-    assert any(p["kind"] == "reply_raw" and p["seq"] == stale[0]["seq"]
-               for p in reveal["private"])
+    assert any(p["kind"] == "reply_raw" and p["seq"] == stale[0]["seq"] for p in reveal["private"])
 
 
 def _nth(n: int, special: Script) -> Script:
@@ -140,8 +161,7 @@ def _nth(n: int, special: Script) -> Script:
     return script
 
 
-def test_an_illegal_action_is_rejected_and_the_same_decision_stays_pending(
-        tmp_path: Path) -> None:
+def test_an_illegal_action_is_rejected_and_the_same_decision_stays_pending(tmp_path: Path) -> None:
     def illegal_then_legal(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
         if seat.messages("error"):
             return []
@@ -169,13 +189,21 @@ def test_an_illegal_action_is_rejected_and_the_same_decision_stays_pending(
     assert replies[0]["elapsed_ns"] == 30 * MS
     # the retry is charged from the error line, with what is left of the delay (70 ms)
     assert replies[1]["status"] == "accepted" and replies[1]["elapsed_ns"] == 50 * MS
-    assert replies[1]["charge"] == {"delay_used_ns": 50 * MS, "bank_used_ns": 0,
-                                    "timed_out": False, "overrun_ns": 0}
+    assert replies[1]["charge"] == {
+        "delay_used_ns": 50 * MS,
+        "bank_used_ns": 0,
+        "timed_out": False,
+        "overrun_ns": 0,
+    }
     retry = next(x for x in lines if x["type"] == "retry")
     assert retry["delay_left_ns"] == 70 * MS
     # only one request was written for the decision
-    assert len([x for x in lines if x["type"] == "request" and x["seat"] == 0
-                and x["id"] == err["id"]]) == 1
+    assert (
+        len(
+            [x for x in lines if x["type"] == "request" and x["seat"] == 0 and x["id"] == err["id"]]
+        )
+        == 1
+    )
 
 
 def test_bad_notation_is_rejected_with_its_own_code() -> None:
@@ -194,10 +222,12 @@ def test_bad_notation_is_rejected_with_its_own_code() -> None:
 
 
 def test_forfeit_policy_makes_the_first_illegal_action_lose() -> None:
-    spec = MatchSpec(engines=SPEC.engines, seed=5, time_control=SPEC.time_control,
-                     illegal="forfeit")
-    out, a, _ = play(on_nth_request(1, [(MS, action_line(0, "draw").replace("0", "{ID}", 1))]),
-                     spec=spec)
+    spec = MatchSpec(
+        engines=SPEC.engines, seed=5, time_control=SPEC.time_control, illegal="forfeit"
+    )
+    out, a, _ = play(
+        on_nth_request(1, [(MS, action_line(0, "draw").replace("0", "{ID}", 1))]), spec=spec
+    )
     assert (out.reason, out.winner) == ("illegal", 1)
     assert out.detail["seat"] == 0 and out.detail["action"] == "draw"
     assert out.detail["rule"]
@@ -227,18 +257,20 @@ def test_rules_help_is_answered_and_the_clock_keeps_running(tmp_path: Path) -> N
 def test_log_lines_are_recorded_privately_and_capped(tmp_path: Path) -> None:
     def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
         if msg["type"] == "request" and len(seat.requests()) == 1:
-            return [(MS, json.dumps({"type": "log", "message": "m" * 5000})),
-                    (2 * MS, action_line(msg["id"], msg["legal"][0]))]
+            return [
+                (MS, json.dumps({"type": "log", "message": "m" * 5000})),
+                (2 * MS, action_line(msg["id"], msg["legal"][0])),
+            ]
         return first_legal()(msg, seat)
 
     path = tmp_path / "t.jsonl"
     play(script, transcript=path)
     lines = read(path)
     log = next(x for x in lines if x["type"] == "log")
-    assert log == {"type": "log", "seq": log["seq"], "t_ns": log["t_ns"], "seat": 0,
-                   "chars": 5000}
-    private = [p for x in lines if x["type"] == "round_reveal" for p in x["private"]
-               if p["kind"] == "log"]
+    assert log == {"type": "log", "seq": log["seq"], "t_ns": log["t_ns"], "seat": 0, "chars": 5000}
+    private = [
+        p for x in lines if x["type"] == "round_reveal" for p in x["private"] if p["kind"] == "log"
+    ]
     assert private[0]["message"] == "m" * 1000
 
 
@@ -251,9 +283,11 @@ def test_what_an_engine_makes_the_referee_record_is_capped(tmp_path: Path) -> No
 
     def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
         if msg["type"] == "request" and len(seat.requests()) == 1:
-            flood = [(MS, json.dumps({"type": "action", "id": 0, "action": "draw", "x": junk})),
-                     (MS, json.dumps({"type": "rules", "id": junk, "topic": junk})),
-                     (MS, json.dumps({"type": "action", "id": msg["id"], "action": junk}))]
+            flood = [
+                (MS, json.dumps({"type": "action", "id": 0, "action": "draw", "x": junk})),
+                (MS, json.dumps({"type": "rules", "id": junk, "topic": junk})),
+                (MS, json.dumps({"type": "action", "id": msg["id"], "action": junk})),
+            ]
             return [*flood * 300, (2 * MS, action_line(msg["id"], msg["legal"][0]))]
         return first_legal()(msg, seat)
 
@@ -265,19 +299,24 @@ def test_what_an_engine_makes_the_referee_record_is_capped(tmp_path: Path) -> No
     assert kinds.count("stale") == 200 and kinds.count("rules") == 200
     assert all(len(x["topic"]) + len(x["id"]) <= 2200 for x in lines if x["type"] == "rules")
     assert sum(1 for x in lines if x["type"] == "reply" and x["status"] == "bad_action") == 300
-    private = [p for x in lines if x["type"] == "round_reveal" for p in x["private"]
-               if p["kind"] in ("reply_raw", "error_raw")]
+    private = [
+        p
+        for x in lines
+        if x["type"] == "round_reveal"
+        for p in x["private"]
+        if p["kind"] in ("reply_raw", "error_raw")
+    ]
     assert all(len(p.get("raw", p.get("message", ""))) <= 1100 for p in private)
     assert len([p for p in private if p["kind"] == "reply_raw"]) <= 400 + out.decisions
     exit_a = next(x for x in lines if x["type"] == "engine_exit" and x["seat"] == 0)
-    assert (exit_a["stale_lines"], exit_a["rules_requests"], exit_a["rejected"]) == (
-        300, 300, 300)
+    assert (exit_a["stale_lines"], exit_a["rules_requests"], exit_a["rejected"]) == (300, 300, 300)
     assert len(path.read_bytes()) < 1_500_000  # the junk alone would be 7.5 MB
 
 
 def test_a_crash_ends_the_match_with_the_exit_status() -> None:
-    out, _, _ = play(on_nth_request(2, [(5 * MS, EOF_MARK)]),
-                     exit=ExitInfo(None, "SIGSEGV", "exited"))
+    out, _, _ = play(
+        on_nth_request(2, [(5 * MS, EOF_MARK)]), exit=ExitInfo(None, "SIGSEGV", "exited")
+    )
     assert (out.reason, out.winner) == ("crash", 1)
     assert out.detail["signal"] == "SIGSEGV" and out.detail["exit_code"] is None
     assert out.detail["stderr_tail"] == "fake stderr"
@@ -289,11 +328,14 @@ def test_a_hang_loses_on_time_with_the_overrun() -> None:
     assert out.detail == {"seat": 0, "overrun_ns": 0, "overrun_ms": 0.0}
 
 
-@pytest.mark.parametrize("script", [
-    on_nth_request(2, []),  # time
-    on_nth_request(2, [(MS, EOF_MARK)]),  # crash
-    on_nth_request(2, [(MS, "{bad json")]),  # protocol
-])
+@pytest.mark.parametrize(
+    "script",
+    [
+        on_nth_request(2, []),  # time
+        on_nth_request(2, [(MS, EOF_MARK)]),  # crash
+        on_nth_request(2, [(MS, "{bad json")]),  # protocol
+    ],
+)
 def test_every_engine_is_told_how_the_match_ended_before_quit(script: Script) -> None:
     # PROTOCOL.md: the last event is match_ended, and all remaining events come
     # before quit — also when the match ends by time, a crash or a protocol error.
@@ -302,9 +344,16 @@ def test_every_engine_is_told_how_the_match_ended_before_quit(script: Script) ->
     for seat in (a, b):
         kinds = [m["type"] for m in seat.received]
         assert kinds[-1] == "quit"
-        assert seat.received[-2] == {"type": "event", "event": {
-            "kind": "match_ended", "winner": 1, "reason": out.reason,
-            "balances": list(out.balances), "rounds": out.rounds}}
+        assert seat.received[-2] == {
+            "type": "event",
+            "event": {
+                "kind": "match_ended",
+                "winner": 1,
+                "reason": out.reason,
+                "balances": list(out.balances),
+                "rounds": out.rounds,
+            },
+        }
     # B's own last action's events were still pending for it: they come first
     placed_b = [m for m in b.messages("event") if m["event"]["kind"] == "placed"]
     placed_a = [m for m in a.messages("event") if m["event"]["kind"] == "placed"]
@@ -313,8 +362,9 @@ def test_every_engine_is_told_how_the_match_ended_before_quit(script: Script) ->
 
 def test_a_reply_read_after_the_deadline_loses_with_its_overrun() -> None:
     # bank 2 s + delay 0.1 s: a reply 2.1 s + 7 ms after the request is 7 ms late
-    out, _, _ = play(on_nth_request(1, [(2100 * MS + 7 * MS, action_line(0, "x"))]),
-                     deliver_late=True)
+    out, _, _ = play(
+        on_nth_request(1, [(2100 * MS + 7 * MS, action_line(0, "x"))]), deliver_late=True
+    )
     assert (out.reason, out.winner) == ("time", 1)
     assert out.detail == {"seat": 0, "overrun_ns": 7 * MS, "overrun_ms": 7.0}
 
@@ -352,12 +402,15 @@ def test_silence_at_start_up_is_a_startup_failure() -> None:
     assert out.rounds == 0
 
 
-@pytest.mark.parametrize(("reply", "says"), [
-    (hello_line("x", protocol="bidref/2"), "speaks protocol 'bidref/2'"),
-    ('{"type":"action","id":1,"action":"draw"}', "expected a hello, got a 'action'"),
-    ("hello!", "expected a hello: not JSON"),
-    (EOF_MARK, "ended before its hello"),
-])
+@pytest.mark.parametrize(
+    ("reply", "says"),
+    [
+        (hello_line("x", protocol="bidref/2"), "speaks protocol 'bidref/2'"),
+        ('{"type":"action","id":1,"action":"draw"}', "expected a hello, got a 'action'"),
+        ("hello!", "expected a hello: not JSON"),
+        (EOF_MARK, "ended before its hello"),
+    ],
+)
 def test_a_bad_hello_is_a_startup_failure(reply: str, says: str) -> None:
     out, _, _ = play(lambda m, s: [(MS, reply)] if m["type"] == "hello" else [])
     assert out.reason == "startup"
@@ -373,8 +426,13 @@ def test_an_engine_gone_before_the_hello_is_written_says_how_it_ended() -> None:
 
     clock = FakeClock()
     a = GoneSeat("a", clock, first_legal(), exit=ExitInfo(1, None, "exited"))
-    out = run_match(SPEC, seats=[a, FakeSeat("b", clock, first_legal())], clock=clock,
-                    salt=counter_salt(), started_at="2026-01-01T00:00:00Z")
+    out = run_match(
+        SPEC,
+        seats=[a, FakeSeat("b", clock, first_legal())],
+        clock=clock,
+        salt=counter_salt(),
+        started_at="2026-01-01T00:00:00Z",
+    )
     assert (out.reason, out.winner, out.rated) == ("startup", 1, False)
     assert "ended before its hello (exit code 1)" in out.detail["problem"]
 
@@ -382,8 +440,7 @@ def test_an_engine_gone_before_the_hello_is_written_says_how_it_ended() -> None:
 def test_logs_before_the_hello_are_fine() -> None:
     def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
         if msg["type"] == "hello":
-            return [(0, json.dumps({"type": "log", "message": "booting"})),
-                    (MS, hello_line("a"))]
+            return [(0, json.dumps({"type": "log", "message": "booting"})), (MS, hello_line("a"))]
         return first_legal()(msg, seat)
 
     out, _, _ = play(script)
@@ -391,8 +448,7 @@ def test_logs_before_the_hello_are_fine() -> None:
 
 
 def test_round_limit_adjudicates_by_balance() -> None:
-    spec = MatchSpec(engines=SPEC.engines, seed=5, time_control=SPEC.time_control,
-                     max_rounds=1)
+    spec = MatchSpec(engines=SPEC.engines, seed=5, time_control=SPEC.time_control, max_rounds=1)
     out, a, _ = play(first_legal(), spec=spec)
     assert out.reason == "round_limit"
     assert out.rounds == 1
@@ -411,8 +467,10 @@ def test_an_engine_that_resigns_loses_a_rated_match(tmp_path: Path) -> None:
     (line,) = [x for x in lines if x["type"] == "resign"]
     assert line["seat"] == 0
     reveal = [x for x in lines if x["type"] == "round_reveal"][-1]
-    assert any(i["kind"] == "resign_message" and i["message"] == "my hand is hopeless"
-               for i in reveal["private"])
+    assert any(
+        i["kind"] == "resign_message" and i["message"] == "my hand is hopeless"
+        for i in reveal["private"]
+    )
     report = replay(path.read_bytes())
     assert report.ok and report.truncated is None, report.problem
     # A result that blames the other seat is caught.
@@ -433,8 +491,17 @@ def test_ctrl_c_aborts_the_match_and_still_closes_the_seats() -> None:
 def test_every_end_reason_is_reachable() -> None:
     # The tests above cover: balance, round_limit, resign, time, illegal, crash,
     # protocol, startup, aborted — one name each, no more.
-    assert set(END_REASONS) == {"balance", "round_limit", "resign", "time", "illegal",
-                                "crash", "protocol", "startup", "aborted"}
+    assert set(END_REASONS) == {
+        "balance",
+        "round_limit",
+        "resign",
+        "time",
+        "illegal",
+        "crash",
+        "protocol",
+        "startup",
+        "aborted",
+    }
 
 
 def test_match_spec_and_outcome_are_picklable() -> None:
@@ -442,8 +509,14 @@ def test_match_spec_and_outcome_are_picklable() -> None:
 
     from bidref.rules import Deal
 
-    spec = MatchSpec(engines=(EngineSpec("a", ("x",), env={"K": "v"}, options={"d": 1}),
-                              EngineSpec("b", ("y",))), seed=1, deals=(Deal.from_seed(3, 1),))
+    spec = MatchSpec(
+        engines=(
+            EngineSpec("a", ("x",), env={"K": "v"}, options={"d": 1}),
+            EngineSpec("b", ("y",)),
+        ),
+        seed=1,
+        deals=(Deal.from_seed(3, 1),),
+    )
     assert pickle.loads(pickle.dumps(spec)) == spec
     out, _, _ = play(first_legal())
     again = pickle.loads(pickle.dumps(out))
@@ -451,12 +524,15 @@ def test_match_spec_and_outcome_are_picklable() -> None:
     assert json.loads(json.dumps(out.to_dict()))["reason"] == "balance"
 
 
-@pytest.mark.parametrize(("kw", "says"), [
-    ({"max_rounds": 0}, "max_rounds=0"),
-    ({"illegal": "maybe"}, "illegal='maybe'"),
-    ({"transport": "ssh"}, "transport='ssh'"),
-    ({"deals": (Deal.from_seed(3, 1),), "max_rounds": 2}, "give a seed for the rounds"),
-])
+@pytest.mark.parametrize(
+    ("kw", "says"),
+    [
+        ({"max_rounds": 0}, "max_rounds=0"),
+        ({"illegal": "maybe"}, "illegal='maybe'"),
+        ({"transport": "ssh"}, "transport='ssh'"),
+        ({"deals": (Deal.from_seed(3, 1),), "max_rounds": 2}, "give a seed for the rounds"),
+    ],
+)
 def test_a_bad_match_spec_is_refused_with_the_fix(kw: dict[str, Any], says: str) -> None:
     with pytest.raises(ValueError, match=says):
         MatchSpec(engines=SPEC.engines, **kw)
@@ -493,8 +569,11 @@ class InterruptedAtClose(FakeSeat):
 @pytest.mark.parametrize("when", ["after a finished match", "after Ctrl-C"])
 def test_an_interrupt_while_the_engines_are_ended_still_ends_them(when: str) -> None:
     clock = FakeClock()
-    script = (first_legal() if when == "after a finished match"
-              else on_nth_request(3, [(MS, INTERRUPT_MARK)]))
+    script = (
+        first_legal()
+        if when == "after a finished match"
+        else on_nth_request(3, [(MS, INTERRUPT_MARK)])
+    )
     a = InterruptedAtClose("a", clock, script)
     b = InterruptedAtClose("b", clock, first_legal())
     out = run_match(SPEC, seats=[a, b], clock=clock)

@@ -29,17 +29,29 @@ def _thinking_engine(think: int) -> Any:
     return script
 
 
-def run(tmp_path: Path, *, seed: int = 5, max_rounds: int | None = None,
-        think: int = 130 * MS) -> tuple[list[dict[str, Any]], Any]:
+def run(
+    tmp_path: Path, *, seed: int = 5, max_rounds: int | None = None, think: int = 130 * MS
+) -> tuple[list[dict[str, Any]], Any]:
     clock = FakeClock()
-    seats = [FakeSeat("a", clock, _thinking_engine(think)),
-             FakeSeat("b", clock, _thinking_engine(think + 7 * MS))]
-    spec = MatchSpec(engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
-                     seed=seed, max_rounds=max_rounds,
-                     time_control=TimeControl(bank=60 * SECOND, delay=100 * MS))
+    seats = [
+        FakeSeat("a", clock, _thinking_engine(think)),
+        FakeSeat("b", clock, _thinking_engine(think + 7 * MS)),
+    ]
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
+        seed=seed,
+        max_rounds=max_rounds,
+        time_control=TimeControl(bank=60 * SECOND, delay=100 * MS),
+    )
     path = tmp_path / "t.jsonl"
-    out = run_match(spec, seats=seats, clock=clock, transcript_path=path,
-                    salt=counter_salt(), started_at="2026-01-01T00:00:00Z")
+    out = run_match(
+        spec,
+        seats=seats,
+        clock=clock,
+        transcript_path=path,
+        salt=counter_salt(),
+        started_at="2026-01-01T00:00:00Z",
+    )
     return [json.loads(x) for x in path.read_text().splitlines()], out
 
 
@@ -65,15 +77,19 @@ def test_shape_header_first_result_last_seq_in_order(tmp_path: Path) -> None:
     assert [x["seq"] for x in lines] == list(range(len(lines)))
     times = [x["t_ns"] for x in lines]
     assert times == sorted(times)
-    assert [x["type"] for x in lines[-4:]] == ["engine_exit", "engine_exit", "seed_reveal",
-                                               "result"]
+    assert [x["type"] for x in lines[-4:]] == [
+        "engine_exit",
+        "engine_exit",
+        "seed_reveal",
+        "result",
+    ]
 
 
 def _pairs(obj: Any) -> list[tuple[int, int]]:
     """Every [a, b] with 0 <= a, b <= 6 inside ``obj``: everything that may be a tile."""
     found: list[tuple[int, int]] = []
     if isinstance(obj, list):
-        if (len(obj) == 2 and all(type(v) is int and 0 <= v <= 6 for v in obj)):
+        if len(obj) == 2 and all(type(v) is int and 0 <= v <= 6 for v in obj):
             found.append((min(obj), max(obj)))
         for v in obj:
             found.extend(_pairs(v))

@@ -15,8 +15,8 @@ from bidref.render.layout import BRANCH_ROWS, MIN_WIDTH, LayoutPicture, layout_t
 from bidref.render.svg import Frame, to_html, to_svg
 from bidref.rules import Layout, Match, Side, parse_side, point, tile
 
-# The rules' worked layouts, read where the rules live (shared/ beside the repository).
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "layout-examples.json"
+# The rules' worked layouts: the project's copy (bidref/data/SOURCES.md says whence).
+EXAMPLES = Path(__file__).resolve().parents[2] / "bidref" / "data" / "layout-examples.json"
 
 
 def _states() -> list[tuple[str, Layout, object]]:
@@ -39,8 +39,9 @@ STATES = _states()
 
 
 @pytest.mark.parametrize(("name", "layout", "expect"), STATES, ids=[s[0] for s in STATES])
-def test_worked_layouts(name: str, layout: Layout, expect: dict[str, object],
-                        snapshot: SnapshotAssertion) -> None:
+def test_worked_layouts(
+    name: str, layout: Layout, expect: dict[str, object], snapshot: SnapshotAssertion
+) -> None:
     text = layout_text(layout, 100)
     assert text == snapshot
     # The filled numbers are the scoring ends, and they add up to the count.
@@ -172,7 +173,8 @@ def long_branch() -> Layout:
 
 @pytest.mark.parametrize("width", [MIN_WIDTH, 40, 100])
 def test_a_long_branch_continues_in_a_band_and_the_picture_stays_short(
-        width: int, snapshot: SnapshotAssertion) -> None:
+    width: int, snapshot: SnapshotAssertion
+) -> None:
     """A branch of more than BRANCH_ROWS rows turns into a band below the picture (marked
     ⋮), as a long line wraps into bands: the picture fits a 24-row terminal."""
     lay = long_branch()

@@ -23,8 +23,8 @@ def test_timeout_exactly_at_the_deadline() -> None:
 
 def test_draws_in_one_turn_share_one_delay() -> None:
     c = MatchClock.start(TC).begin(0, turn=3)
-    c, _ = c.charge(6 * SECOND)   # thinks, then draws
-    c = c.begin(0, turn=3)        # the same turn after the draw: no fresh delay
+    c, _ = c.charge(6 * SECOND)  # thinks, then draws
+    c = c.begin(0, turn=3)  # the same turn after the draw: no fresh delay
     assert c.delay_left == 4 * SECOND
     c, ch = c.charge(7 * SECOND)  # 4 s of delay left, then 3 s of bank
     assert (ch.delay_used, ch.bank_used, c.banks[0]) == (4 * SECOND, 3 * SECOND, 117 * SECOND)
@@ -47,14 +47,19 @@ def test_fractional_seconds_and_bad_input() -> None:
         MatchClock.start(TC).begin(0, 1).charge(-1)
 
 
-@given(delay=st.integers(0, 20 * SECOND), banks=st.tuples(st.integers(0, 200 * SECOND),
-                                                           st.integers(0, 200 * SECOND)),
-       player=st.integers(0, 1), delay_used=st.integers(0, 20 * SECOND),
-       elapsed=st.integers(0, 300 * SECOND))
-def test_spend_is_charge_without_the_record(delay: int, banks: tuple[int, int], player: int,
-                                            delay_used: int, elapsed: int) -> None:
-    c = MatchClock(TimeControl(bank=200 * SECOND, delay=delay), banks, player, 7,
-                   max(delay - delay_used, 0))
+@given(
+    delay=st.integers(0, 20 * SECOND),
+    banks=st.tuples(st.integers(0, 200 * SECOND), st.integers(0, 200 * SECOND)),
+    player=st.integers(0, 1),
+    delay_used=st.integers(0, 20 * SECOND),
+    elapsed=st.integers(0, 300 * SECOND),
+)
+def test_spend_is_charge_without_the_record(
+    delay: int, banks: tuple[int, int], player: int, delay_used: int, elapsed: int
+) -> None:
+    c = MatchClock(
+        TimeControl(bank=200 * SECOND, delay=delay), banks, player, 7, max(delay - delay_used, 0)
+    )
     after, ch = c.charge(elapsed)
     assert c.spend(elapsed) == after
     available = c.available()

@@ -72,9 +72,16 @@ def test_out_of_turn_is_refused() -> None:
 
 def test_draws_keep_the_turn_and_are_private() -> None:
     m = Match.new(7026)
-    for text in ["open 4-4", "play 3-4 4-4:line_b", "play 3-5 3-4:low", "play 4-5 3-5:high",
-                 "play 1-4 4-5:low", "play 2-4 4-4:line_a", "play 1-6 1-4:low",
-                 "play 4-6 1-6:high"]:
+    for text in [
+        "open 4-4",
+        "play 3-4 4-4:line_b",
+        "play 3-5 3-4:low",
+        "play 4-5 3-5:high",
+        "play 1-4 4-5:low",
+        "play 2-4 4-4:line_a",
+        "play 1-6 1-4:low",
+        "play 4-6 1-6:high",
+    ]:
         m.apply(parse_action(text))
     assert m.legal_actions() == [DRAW]
     turn, player = m.turn, m.to_act
@@ -113,9 +120,16 @@ def test_forced_passes_and_block_happen_inside_apply() -> None:
 
 def test_arrange_next_draw_for_score_sheets() -> None:
     m = Match.new(7026)
-    for text in ["open 4-4", "play 3-4 4-4:line_b", "play 3-5 3-4:low", "play 4-5 3-5:high",
-                 "play 1-4 4-5:low", "play 2-4 4-4:line_a", "play 1-6 1-4:low",
-                 "play 4-6 1-6:high"]:
+    for text in [
+        "open 4-4",
+        "play 3-4 4-4:line_b",
+        "play 3-5 3-4:low",
+        "play 4-5 3-5:high",
+        "play 1-4 4-5:low",
+        "play 2-4 4-4:line_a",
+        "play 1-6 1-4:low",
+        "play 4-6 1-6:high",
+    ]:
         m.apply(parse_action(text))
     wanted = m.boneyard_order()[-1]
     m.arrange_next_draw(wanted)

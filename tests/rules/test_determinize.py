@@ -40,9 +40,9 @@ def test_redeal_hidden_with_a_given_opponent_hand() -> None:
     m.apply(m.legal_actions()[0])
     p = m.to_act
     hidden = sorted(m.hands[1 - p] + m.boneyard)
-    want = hidden[:len(m.hands[1 - p])]
+    want = hidden[: len(m.hands[1 - p])]
     r = m.redeal_hidden(p, random.Random(0), opponent_hand=want)
-    assert r.hands[1 - p] == want and sorted(r.boneyard) == hidden[len(want):]
+    assert r.hands[1 - p] == want and sorted(r.boneyard) == hidden[len(want) :]
     with pytest.raises(RulesError, match="distinct tiles hidden"):
         m.redeal_hidden(p, random.Random(0), opponent_hand=m.hands[p])
 

@@ -10,7 +10,8 @@ import pytest
 
 from bidref.rules import Layout, Point, Side, point, points_earned, tile
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "layout-examples.json"
+# The rules' worked layouts: the project's copy (bidref/data/SOURCES.md says whence).
+EXAMPLES = Path(__file__).resolve().parents[2] / "bidref" / "data" / "layout-examples.json"
 
 
 def _sequences() -> list[dict[str, Any]]:
@@ -41,8 +42,10 @@ def test_sequence(seq: dict[str, Any]) -> None:
         where = f"{seq['name']} step {n} ({t})"
         spinner = None if lay.spinner is None else lay.spinner.as_list()
         assert spinner == exp["spinner"], where
-        got_points = [{"tile": p.tile.as_list(), "side": p.side.label, "value": p.value}
-                      for p in lay.open_points]
+        got_points = [
+            {"tile": p.tile.as_list(), "side": p.side.label, "value": p.value}
+            for p in lay.open_points
+        ]
         assert got_points == exp["attachment_points"], where
         got_scoring = [{"tile": t.as_list(), "value": v} for t, v in lay.scoring()]
         assert got_scoring == exp["scoring"], where
@@ -52,6 +55,6 @@ def test_sequence(seq: dict[str, Any]) -> None:
             assert [[_jpt(a), _jpt(b)] for a, b in lay.connections] == exp["connections"], where
 
 
-def test_examples_file_is_the_one_in_shared() -> None:
+def test_examples_file_is_there() -> None:
     assert EXAMPLES.exists(), f"missing {EXAMPLES}"
     assert len(_sequences()) >= 4

@@ -34,10 +34,27 @@ _UNIVERSE += [play(t, p) for t in TILES for p in _POINTS if p.is_valid_side()]
 
 def fingerprint(m: Match) -> tuple[object, ...]:
     lay = m.layout
-    return (tuple(m.balances), tuple(m.hands[0]), tuple(m.hands[1]), tuple(m.boneyard),
-            tuple(lay.placed), tuple(lay.open_points), tuple(lay.connections), lay.spinner,
-            m.phase, m.to_act, m.turn, m.bid, m.bidder, m.jockey, m.round_number, m.passes,
-            m.drawn_this_turn, m.result, tuple(m.legal_actions()))
+    return (
+        tuple(m.balances),
+        tuple(m.hands[0]),
+        tuple(m.hands[1]),
+        tuple(m.boneyard),
+        tuple(lay.placed),
+        tuple(lay.open_points),
+        tuple(lay.connections),
+        lay.spinner,
+        m.phase,
+        m.to_act,
+        m.turn,
+        m.bid,
+        m.bidder,
+        m.jockey,
+        m.round_number,
+        m.passes,
+        m.drawn_this_turn,
+        m.result,
+        tuple(m.legal_actions()),
+    )
 
 
 def check_invariants(m: Match) -> None:
@@ -79,10 +96,14 @@ def play_random_match(seed: int, policy_seed: int, max_rounds: int | None) -> Ma
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**63), policy_seed=st.integers(0, 2**32),
-       max_rounds=st.one_of(st.none(), st.integers(1, 6)))
-def test_random_matches_keep_invariants(seed: int, policy_seed: int,
-                                        max_rounds: int | None) -> None:
+@given(
+    seed=st.integers(0, 2**63),
+    policy_seed=st.integers(0, 2**32),
+    max_rounds=st.one_of(st.none(), st.integers(1, 6)),
+)
+def test_random_matches_keep_invariants(
+    seed: int, policy_seed: int, max_rounds: int | None
+) -> None:
     m = play_random_match(seed, policy_seed, max_rounds)
     assert m.result is not None
     if m.result.reason == "balance":

@@ -9,7 +9,8 @@ from syrupy.assertion import SnapshotAssertion
 
 from bidref.rules import Layout, Side, describe_layout, point, tile
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "layout-examples.json"
+# The rules' worked layouts: the project's copy (bidref/data/SOURCES.md says whence).
+EXAMPLES = Path(__file__).resolve().parents[2] / "bidref" / "data" / "layout-examples.json"
 
 
 def test_describe_every_worked_layout(snapshot: SnapshotAssertion) -> None:

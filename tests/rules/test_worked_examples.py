@@ -33,42 +33,154 @@ from bidref.rules import (
 
 from .helpers import play_out
 
-BLOCK_4_VS_18 = (7026, [
-    "open 4-4", "play 3-4 4-4:line_b", "play 3-5 3-4:low", "play 4-5 3-5:high",
-    "play 1-4 4-5:low", "play 2-4 4-4:line_a", "play 1-6 1-4:low", "play 4-6 1-6:high", "draw",
-    "draw", "play 2-3 2-4:low", "play 0-4 4-4:branch_b", "play 0-5 0-4:low", "draw", "draw",
-    "play 3-6 2-3:high", "play 5-6 3-6:high", "draw", "draw", "draw", "play 5-5 5-6:low", "draw",
-    "draw", "draw", "draw", "draw", "draw", "play 1-5 5-5:line_b", "play 1-2 1-5:low",
-    "play 0-2 1-2:high", "play 0-0 0-2:low", "play 0-1 0-0:line_b", "draw", "play 2-5 0-5:high",
-    "play 1-1 0-1:high", "play 2-6 2-5:low", "play 1-3 1-1:line_b", "play 0-6 2-6:high",
-    "play 0-3 1-3:high",
-])
-BLOCK_6_VS_6 = (10435, [
-    "open 4-4", "play 2-4 4-4:line_b", "play 2-5 2-4:low", "play 0-5 2-5:high",
-    "play 0-4 4-4:line_a", "play 0-1 0-5:low", "play 1-5 0-1:high", "play 0-6 0-4:low",
-    "play 1-6 0-6:high", "play 1-2 1-6:low", "play 2-3 1-2:high", "play 3-6 2-3:high", "draw",
-    "draw", "draw", "draw", "draw", "play 4-5 4-4:branch_b", "draw", "play 6-6 3-6:high", "draw",
-    "play 2-6 6-6:line_b", "draw", "play 1-4 4-4:branch_a", "play 1-3 1-4:low", "draw",
-    "play 3-4 1-3:high", "play 0-2 2-6:low", "draw", "play 3-5 1-5:high", "play 0-0 0-2:low",
-    "draw", "play 5-5 4-5:high", "play 0-3 3-5:low", "draw", "play 4-6 3-4:high", "draw",
-    "play 5-6 5-5:line_b", "draw",
-])
-BLOCK_7_VS_17 = (1565, [
-    "open 5-5", "play 3-5 5-5:line_b", "play 5-6 5-5:line_a", "play 3-6 5-6:high",
-    "play 3-4 3-6:low", "play 2-4 3-4:high", "play 2-6 2-4:low", "play 1-6 2-6:high", "draw",
-    "draw", "draw", "play 1-3 1-6:low", "draw", "draw", "play 3-3 1-3:high", "draw",
-    "play 1-5 5-5:branch_a", "play 1-2 1-5:low", "play 0-2 1-2:high", "draw", "play 0-3 0-2:low",
-    "draw", "draw", "play 4-5 5-5:branch_b", "play 4-6 4-5:low", "play 6-6 4-6:high", "draw",
-    "draw", "play 2-3 3-5:low", "play 0-6 6-6:line_b", "play 2-5 2-3:low", "play 0-0 0-6:low",
-    "draw", "play 0-5 0-0:line_b", "draw", "draw",
-])
+BLOCK_4_VS_18 = (
+    7026,
+    [
+        "open 4-4",
+        "play 3-4 4-4:line_b",
+        "play 3-5 3-4:low",
+        "play 4-5 3-5:high",
+        "play 1-4 4-5:low",
+        "play 2-4 4-4:line_a",
+        "play 1-6 1-4:low",
+        "play 4-6 1-6:high",
+        "draw",
+        "draw",
+        "play 2-3 2-4:low",
+        "play 0-4 4-4:branch_b",
+        "play 0-5 0-4:low",
+        "draw",
+        "draw",
+        "play 3-6 2-3:high",
+        "play 5-6 3-6:high",
+        "draw",
+        "draw",
+        "draw",
+        "play 5-5 5-6:low",
+        "draw",
+        "draw",
+        "draw",
+        "draw",
+        "draw",
+        "draw",
+        "play 1-5 5-5:line_b",
+        "play 1-2 1-5:low",
+        "play 0-2 1-2:high",
+        "play 0-0 0-2:low",
+        "play 0-1 0-0:line_b",
+        "draw",
+        "play 2-5 0-5:high",
+        "play 1-1 0-1:high",
+        "play 2-6 2-5:low",
+        "play 1-3 1-1:line_b",
+        "play 0-6 2-6:high",
+        "play 0-3 1-3:high",
+    ],
+)
+BLOCK_6_VS_6 = (
+    10435,
+    [
+        "open 4-4",
+        "play 2-4 4-4:line_b",
+        "play 2-5 2-4:low",
+        "play 0-5 2-5:high",
+        "play 0-4 4-4:line_a",
+        "play 0-1 0-5:low",
+        "play 1-5 0-1:high",
+        "play 0-6 0-4:low",
+        "play 1-6 0-6:high",
+        "play 1-2 1-6:low",
+        "play 2-3 1-2:high",
+        "play 3-6 2-3:high",
+        "draw",
+        "draw",
+        "draw",
+        "draw",
+        "draw",
+        "play 4-5 4-4:branch_b",
+        "draw",
+        "play 6-6 3-6:high",
+        "draw",
+        "play 2-6 6-6:line_b",
+        "draw",
+        "play 1-4 4-4:branch_a",
+        "play 1-3 1-4:low",
+        "draw",
+        "play 3-4 1-3:high",
+        "play 0-2 2-6:low",
+        "draw",
+        "play 3-5 1-5:high",
+        "play 0-0 0-2:low",
+        "draw",
+        "play 5-5 4-5:high",
+        "play 0-3 3-5:low",
+        "draw",
+        "play 4-6 3-4:high",
+        "draw",
+        "play 5-6 5-5:line_b",
+        "draw",
+    ],
+)
+BLOCK_7_VS_17 = (
+    1565,
+    [
+        "open 5-5",
+        "play 3-5 5-5:line_b",
+        "play 5-6 5-5:line_a",
+        "play 3-6 5-6:high",
+        "play 3-4 3-6:low",
+        "play 2-4 3-4:high",
+        "play 2-6 2-4:low",
+        "play 1-6 2-6:high",
+        "draw",
+        "draw",
+        "draw",
+        "play 1-3 1-6:low",
+        "draw",
+        "draw",
+        "play 3-3 1-3:high",
+        "draw",
+        "play 1-5 5-5:branch_a",
+        "play 1-2 1-5:low",
+        "play 0-2 1-2:high",
+        "draw",
+        "play 0-3 0-2:low",
+        "draw",
+        "draw",
+        "play 4-5 5-5:branch_b",
+        "play 4-6 4-5:low",
+        "play 6-6 4-6:high",
+        "draw",
+        "draw",
+        "play 2-3 3-5:low",
+        "play 0-6 6-6:line_b",
+        "play 2-5 2-3:low",
+        "play 0-0 0-6:low",
+        "draw",
+        "play 0-5 0-0:line_b",
+        "draw",
+        "draw",
+    ],
+)
 # Round 1 of seed 1 ends with player A's domino: A is the jockey of round 2.
-DOMINO_BY_A = (1, [
-    "open 6-6", "play 3-6 6-6:line_a", "play 0-3 3-6:low", "play 0-5 0-3:low",
-    "play 1-5 0-5:high", "play 1-4 1-5:low", "play 1-6 6-6:line_b", "play 3-4 1-4:high",
-    "play 2-6 6-6:branch_a", "play 2-2 2-6:low", "play 5-6 6-6:branch_b", "play 3-3 3-4:low",
-    "play 4-5 5-6:low",
-])
+DOMINO_BY_A = (
+    1,
+    [
+        "open 6-6",
+        "play 3-6 6-6:line_a",
+        "play 0-3 3-6:low",
+        "play 0-5 0-3:low",
+        "play 1-5 0-5:high",
+        "play 1-4 1-5:low",
+        "play 1-6 6-6:line_b",
+        "play 3-4 1-4:high",
+        "play 2-6 6-6:branch_a",
+        "play 2-2 2-6:low",
+        "play 5-6 6-6:branch_b",
+        "play 3-3 3-4:low",
+        "play 4-5 5-6:low",
+    ],
+)
 
 
 def _block(events: list[object]) -> tuple[RoundEnded, list[Transfer]]:
@@ -101,15 +213,23 @@ def test_block_6_vs_6_pays_nothing_and_next_round_is_forced() -> None:
 
 def test_rounding_to_nearest_five() -> None:
     assert [round_to_five(n) for n in (0, 1, 2, 3, 4, 17, 18, 22, 23)] == [
-        0, 0, 0, 5, 5, 15, 20, 20, 25]
+        0,
+        0,
+        0,
+        5,
+        5,
+        15,
+        20,
+        20,
+        25,
+    ]
 
 
 def _round_two_auction() -> Match:
     seed, actions = DOMINO_BY_A
     m = Match.new(seed)
     events = play_out(m, actions)
-    assert any(isinstance(e, RoundEnded) and e.reason == "domino" and e.winner == 0
-               for e in events)
+    assert any(isinstance(e, RoundEnded) and e.reason == "domino" and e.winner == 0 for e in events)
     assert m.phase is Phase.AUCTION and m.jockey == 0 and m.to_act == 1
     return m
 
@@ -117,8 +237,8 @@ def _round_two_auction() -> Match:
 def test_jockeys_accepted_bid_of_20_costs_5() -> None:
     m = _round_two_auction()
     before = list(m.balances)
-    m.apply(Bid(15))   # the non-jockey bids
-    m.apply(Bid(20))   # the jockey raises
+    m.apply(Bid(15))  # the non-jockey bids
+    m.apply(Bid(20))  # the jockey raises
     events = m.apply(Accept())
     (t,) = [e for e in events if isinstance(e, Transfer)]
     assert (t.payer, t.payee, t.requested, t.amount) == (0, 1, 5, 5)
@@ -154,8 +274,19 @@ def test_after_a_bid_only_accept_or_raise() -> None:
 
 def test_cap_of_20_against_balance_of_5_ends_the_match() -> None:
     m = Match.new(4, MatchConfig(start_balances=(295, 5)))
-    events = play_out(m, ["open 6-6", "draw", "draw", "play 0-6 6-6:line_a", "play 0-1 0-6:low",
-                          "play 1-1 0-1:high", "play 1-4 1-1:line_b", "play 4-4 1-4:high"])
+    events = play_out(
+        m,
+        [
+            "open 6-6",
+            "draw",
+            "draw",
+            "play 0-6 6-6:line_a",
+            "play 0-1 0-6:low",
+            "play 1-1 0-1:high",
+            "play 1-4 1-1:line_b",
+            "play 4-4 1-4:high",
+        ],
+    )
     (t,) = [e for e in events if isinstance(e, Transfer)]
     assert (t.payer, t.requested, t.amount) == (1, 20, 5)
     assert m.over and m.balances == [300, 0]
@@ -173,14 +304,15 @@ def test_clock_8s_costs_nothing_13s_costs_3s() -> None:
 
 
 def _deal(h0: list[tuple[int, int]], h1: list[tuple[int, int]]) -> Deal:
-    rest = [t for t in TILES
-            if (t.low, t.high) not in set(h0) | set(h1)]
+    rest = [t for t in TILES if (t.low, t.high) not in set(h0) | set(h1)]
     return Deal.from_lists(h0, h1, [t.as_list() for t in rest])
 
 
 def test_forced_opening_highest_double() -> None:
-    d = _deal([(0, 1), (2, 2), (3, 5), (1, 4), (0, 6), (2, 6), (1, 5)],
-              [(5, 5), (0, 0), (1, 2), (3, 4), (4, 6), (0, 2), (1, 3)])
+    d = _deal(
+        [(0, 1), (2, 2), (3, 5), (1, 4), (0, 6), (2, 6), (1, 5)],
+        [(5, 5), (0, 0), (1, 2), (3, 4), (4, 6), (0, 2), (1, 3)],
+    )
     assert forced_opening_tile(d.hands) == (1, tile(5, 5))
     m = Match.from_deal(d)
     assert m.to_act == 1 and [str(a) for a in m.legal_actions()] == ["open 5-5"]
@@ -188,8 +320,10 @@ def test_forced_opening_highest_double() -> None:
 
 def test_forced_opening_without_doubles_and_the_equal_total_tie() -> None:
     # No doubles dealt; [3|6] and [4|5] both total 9: the larger half wins.
-    d = _deal([(0, 1), (4, 5), (0, 2), (1, 4), (0, 3), (2, 4), (1, 5)],
-              [(3, 6), (1, 2), (2, 3), (0, 4), (1, 3), (0, 5), (2, 5)])
+    d = _deal(
+        [(0, 1), (4, 5), (0, 2), (1, 4), (0, 3), (2, 4), (1, 5)],
+        [(3, 6), (1, 2), (2, 3), (0, 4), (1, 3), (0, 5), (2, 5)],
+    )
     assert forced_opening_tile(d.hands) == (1, tile(3, 6))
     m = Match.from_deal(d)
     with pytest.raises(IllegalActionError, match="forced opening"):

@@ -23,9 +23,16 @@ def make_plan(tmp_path: Path) -> MakePlan:
     ) -> Plan:
         engines = [EngineEntry(n, s) for n, s in specs]
         seeds = seeds_from_master(7, deals)
-        header = new_header(fmt, engines, seeds, MatchSettings(bank_ms=2000, delay_ms=50),
-                            master_seed=7, deal_book=None, sprt=sprt,
-                            created="2026-01-01T00:00:00+00:00")
+        header = new_header(
+            fmt,
+            engines,
+            seeds,
+            MatchSettings(bank_ms=2000, delay_ms=50),
+            master_seed=7,
+            deal_book=None,
+            sprt=sprt,
+            created="2026-01-01T00:00:00+00:00",
+        )
         return Plan(header, out or tmp_path / "out")
 
     return make

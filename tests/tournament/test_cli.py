@@ -22,15 +22,30 @@ def invoke(*args: str) -> tuple[int, str]:
 
 def test_a_tournament_runs_and_prints_json(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    code, output = invoke("a=fake strength=3", "b=fake", "c=fake strength=0.3", "--deals", "4",
-                          "--seed", "11", "--out", str(out), "-j", "2", "--json")
+    code, output = invoke(
+        "a=fake strength=3",
+        "b=fake",
+        "c=fake strength=0.3",
+        "--deals",
+        "4",
+        "--seed",
+        "11",
+        "--out",
+        str(out),
+        "-j",
+        "2",
+        "--json",
+    )
     assert code == 0, output
     data = json.loads(output)
     assert data["total"] == data["done"] == 3 * 4 * 2
     assert data["master_seed"] == 11
     assert data["engines"][0]["name"] == "a"  # the strongest fake ranks first
     assert {(p["first"], p["second"]) for p in data["pairs"]} == {
-        ("a", "b"), ("a", "c"), ("b", "c")}
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "c"),
+    }
     assert sum(e["matches"] for e in data["engines"]) == 2 * data["total"]
     store = ResultsStore.open(out / "results.jsonl")
     assert store.header.seeds and len(store.records) == data["total"]
@@ -39,9 +54,24 @@ def test_a_tournament_runs_and_prints_json(tmp_path: Path) -> None:
 def test_tables_exports_and_resume(tmp_path: Path) -> None:
     out = tmp_path / "t"
     csv_path, json_path = tmp_path / "pairs.csv", tmp_path / "pairs.json"
-    code, output = invoke("a=fake strength=2", "b=fake", "--deals", "5", "--seed", "3",
-                          "--out", str(out), "-j", "1", "--export", str(csv_path),
-                          "--export", str(json_path), "--max-rounds", "8")
+    code, output = invoke(
+        "a=fake strength=2",
+        "b=fake",
+        "--deals",
+        "5",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "-j",
+        "1",
+        "--export",
+        str(csv_path),
+        "--export",
+        str(json_path),
+        "--max-rounds",
+        "8",
+    )
     assert code == 0, output
     assert "Standings" in output and "Pairings" in output and "master seed 3" in output
     assert "matches 10/10  elapsed" in output  # progress lines when not on a terminal
@@ -68,8 +98,18 @@ def test_refusals_say_the_fix(tmp_path: Path) -> None:
     assert code == 2 and "--bank 7.0 differs from the recorded 120.0" in output
     code, output = invoke("--resume", "--out", str(tmp_path / "none"))
     assert code == 2 and "without --resume first" in output
-    code, output = invoke("a=fake", "b=fake", "c=fake", "--sprt", "0", "10", "0.05", "0.05",
-                          "--out", str(tmp_path / "s"))
+    code, output = invoke(
+        "a=fake",
+        "b=fake",
+        "c=fake",
+        "--sprt",
+        "0",
+        "10",
+        "0.05",
+        "0.05",
+        "--out",
+        str(tmp_path / "s"),
+    )
     assert code == 2 and "give exactly two engines" in output
     assert not (tmp_path / "s").exists()  # nothing written for a refused tournament
     code, output = invoke("a=fake", "--out", str(tmp_path / "one"))
@@ -84,9 +124,22 @@ def test_deal_book_and_sprt(tmp_path: Path) -> None:
     book = tmp_path / "book.txt"
     book.write_text("\n".join(str(1000 + i) for i in range(200)) + "\n", encoding="utf-8")
     out = tmp_path / "t"
-    code, output = invoke("strong=fake strength=8 draw=0", "weak=fake draw=0",
-                          "--deal-book", str(book), "--sprt", "0", "100", "0.05", "0.05",
-                          "--out", str(out), "-j", "2", "--json")
+    code, output = invoke(
+        "strong=fake strength=8 draw=0",
+        "weak=fake draw=0",
+        "--deal-book",
+        str(book),
+        "--sprt",
+        "0",
+        "100",
+        "0.05",
+        "0.05",
+        "--out",
+        str(out),
+        "-j",
+        "2",
+        "--json",
+    )
     assert code == 0, output
     data = json.loads(output)
     assert data["sprt_stopped"] and data["pairs"][0]["sprt"]["status"] == "H1"
@@ -118,8 +171,9 @@ def test_an_unknown_engine_is_refused_before_anything_is_written(tmp_path: Path)
     random_py = Path(__file__).resolve().parents[2] / "sample_engines/python_random/engine.py"
     out = tmp_path / "t"
     for engine in ("no_such_engine_xyz", "no_such_engine_xyz --fast"):
-        result = runner.invoke(app, ["tournament", engine, str(random_py), "--deals", "1",
-                                     "--out", str(out)])  # the real play function
+        result = runner.invoke(
+            app, ["tournament", engine, str(random_py), "--deals", "1", "--out", str(out)]
+        )  # the real play function
         assert result.exit_code == 2, result.output
         assert "'no_such_engine_xyz'" in result.output and "not found" in result.output
         assert not out.exists()  # nothing to clean up before trying again
@@ -128,8 +182,9 @@ def test_an_unknown_engine_is_refused_before_anything_is_written(tmp_path: Path)
 def test_a_bad_cluster_address_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "t"
     for address in ("nonsense", "foo://head:8786"):
-        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out),
-                              "--cluster", address)
+        code, output = invoke(
+            "a=fake", "b=fake", "--deals", "1", "--out", str(out), "--cluster", address
+        )
         assert code == 2, output
         assert f"--cluster {address!r}" in output and "tcp://" in output, output
         assert "Traceback" not in output
@@ -152,18 +207,20 @@ def test_help_teaches_with_examples_that_can_be_copied() -> None:
 
 def test_a_bad_export_path_is_refused_before_the_run(tmp_path: Path) -> None:
     out = tmp_path / "t"
-    for export, message in ((tmp_path / "no-such-folder" / "pairs.csv", "no folder"),
-                            (tmp_path / "pairs.txt", ".csv or .json")):
-        code, output = invoke("a=fake", "b=fake", "--deals", "1", "--out", str(out),
-                              "--export", str(export))
+    for export, message in (
+        (tmp_path / "no-such-folder" / "pairs.csv", "no folder"),
+        (tmp_path / "pairs.txt", ".csv or .json"),
+    ):
+        code, output = invoke(
+            "a=fake", "b=fake", "--deals", "1", "--out", str(out), "--export", str(export)
+        )
         assert code == 2, output
         assert "--export" in output and message in output, output
         assert "Traceback" not in output
         assert not out.exists()  # refused before anything was played
 
 
-def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(
-        tmp_path: Path) -> None:
+def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_path: Path) -> None:
     # Two runs on one folder would play the same missing matches twice.
     from bidref.tournament.store import hold
 

@@ -42,9 +42,14 @@ def c_first() -> Path:
 
 
 def _plan(out: Path, engines: list[str], deals: int) -> Plan:
-    header = new_header("round-robin", resolve_entries(engines), seeds_from_master(5, deals),
-                        MatchSettings(bank_ms=20_000, delay_ms=2_000), master_seed=5,
-                        deal_book=None)  # fmt: skip
+    header = new_header(
+        "round-robin",
+        resolve_entries(engines),
+        seeds_from_master(5, deals),
+        MatchSettings(bank_ms=20_000, delay_ms=2_000),
+        master_seed=5,
+        deal_book=None,
+    )
     return Plan(header, out)
 
 
@@ -52,6 +57,7 @@ def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
     c_first: Path, tmp_path: Path
 ) -> None:
     import distributed
+
     engines = [f"c={c_first}", str(GREEDY), str(RANDOM)]
     local_plan = _plan(tmp_path / "local", engines, deals=2)
     store = ResultsStore.create(local_plan.out_dir / RESULTS_FILE, local_plan.header)
@@ -64,18 +70,21 @@ def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
         lines = (local_plan.out_dir / str(r.transcript)).read_text().splitlines()
         assert json.loads(lines[0])["type"] == "header"
         assert json.loads(lines[-1])["type"] == "result"
-        assert json.loads(lines[-1])["winner"] == (None if r.winner is None
-                                                   else [r.engine_a, r.engine_b].index(r.winner))
+        assert json.loads(lines[-1])["winner"] == (
+            None if r.winner is None else [r.engine_a, r.engine_b].index(r.winner)
+        )
 
     dask_plan = _plan(tmp_path / "dask", engines, deals=2)
     dstore = ResultsStore.create(dask_plan.out_dir / RESULTS_FILE, dask_plan.header)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=":0") as cluster:  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster:
         backend = ClusterBackend(play_match, cluster.scheduler_address)
         try:
             run(dask_plan, dstore, backend)
         finally:
             backend.close()
+
     def outcomes(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
         return {k: v[:-1] for k, v in rated(records).items()}  # transcript names of replays differ
 
@@ -101,16 +110,39 @@ def test_ctrl_c_ends_matches_cleanly_and_resume_completes(c_first: Path, tmp_pat
     engine.parent.mkdir()
     shutil.copy(c_first, engine)
     slow = tmp_path / "engines" / "slow_random.py"
-    slow.write_text(RANDOM.read_text().replace(
-        'reply = {"type": "action"', 'import time; time.sleep(0.003); reply = {"type": "action"'))
+    slow.write_text(
+        RANDOM.read_text().replace(
+            'reply = {"type": "action"', 'import time; time.sleep(0.003); reply = {"type": "action"'
+        )
+    )
     out = tmp_path / "out"
-    args = [*BIDREF, "tournament", f"first={engine}", f"rnd={slow}", "--deals", "6",
-            "--seed", "9", "--bank", "30", "--delay", "3", "-j", "2", "--out", str(out)]
+    args = [
+        *BIDREF,
+        "tournament",
+        f"first={engine}",
+        f"rnd={slow}",
+        "--deals",
+        "6",
+        "--seed",
+        "9",
+        "--bank",
+        "30",
+        "--delay",
+        "3",
+        "-j",
+        "2",
+        "--out",
+        str(out),
+    ]
     # (SIGINT as at a terminal, even when these tests run where it is ignored, e.g. in
     # a background job of a script: an ignored SIGINT would be ignored by the child too)
-    proc = subprocess.Popen([*args, "--json"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [*args, "--json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     results = out / RESULTS_FILE
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -127,16 +159,19 @@ def test_ctrl_c_ends_matches_cleanly_and_resume_completes(c_first: Path, tmp_pat
     assert data["interrupted"] and 2 <= data["done"] < 12
     before = ResultsStore.open(results).records
 
-    resumed = subprocess.run([*BIDREF, "tournament", "--resume", "--out", str(out), "--json"],
-                             cwd=tmp_path, capture_output=True, timeout=120)  # fmt: skip
+    resumed = subprocess.run(
+        [*BIDREF, "tournament", "--resume", "--out", str(out), "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=120,
+    )
     assert resumed.returncode == 0, resumed.stderr.decode()
     final = json.loads(resumed.stdout)
     assert final["done"] == final["total"] == 12
     assert final["played"] - final["aborted"] == 12 - data["done"]
     after = ResultsStore.open(results).records
     assert after[: len(before)] == before
-    assert sorted(r.key.id for r in after if r.rated) == sorted(k.id for k in
-                                                               _keys(out))  # fmt: skip
+    assert sorted(r.key.id for r in after if r.rated) == sorted(k.id for k in _keys(out))
     assert _engine_processes(str(engine.parent)) == []
 
 

@@ -37,10 +37,15 @@ def test_every_pairing_plays_each_deal_once_per_seat(n: int, deals: int, fmt: st
         assert games["e0"] == 2 * deals * (n - 1)
 
 
-OUTCOMES = [MatchReport(0, "balance", True), MatchReport(1, "balance", True),
-            MatchReport(None, "round_limit", True), MatchReport(1, "time", True),
-            MatchReport(0, "crash", True), MatchReport(None, "aborted", False),
-            MatchReport(None, "startup", False, fault_seat=1)]  # fmt: skip
+OUTCOMES = [
+    MatchReport(0, "balance", True),
+    MatchReport(1, "balance", True),
+    MatchReport(None, "round_limit", True),
+    MatchReport(1, "time", True),
+    MatchReport(0, "crash", True),
+    MatchReport(None, "aborted", False),
+    MatchReport(None, "startup", False, fault_seat=1),
+]
 
 
 @settings(max_examples=60, deadline=None)
@@ -48,12 +53,20 @@ OUTCOMES = [MatchReport(0, "balance", True), MatchReport(1, "balance", True),
 def test_standings_do_not_depend_on_the_order_of_records(data: st.DataObject) -> None:
     n = data.draw(st.integers(2, 4))
     engines = [EngineEntry(f"e{i}", "fake") for i in range(n)]
-    header = new_header("round-robin", engines, seeds_from_master(1, 3), MatchSettings(),
-                        master_seed=1, deal_book=None, created="x")  # fmt: skip
+    header = new_header(
+        "round-robin",
+        engines,
+        seeds_from_master(1, 3),
+        MatchSettings(),
+        master_seed=1,
+        deal_book=None,
+        created="x",
+    )
     plan = Plan(header, Path("/nonexistent"))
     keys = data.draw(st.lists(st.sampled_from(plan.keys), max_size=30))
-    outcomes = data.draw(st.lists(st.sampled_from(OUTCOMES), min_size=len(keys),
-                                  max_size=len(keys)))  # fmt: skip
+    outcomes = data.draw(
+        st.lists(st.sampled_from(OUTCOMES), min_size=len(keys), max_size=len(keys))
+    )
     records = [MatchRecord.of(plan.job(k, 1), o) for k, o in zip(keys, outcomes, strict=True)]
     # a later rated duplicate of a key is ignored, so keep first-rated order fixed
     first_rated: dict[object, MatchRecord] = {}

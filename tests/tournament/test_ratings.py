@@ -48,7 +48,12 @@ def test_trinomial_by_hand() -> None:
     ],
 )
 def test_trinomial_matches_cutechess_figures(
-    w: int, l: int, d: int, elo: float, margin: float, los: float  # noqa: E741
+    w: int,
+    l: int,  # noqa: E741
+    d: int,
+    elo: float,
+    margin: float,
+    los: float,
 ) -> None:
     t = Trinomial(w, l, d)
     assert t.estimate.elo == pytest.approx(elo, abs=0.05)
@@ -91,7 +96,8 @@ def test_sprt_normal_approximation_by_hand_and_by_the_equivalent_form() -> None:
     # the same LLR written as half the difference of squared z-scores
     se2 = 0.07171875 / 100
     assert sprt.llr_normal(p) == pytest.approx(
-        ((0.6375 - s0) ** 2 - (0.6375 - s1) ** 2) / (2 * se2))
+        ((0.6375 - s0) ** 2 - (0.6375 - s1) ** 2) / (2 * se2)
+    )
     assert sprt.llr_normal(p) == pytest.approx(2.614, abs=1e-3)
 
 
@@ -157,8 +163,11 @@ def test_sprt_on_one_sided_samples_moves_one_pair_at_a_time() -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [((10, 0, 0.05, 0.05), "must be below"), ((0, 10, 0.0, 0.05), "alpha"),
-     ((0, 10, 0.05, 0.7), "beta")],
+    [
+        ((10, 0, 0.05, 0.05), "must be below"),
+        ((0, 10, 0.0, 0.05), "alpha"),
+        ((0, 10, 0.05, 0.7), "beta"),
+    ],
 )
 def test_bad_sprt_parameters(args: tuple[float, float, float, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -40,8 +40,15 @@ def rated(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
     for r in records:
         if r.rated:
             assert r.key.id not in out, f"{r.key.id} rated twice"
-            out[r.key.id] = (r.engine_a, r.engine_b, r.winner, r.reason, r.balances, r.rounds,
-                             r.transcript)
+            out[r.key.id] = (
+                r.engine_a,
+                r.engine_b,
+                r.winner,
+                r.reason,
+                r.balances,
+                r.rounds,
+                r.transcript,
+            )
     return out
 
 
@@ -67,9 +74,7 @@ class CountingPlay:
 
 
 def test_a_run_plays_every_scheduled_match_once(make_plan: MakePlan) -> None:
-    plan = make_plan(
-        [("a", "fake strength=3"), ("b", "fake"), ("c", "fake strength=0.5")], deals=4
-    )
+    plan = make_plan([("a", "fake strength=3"), ("b", "fake"), ("c", "fake strength=0.5")], deals=4)
     store = play_all(plan)
     results = rated(store.records)
     assert set(results) == {k.id for k in plan.keys}
@@ -90,10 +95,20 @@ def test_progress_counts_up_to_the_total(make_plan: MakePlan) -> None:
 
 
 def test_aborted_matches_are_recorded_excluded_and_played_again(make_plan: MakePlan) -> None:
-    clean = play_all(make_plan([("a", "fake strength=2"), ("b", "fake")], deals=20,
-                               out=make_plan().out_dir.parent / "clean"))
-    faulty = play_all(make_plan([("a", "fake strength=2"), ("b", "fake abort=0.3")], deals=20,
-                                out=make_plan().out_dir.parent / "faulty"))
+    clean = play_all(
+        make_plan(
+            [("a", "fake strength=2"), ("b", "fake")],
+            deals=20,
+            out=make_plan().out_dir.parent / "clean",
+        )
+    )
+    faulty = play_all(
+        make_plan(
+            [("a", "fake strength=2"), ("b", "fake abort=0.3")],
+            deals=20,
+            out=make_plan().out_dir.parent / "faulty",
+        )
+    )
     aborted = [r for r in faulty.records if not r.rated]
     assert aborted, "the fake should abort some first attempts"
     assert all(r.reason == "aborted" and r.winner is None and r.attempt == 1 for r in aborted)
@@ -149,8 +164,9 @@ def test_a_play_function_that_raises_is_an_aborted_match(make_plan: MakePlan) ->
     with LocalBackend(flaky, 1, mode="thread") as backend:
         summary = run(plan, store, backend)
     assert summary.done == 2 and summary.aborted == 2
-    assert all("runner error: RuntimeError('boom')" in r.detail
-               for r in store.records if not r.rated)
+    assert all(
+        "runner error: RuntimeError('boom')" in r.detail for r in store.records if not r.rated
+    )
 
 
 def test_an_engine_that_never_starts_stops_the_run(make_plan: MakePlan) -> None:
@@ -160,8 +176,9 @@ def test_an_engine_that_never_starts_stops_the_run(make_plan: MakePlan) -> None:
         summary = run(plan, store, backend)
     assert summary.stopped is not None and "'broken' failed (startup)" in summary.stopped
     assert summary.done == 0 and 1 <= len(summary.failed) <= 2  # no more started after
-    assert all(r.reason == "startup" and not r.rated and r.at_fault == "broken"
-               for r in store.records)
+    assert all(
+        r.reason == "startup" and not r.rated and r.at_fault == "broken" for r in store.records
+    )
     assert summary.standings is not None
     assert summary.standings.engines["broken"].faults["crashes"] == len(store.records)
     assert summary.standings.engines["good"].faults["crashes"] == 0
@@ -201,8 +218,9 @@ def test_resume_plays_exactly_the_missing_matches(make_plan: MakePlan, tmp_path:
 
 def test_sprt_stops_the_run_when_decided(make_plan: MakePlan) -> None:
     sprt = Sprt(0, 100, 0.05, 0.05)
-    plan = make_plan([("strong", "fake strength=6 draw=0"), ("weak", "fake draw=0")],
-                     deals=300, sprt=sprt)
+    plan = make_plan(
+        [("strong", "fake strength=6 draw=0"), ("weak", "fake draw=0")], deals=300, sprt=sprt
+    )
     store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
     with LocalBackend(fake_play, 2, mode="thread") as backend:
         summary = run(plan, store, backend)
@@ -231,8 +249,10 @@ def test_a_dying_worker_process_costs_only_a_replay(make_plan: MakePlan, tmp_pat
     plan = make_plan(specs, deals=5, out=tmp_path / "die")
     store = play_all(plan, mode="process")
     assert any("runner error" in r.detail for r in store.records if not r.rated)
-    clean = play_all(make_plan([("a", "fake strength=2"), ("b", "fake")], deals=5,
-                               out=tmp_path / "clean"), mode="thread")  # fmt: skip
+    clean = play_all(
+        make_plan([("a", "fake strength=2"), ("b", "fake")], deals=5, out=tmp_path / "clean"),
+        mode="thread",
+    )
     strip = {k: v[:-1] for k, v in rated(store.records).items()}
     assert strip == {k: v[:-1] for k, v in rated(clean.records).items()}
 
@@ -248,8 +268,9 @@ def test_a_dask_cluster_gives_the_same_results_as_the_local_runner(
     local = play_all(make_plan(specs, deals=4, out=tmp_path / "local"))
     plan = make_plan(specs, deals=4, out=tmp_path / "dask")
     store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=":0") as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster:
         backend = ClusterBackend(fake_play, cluster.scheduler_address)
         assert backend.slots == 2
         try:
@@ -331,8 +352,9 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, mode: str) -> 
     lines_before = len(partial.records)
     partial.close()
     assert 0 < lines_before < 60, "the run should have been killed mid-way"
-    subprocess.run([sys.executable, "-c", KILLABLE_RUN, str(killed), mode], cwd=REPO,
-                   check=True, timeout=60)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-c", KILLABLE_RUN, str(killed), mode], cwd=REPO, check=True, timeout=60
+    )
     resumed = ResultsStore.open(results)
     assert resumed.records[:lines_before] == partial.records  # nothing rewritten
     assert rated(resumed.records) == rated(whole.records)
@@ -368,23 +390,33 @@ def test_an_interrupted_run_keeps_what_finished_and_resumes(
 
         from bidref.tournament.cluster import ClusterBackend
 
-        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                           dashboard_address=":0")  # fmt: skip
+        cluster = distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+        )
         b = ClusterBackend(fake_play, cluster.scheduler_address)
         return b, lambda: (b.close(), cluster.close())
 
     backend, close = backend_and_close()
     try:
-        summary = run(plan, store, backend, on_progress=InterruptAfter(4),  # type: ignore[arg-type]
-                      tick_s=0.02)  # fmt: skip
+        summary = run(
+            plan,
+            store,
+            backend,
+            on_progress=InterruptAfter(4),  # type: ignore[arg-type]
+            tick_s=0.02,
+        )
     finally:
         close()  # type: ignore[operator]
     assert summary.interrupted and 4 <= summary.played < len(plan.keys)
     kept = list(store.records)
     backend, close = backend_and_close()
     try:
-        again = run(plan, ResultsStore.open(plan.out_dir / RESULTS_FILE), backend,  # type: ignore[arg-type]
-                    tick_s=0.02)  # fmt: skip
+        again = run(
+            plan,
+            ResultsStore.open(plan.out_dir / RESULTS_FILE),
+            backend,  # type: ignore[arg-type]
+            tick_s=0.02,
+        )
     finally:
         close()  # type: ignore[operator]
     assert not again.interrupted and again.done == len(plan.keys)
@@ -400,13 +432,35 @@ def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) ->
     # the same tournament uninterrupted, here (the fake's results do not depend on how)
     from bidref.tournament.engines import resolve_entries
 
-    header = new_header("round-robin", resolve_entries(engines), seeds_from_master(4, 10),
-                        MatchSettings(), master_seed=4, deal_book=None)  # fmt: skip
+    header = new_header(
+        "round-robin",
+        resolve_entries(engines),
+        seeds_from_master(4, 10),
+        MatchSettings(),
+        master_seed=4,
+        deal_book=None,
+    )
     whole = play_all(Plan(header, tmp_path / "whole"))
     out = tmp_path / "cut"
-    proc = subprocess.Popen([*cli, *engines, "--deals", "10", "--seed", "4", "-j", "2",
-                             "--out", str(out), "--json", *fake], cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            *cli,
+            *engines,
+            "--deals",
+            "10",
+            "--seed",
+            "4",
+            "-j",
+            "2",
+            "--out",
+            str(out),
+            "--json",
+            *fake,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     results = out / RESULTS_FILE
     wait_for_lines(results, more_than=4)
     workers = children_of(proc.pid)
@@ -416,8 +470,12 @@ def test_sigterm_to_the_cli_ends_the_run_and_resume_completes(tmp_path: Path) ->
     assert wait_gone(workers)
     cut = json.loads(stdout)
     assert cut["interrupted"] and cut["done"] < 20
-    resumed = subprocess.run([*cli, "--resume", "--out", str(out), "--json", *fake], cwd=REPO,
-                             capture_output=True, timeout=60)  # fmt: skip
+    resumed = subprocess.run(
+        [*cli, "--resume", "--out", str(out), "--json", *fake],
+        cwd=REPO,
+        capture_output=True,
+        timeout=60,
+    )
     assert resumed.returncode == 0, resumed.stderr.decode()
     assert json.loads(resumed.stdout)["played"] == 20 - cut["done"]
     assert rated(ResultsStore.open(results).records) == rated(whole.records)
@@ -443,14 +501,18 @@ def test_an_interrupt_waits_until_the_record_is_written_and_counted() -> None:
 def test_a_worker_whose_runner_died_before_it_started_exits_at_once() -> None:
     # The runner's pid is handed to the worker: a runner killed before the worker
     # ran its initializer has already left it to init, which getppid() cannot tell.
-    code = ("from bidref.tournament.local import worker_init\n"
-            "worker_init(2**22 + 7)\n"  # not our parent's pid
-            "print('still running')\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
+    code = (
+        "from bidref.tournament.local import worker_init\n"
+        "worker_init(2**22 + 7)\n"  # not our parent's pid
+        "print('still running')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 1 and "still running" not in done.stdout
     code = f"from bidref.tournament.local import worker_init\nworker_init({os.getpid()})\n"
     code += "print('still running')\n"
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and "still running" in done.stdout

@@ -24,8 +24,12 @@ def render(renderable: object) -> str:
 def records(make_plan: MakePlan) -> tuple[list[MatchRecord], list[str], list[object]]:
     plan = make_plan(deals=2)
     keys = plan.keys  # alpha vs beta, seeds s1 (seat 0, 1), s2 (seat 0, 1)
-    reports = [MatchReport(0, "balance", True), MatchReport(0, "time", True),  # 1 + 0 points
-               MatchReport(0, "balance", True), MatchReport(1, "balance", True)]  # 1 + 1
+    reports = [
+        MatchReport(0, "balance", True),
+        MatchReport(0, "time", True),  # 1 + 0 points
+        MatchReport(0, "balance", True),
+        MatchReport(1, "balance", True),
+    ]  # 1 + 1
     out = [MatchRecord.of(plan.job(k, 1), r) for k, r in zip(keys, reports, strict=True)]
     out.append(MatchRecord.of(plan.job(keys[0], 1), MatchReport(None, "aborted", False)))
     return out, plan.names, plan.pairings  # type: ignore[return-value]
@@ -58,7 +62,11 @@ def test_pairs_table_export_and_sprt(make_plan: MakePlan, tmp_path: Path) -> Non
     export_pairs(s, tmp_path / "p.csv")
     row = next(csv.DictReader((tmp_path / "p.csv").open(encoding="utf-8")))
     assert (row["first"], row["wins"], row["pentanomial"], row["time_losses"]) == (
-        "alpha", "3", "0 0 1 0 1", "1")
+        "alpha",
+        "3",
+        "0 0 1 0 1",
+        "1",
+    )
     export_pairs(s, tmp_path / "p.json", sprt)
     data = json.loads((tmp_path / "p.json").read_text(encoding="utf-8"))
     assert data[0]["sprt"]["status"] == "continue" and data[0]["second_faults"]["time_losses"] == 0

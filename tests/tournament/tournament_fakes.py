@@ -29,8 +29,7 @@ from bidref.tournament import (
 
 
 def _params(spec: str) -> dict[str, float]:
-    out = {"strength": 1.0, "sleep": 0.0, "abort": 0.0, "draw": 0.05, "nostart": 0.0,
-           "die": 0.0}
+    out = {"strength": 1.0, "sleep": 0.0, "abort": 0.0, "draw": 0.05, "nostart": 0.0, "die": 0.0}
     for token in spec.split()[1:]:
         name, _, value = token.partition("=")
         out[name] = float(value)
@@ -50,17 +49,24 @@ def fake_play(job: MatchJob) -> MatchReport:
     Path(job.transcript).write_text(f'{{"fake": "{job.key.id}"}}\n', encoding="utf-8")
     for seat, params in enumerate((a, b)):
         if params["nostart"] and _unit("nostart", job.key.id) < params["nostart"]:
-            return MatchReport(winner=None, reason="startup", rated=False, fault_seat=seat,
-                               detail="the engine ended before its hello (fake)")
+            return MatchReport(
+                winner=None,
+                reason="startup",
+                rated=False,
+                fault_seat=seat,
+                detail="the engine ended before its hello (fake)",
+            )
     abort = max(a["abort"], b["abort"])
     if job.attempt == 1 and _unit("abort", job.key.id) < abort:
-        return MatchReport(winner=None, reason="aborted", rated=False,
-                           detail="referee timing fault (fake)")
+        return MatchReport(
+            winner=None, reason="aborted", rated=False, detail="referee timing fault (fake)"
+        )
     u = _unit(job.key.seed, job.engine_a.name, job.engine_b.name)
     draw = max(a["draw"], b["draw"])
     if u < draw:
-        return MatchReport(winner=None, reason="round_limit", rated=True, balances=(50, 50),
-                           rounds=3)
+        return MatchReport(
+            winner=None, reason="round_limit", rated=True, balances=(50, 50), rounds=3
+        )
     p_a = a["strength"] / (a["strength"] + b["strength"])
     winner = 0 if _unit("win", u) < p_a else 1
     reasons = ("balance", "balance", "balance", "time", "crash", "illegal", "protocol")
@@ -72,6 +78,13 @@ def fake_play(job: MatchJob) -> MatchReport:
 def killable_plan(out: Path) -> Plan:
     """A tournament of 60 fake matches (~30 ms each) for kill-and-resume tests."""
     engines = [EngineEntry("a", "fake strength=2 sleep=0.03"), EngineEntry("b", "fake abort=0.2")]
-    header = new_header("round-robin", engines, seeds_from_master(7, 30), MatchSettings(),
-                        master_seed=7, deal_book=None, created="2026-01-01T00:00:00+00:00")
+    header = new_header(
+        "round-robin",
+        engines,
+        seeds_from_master(7, 30),
+        MatchSettings(),
+        master_seed=7,
+        deal_book=None,
+        created="2026-01-01T00:00:00+00:00",
+    )
     return Plan(header, out)

@@ -17,21 +17,22 @@ from bidref.engines.transport import Eof, Incoming, Line
 from bidref.players.inprocess import InProcessSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, Deal, TimeControl
+from bidref.testing import FakeClock
 from bidref.transcript import counter_salt
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_000_000_000
-
-    def __call__(self) -> int:
-        return self.now
-
-
 class ScriptedSeat(InProcessSeat):
-    def __init__(self, name: str, clock: FakeClock, seed: int, *, illegal_rate: float = 0.0,
-                 late_at: int | None = None, max_think_ms: int = 900,
-                 chatty: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        clock: FakeClock,
+        seed: int,
+        *,
+        illegal_rate: float = 0.0,
+        late_at: int | None = None,
+        max_think_ms: int = 900,
+        chatty: bool = False,
+    ) -> None:
         self.name = name
         self.clock = clock
         self.rng = random.Random(seed)
@@ -42,7 +43,6 @@ class ScriptedSeat(InProcessSeat):
         self.queue: list[tuple[int, str]] = []
         self.decisions = 0
         self.pending_legal: tuple[int, list[str]] = (0, [])
-
 
     def _reply(self, after_ms: int, obj: dict[str, object]) -> None:
         t = self.clock.now + after_ms * MILLISECOND
@@ -59,8 +59,16 @@ class ScriptedSeat(InProcessSeat):
     def _on(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         if kind == "hello":
-            self._reply(1, {"type": "hello", "name": self.name, "author": "tests",
-                            "version": "1", "protocol": "bidref/1"})
+            self._reply(
+                1,
+                {
+                    "type": "hello",
+                    "name": self.name,
+                    "author": "tests",
+                    "version": "1",
+                    "protocol": "bidref/1",
+                },
+            )
         elif kind == "request":
             self.decisions += 1
             legal = msg["legal"]
@@ -75,16 +83,22 @@ class ScriptedSeat(InProcessSeat):
                 late = (clock["delay_left_ms"] + clock["bank_ms"]) + 50
                 self._reply(late, {"type": "action", "id": rid, "action": legal[0]})
             elif self.illegal_rate and self.rng.random() < self.illegal_rate:
-                self._reply(self.rng.randrange(1, 200),
-                            {"type": "action", "id": rid, "action": "play 6-6 0-0:branch_a"})
+                self._reply(
+                    self.rng.randrange(1, 200),
+                    {"type": "action", "id": rid, "action": "play 6-6 0-0:branch_a"},
+                )
                 self.pending_legal = (rid, legal)
             else:
-                self._reply(self.rng.randrange(1, self.max_think_ms),
-                            {"type": "action", "id": rid, "action": self.rng.choice(legal)})
+                self._reply(
+                    self.rng.randrange(1, self.max_think_ms),
+                    {"type": "action", "id": rid, "action": self.rng.choice(legal)},
+                )
         elif kind == "error" and msg.get("code") in ("illegal", "bad_action"):
             rid, legal = self.pending_legal
-            self._reply(self.rng.randrange(1, 200),
-                        {"type": "action", "id": rid, "action": self.rng.choice(legal)})
+            self._reply(
+                self.rng.randrange(1, 200),
+                {"type": "action", "id": rid, "action": self.rng.choice(legal)},
+            )
         elif kind == "ping":
             self._reply(1, {"type": "pong", "id": msg["id"]})
 
@@ -106,25 +120,43 @@ class ScriptedSeat(InProcessSeat):
         return {"name": self.name, "command": ["scripted"], "cwd": None}
 
 
-def referee_transcript(path: Path, *, seed: int = 7, max_rounds: int | None = 2,
-                       illegal: str = "reject", illegal_rate: float = 0.0,
-                       late_at: int | None = None, bank_s: float = 30,
-                       delay_s: float = 0.5, chatty: bool = False,
-                       explicit_deals: int = 0) -> bytes:
+def referee_transcript(
+    path: Path,
+    *,
+    seed: int = 7,
+    max_rounds: int | None = 2,
+    illegal: str = "reject",
+    illegal_rate: float = 0.0,
+    late_at: int | None = None,
+    bank_s: float = 30,
+    delay_s: float = 0.5,
+    chatty: bool = False,
+    explicit_deals: int = 0,
+) -> bytes:
     """Have the real referee play two scripted seats and return the transcript's bytes."""
     from bidref.engines import EngineSpec
 
-    clock = FakeClock()
-    seats = [ScriptedSeat("alpha", clock, seed * 2 + 1, illegal_rate=illegal_rate,
-                          late_at=late_at, chatty=chatty),
-             ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate,
-                          chatty=chatty)]
-    spec = MatchSpec(engines=(EngineSpec(name="alpha", command=("x",)),
-                              EngineSpec(name="beta", command=("x",))),
-                     seed=seed, time_control=TimeControl.of_seconds(bank_s, delay_s),
-                     max_rounds=max_rounds, illegal=illegal,  # type: ignore[arg-type]
-                     deals=tuple(Deal.from_seed(seed + 1000, r)
-                                 for r in range(1, explicit_deals + 1)))
-    run_match(spec, transcript_path=path, clock=clock, seats=seats,  # type: ignore[arg-type]
-              salt=counter_salt(), started_at="2026-12-02T13:00:00Z")
+    clock = FakeClock(1_000_000_000)
+    seats = [
+        ScriptedSeat(
+            "alpha", clock, seed * 2 + 1, illegal_rate=illegal_rate, late_at=late_at, chatty=chatty
+        ),
+        ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate, chatty=chatty),
+    ]
+    spec = MatchSpec(
+        engines=(EngineSpec(name="alpha", command=("x",)), EngineSpec(name="beta", command=("x",))),
+        seed=seed,
+        time_control=TimeControl.of_seconds(bank_s, delay_s),
+        max_rounds=max_rounds,
+        illegal=illegal,  # type: ignore[arg-type]
+        deals=tuple(Deal.from_seed(seed + 1000, r) for r in range(1, explicit_deals + 1)),
+    )
+    run_match(
+        spec,
+        transcript_path=path,
+        clock=clock,
+        seats=seats,  # type: ignore[arg-type]
+        salt=counter_salt(),
+        started_at="2026-12-02T13:00:00Z",
+    )
     return path.read_bytes()

@@ -42,8 +42,9 @@ KINDS: dict[str, dict[str, Any]] = {
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_referee_transcripts_replay_clean(kind: str,
-                                          tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_referee_transcripts_replay_clean(
+    kind: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     data = transcript(tmp_path_factory, **KINDS[kind])
     r = replay(data)
     assert r.problem is None and r.truncated is None, r.problem
@@ -55,8 +56,7 @@ def test_referee_transcripts_replay_clean(kind: str,
 
 def test_independent_writer_agrees(tmp_path: Path) -> None:
     """A second writer, written from protocols/transcript.md alone, replays clean too."""
-    for kw in ({}, {"illegal_rate": 0.2}, {"max_rounds": None, "seed": 3},
-               {"time_out_at": 9}):
+    for kw in ({}, {"illegal_rate": 0.2}, {"max_rounds": None, "seed": 3}, {"time_out_at": 9}):
         r = replay(as_bytes(write_transcript(**kw)))  # type: ignore[arg-type]
         assert r.exit_code == 0, r.problem
 
@@ -91,14 +91,19 @@ def tamper_count(lines: Lines) -> int:
 def tamper_transfer(lines: Lines) -> int:
     i = _first(lines, lambda x: x["type"] == "event" and x["event"]["kind"] == "transfer")
     lines[i]["event"]["amount"] += 5
-    lines[i]["event"]["balances"] = [b + d for b, d in zip(lines[i]["event"]["balances"],
-                                                          (5, -5), strict=True)]
+    lines[i]["event"]["balances"] = [
+        b + d for b, d in zip(lines[i]["event"]["balances"], (5, -5), strict=True)
+    ]
     return i
 
 
 def tamper_swapped_tile_in_play(lines: Lines) -> int:
-    i = _first(lines, lambda x: x["type"] == "event" and x["event"]["kind"] == "placed"
-               and x["event"]["at"] is not None)
+    i = _first(
+        lines,
+        lambda x: (
+            x["type"] == "event" and x["event"]["kind"] == "placed" and x["event"]["at"] is not None
+        ),
+    )
     ev = lines[i]["event"]
     ev["tile"] = [ev["tile"][1], ev["tile"][0]] if ev["tile"][0] != ev["tile"][1] else [0, 0]
     if ev["tile"][0] > ev["tile"][1]:  # still the same tile: use another one
@@ -118,8 +123,12 @@ def tamper_swapped_tile_in_deal(lines: Lines) -> int:
 
 def tamper_action(lines: Lines) -> int:
     """An accepted reply names another (still parseable) action than the one played."""
-    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "accepted"
-               and x["action"].startswith("play"))
+    i = _first(
+        lines,
+        lambda x: (
+            x["type"] == "reply" and x["status"] == "accepted" and x["action"].startswith("play")
+        ),
+    )
     lines[i]["action"] = "draw"
     return i
 
@@ -139,8 +148,10 @@ def tamper_reply_time(lines: Lines) -> int:
 
 def tamper_bank(lines: Lines) -> int:
     """Charge and banks edited together, consistently: the next request's clock disagrees."""
-    i = _first(lines, lambda x: x["type"] == "reply" and x["charge"]["bank_used_ns"] == 0
-               and x["elapsed_ns"] > 0)
+    i = _first(
+        lines,
+        lambda x: x["type"] == "reply" and x["charge"]["bank_used_ns"] == 0 and x["elapsed_ns"] > 0,
+    )
     seat = lines[i]["seat"]
     lines[i]["banks_ns"][seat] += 0  # unchanged banks, but the delay charged is edited:
     lines[i]["charge"]["delay_used_ns"] -= 1
@@ -171,22 +182,36 @@ def tamper_round_limit_balances(lines: Lines) -> int:
 
 
 def tamper_drawn_tile(lines: Lines) -> int:
-    i = _first(lines, lambda x: x["type"] == "round_reveal"
-               and any(p["kind"] == "drew" for p in x["private"]))
+    i = _first(
+        lines,
+        lambda x: x["type"] == "round_reveal" and any(p["kind"] == "drew" for p in x["private"]),
+    )
     item = next(p for p in lines[i]["private"] if p["kind"] == "drew")
     item["tile"] = [6, 6] if item["tile"] != [6, 6] else [0, 0]
     return i
 
 
-TAMPERS = [tamper_count, tamper_transfer, tamper_swapped_tile_in_play,
-           tamper_swapped_tile_in_deal, tamper_action, tamper_elapsed, tamper_reply_time,
-           tamper_bank, tamper_deadline, tamper_result, tamper_seed,
-           tamper_round_limit_balances, tamper_drawn_tile]
+TAMPERS = [
+    tamper_count,
+    tamper_transfer,
+    tamper_swapped_tile_in_play,
+    tamper_swapped_tile_in_deal,
+    tamper_action,
+    tamper_elapsed,
+    tamper_reply_time,
+    tamper_bank,
+    tamper_deadline,
+    tamper_result,
+    tamper_seed,
+    tamper_round_limit_balances,
+    tamper_drawn_tile,
+]
 
 
 @pytest.mark.parametrize("tamper", TAMPERS, ids=[t.__name__ for t in TAMPERS])
 def test_tampering_is_caught_at_the_right_line(
-        tamper: Callable[[Lines], int], tmp_path_factory: pytest.TempPathFactory) -> None:
+    tamper: Callable[[Lines], int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
     index = tamper(lines)
     r = replay(_bytes(lines))
@@ -198,7 +223,8 @@ def test_tampering_is_caught_at_the_right_line(
 
 
 def test_tampered_clock_messages_say_what_disagrees(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
     tamper_elapsed(lines)
     r = replay(_bytes(lines))
@@ -213,7 +239,8 @@ def test_tampered_clock_messages_say_what_disagrees(
 
 
 def test_truncated_transcript_replays_up_to_its_last_line(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     data = transcript(tmp_path_factory, **KINDS["two-rounds"])
     lines = data.splitlines(keepends=True)
     cut = b"".join(lines[:40]) + lines[40][:25]  # killed in the middle of line 41
@@ -225,8 +252,11 @@ def test_truncated_transcript_replays_up_to_its_last_line(
     assert any(s.kind == "action" for s in r.steps)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(cut=st.integers(min_value=0, max_value=200_000))
 def test_no_traceback_at_any_cut(cut: int, tmp_path_factory: pytest.TempPathFactory) -> None:
     data = transcript(tmp_path_factory, **KINDS["illegal-retries"])
@@ -244,18 +274,27 @@ def test_no_traceback_on_random_bytes(data: bytes) -> None:
     assert r.exit_code != 0 or data.strip() == b""
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
-def test_no_traceback_on_mangled_fields(data: st.DataObject,
-                                        tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_no_traceback_on_mangled_fields(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
     i = data.draw(st.integers(min_value=0, max_value=len(lines) - 1))
     key = data.draw(st.sampled_from(sorted(lines[i])))
-    lines[i][key] = data.draw(st.one_of(st.none(), st.integers(), st.text(max_size=5),
-                                        st.lists(st.integers(), max_size=3),
-                                        st.dictionaries(st.text(max_size=3), st.integers(),
-                                                        max_size=2)))
+    lines[i][key] = data.draw(
+        st.one_of(
+            st.none(),
+            st.integers(),
+            st.text(max_size=5),
+            st.lists(st.integers(), max_size=3),
+            st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+        )
+    )
     r = replay(_bytes(lines))
     assert r.exit_code in (0, 1, 3)
 
@@ -269,8 +308,9 @@ def _cli(*args: str) -> tuple[int, str, str]:
     return r.exit_code, r.stdout, r.stderr
 
 
-def test_cli_replay_output(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
-                           snapshot: SnapshotAssertion) -> None:
+def test_cli_replay_output(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, snapshot: SnapshotAssertion
+) -> None:
     p = tmp_path / "t.jsonl"
     p.write_bytes(transcript(tmp_path_factory, **KINDS["time-loss"]))
     code, out, err = _cli("replay", str(p))
@@ -280,8 +320,7 @@ def test_cli_replay_output(tmp_path: Path, tmp_path_factory: pytest.TempPathFact
     assert code == 0 and "Result: time; winner B" in out and "open 5-5" not in out
 
 
-def test_cli_round_json_and_svg(tmp_path: Path,
-                                tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_cli_round_json_and_svg(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     p = tmp_path / "t.jsonl"
     data = transcript(tmp_path_factory, **KINDS["two-rounds"])
     p.write_bytes(data)
@@ -297,14 +336,16 @@ def test_cli_round_json_and_svg(tmp_path: Path,
     assert drew and all(x["event"]["tile"] is not None for x in drew)  # revealed and checked
     code, out, _ = _cli("replay", "--svg", str(tmp_path / "svg"), "--final", str(p))
     svgs = sorted((tmp_path / "svg").glob("*.svg"))
-    placements = sum(1 for x in items if x.get("type") == "event"
-                     and x["event"]["kind"] == "placed")
+    placements = sum(
+        1 for x in items if x.get("type") == "event" and x["event"]["kind"] == "placed"
+    )
     assert code == 0 and len(svgs) == placements
     assert (tmp_path / "svg" / "index.html").read_text().count("<svg") == placements
 
 
-def test_cli_mismatch_and_truncation_exit_codes(tmp_path: Path,
-                                                tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_cli_mismatch_and_truncation_exit_codes(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
     index = tamper_count(lines)
     p = tmp_path / "bad.jsonl"
@@ -324,7 +365,8 @@ def test_cli_mismatch_and_truncation_exit_codes(tmp_path: Path,
 
 
 def test_cli_step_without_a_terminal_shows_every_placement(
-        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     p = tmp_path / "t.jsonl"
     data = transcript(tmp_path_factory, **KINDS["time-loss"])
     p.write_bytes(data)
@@ -340,10 +382,24 @@ def test_bidref_match_transcripts_replay_clean(seed: int, tmp_path: Path) -> Non
     root = Path(__file__).resolve().parents[2]
     engines = root / "sample_engines"
     t = tmp_path / "m.jsonl"
-    r = runner.invoke(app, ["match", str(engines / "python_random" / "engine.py"),
-                            str(engines / "python_greedy" / "engine.py"), "--seed", str(seed),
-                            "--bank", "20", "--delay", "1", "--max-rounds", "3",
-                            "--transcript", str(t)])
+    r = runner.invoke(
+        app,
+        [
+            "match",
+            str(engines / "python_random" / "engine.py"),
+            str(engines / "python_greedy" / "engine.py"),
+            "--seed",
+            str(seed),
+            "--bank",
+            "20",
+            "--delay",
+            "1",
+            "--max-rounds",
+            "3",
+            "--transcript",
+            str(t),
+        ],
+    )
     assert r.exit_code == 0, r.output
     code, out, err = _cli("replay", str(t))
     assert code == 0 and err == "" and "✓ verified" in out
@@ -353,8 +409,9 @@ def test_a_rejected_legal_action_is_caught(tmp_path_factory: pytest.TempPathFact
     """The reveal shows what a rejected reply said; if that was legal, the referee lied."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
     i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "illegal")
-    accepted = lines[_first(lines, lambda x: x["type"] == "reply"
-                            and x["status"] == "accepted", after=i)]["action"]
+    accepted = lines[
+        _first(lines, lambda x: x["type"] == "reply" and x["status"] == "accepted", after=i)
+    ]["action"]
     reveal = lines[_first(lines, lambda x: x["type"] == "round_reveal", after=i)]
     item = next(p for p in reveal["private"] if p["seq"] == i and p["kind"] == "reply_raw")
     item["raw"] = json.dumps({"type": "action", "id": lines[i]["id"], "action": accepted})
@@ -383,13 +440,21 @@ def test_every_cut_replays_up_to_the_cut(tmp_path_factory: pytest.TempPathFactor
             assert f"stops after line {k} ({where})" in r.truncated, (k, r.truncated)
 
 
-PUBLIC_TAMPERS = [tamper_count, tamper_transfer, tamper_swapped_tile_in_play, tamper_elapsed,
-                  tamper_reply_time, tamper_bank, tamper_deadline]
+PUBLIC_TAMPERS = [
+    tamper_count,
+    tamper_transfer,
+    tamper_swapped_tile_in_play,
+    tamper_elapsed,
+    tamper_reply_time,
+    tamper_bank,
+    tamper_deadline,
+]
 
 
 @pytest.mark.parametrize("tamper", PUBLIC_TAMPERS, ids=[t.__name__ for t in PUBLIC_TAMPERS])
 def test_truncated_round_still_checks_public_facts(
-        tamper: Callable[[Lines], int], tmp_path_factory: pytest.TempPathFactory) -> None:
+    tamper: Callable[[Lines], int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Without the round's reveal the hands are unknown, but the layout, counts, transfers
     and the clock are public: tampering with them is caught at the right line."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
@@ -418,7 +483,8 @@ def _renumber(lines: Lines) -> None:
 
 
 def test_an_early_reveal_and_a_missing_seed_reveal_are_caught(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
     reveal = lines.pop(_first(lines, lambda x: x["type"] == "round_reveal"))
     at = _first(lines, lambda x: x["type"] == "request", after=10)
@@ -436,19 +502,25 @@ def test_an_early_reveal_and_a_missing_seed_reveal_are_caught(
     assert "seed is never revealed" in r.problem.message
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
-def test_cli_never_raises(data: st.DataObject, tmp_path: Path,
-                          tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_cli_never_raises(
+    data: st.DataObject, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     full = transcript(tmp_path_factory, **KINDS["illegal-retries"])
-    raw = data.draw(st.one_of(
-        st.binary(max_size=300),
-        st.integers(min_value=0, max_value=len(full)).map(lambda k: full[:k])))
+    raw = data.draw(
+        st.one_of(
+            st.binary(max_size=300),
+            st.integers(min_value=0, max_value=len(full)).map(lambda k: full[:k]),
+        )
+    )
     p = tmp_path / "fuzz.jsonl"
     p.write_bytes(raw)
-    for args in (["replay", str(p)], ["replay", "--json", str(p)], ["replay", "--final",
-                                                                     str(p)]):
+    for args in (["replay", str(p)], ["replay", "--json", str(p)], ["replay", "--final", str(p)]):
         r = runner.invoke(app, args)
         assert isinstance(r.exception, SystemExit | None), r.exception
         assert r.exit_code in (0, 1, 3)
@@ -492,18 +564,26 @@ def tamper_resign_then_other_reason(lines: Lines) -> int:
     i = _first(lines, lambda x: x["type"] == "timeout")
     lines[i] = {"type": "resign", "seq": i, "t_ns": lines[i]["t_ns"], "seat": lines[i]["seat"]}
     lines[-1]["reason"] = "crash"
-    lines[-1]["detail"] = {"seat": lines[i]["seat"], "exit_code": 1, "signal": None,
-                           "problem": "exit code 1", "stderr_tail": ""}
+    lines[-1]["detail"] = {
+        "seat": lines[i]["seat"],
+        "exit_code": 1,
+        "signal": None,
+        "problem": "exit code 1",
+        "stderr_tail": "",
+    }
     return len(lines) - 1
 
 
 def tamper_accepted_raw_reply(lines: Lines) -> int:
     """The revealed raw line of an accepted reply names another action than the public one."""
-    i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "accepted"
-               and x["action"].startswith("play"))
+    i = _first(
+        lines,
+        lambda x: (
+            x["type"] == "reply" and x["status"] == "accepted" and x["action"].startswith("play")
+        ),
+    )
     reveal = _first(lines, lambda x: x["type"] == "round_reveal", after=i)
-    item = next(p for p in lines[reveal]["private"] if p["seq"] == i
-                and p["kind"] == "reply_raw")
+    item = next(p for p in lines[reveal]["private"] if p["seq"] == i and p["kind"] == "reply_raw")
     raw = json.loads(item["raw"])
     raw["action"] = "draw"
     item["raw"] = json.dumps(raw)
@@ -515,19 +595,20 @@ def tamper_hello_seat(lines: Lines) -> int:
     return 2
 
 
-END_TAMPERS = [("illegal-retries", tamper_policy_to_forfeit),
-               ("forfeit", tamper_policy_to_reject),
-               ("time-loss", tamper_no_timeout_line),
-               ("time-loss", tamper_resign_then_other_reason),
-               ("two-rounds", tamper_accepted_raw_reply),
-               ("two-rounds", tamper_hello_seat)]
+END_TAMPERS = [
+    ("illegal-retries", tamper_policy_to_forfeit),
+    ("forfeit", tamper_policy_to_reject),
+    ("time-loss", tamper_no_timeout_line),
+    ("time-loss", tamper_resign_then_other_reason),
+    ("two-rounds", tamper_accepted_raw_reply),
+    ("two-rounds", tamper_hello_seat),
+]
 
 
-@pytest.mark.parametrize(("kind", "tamper"), END_TAMPERS,
-                         ids=[t.__name__ for _, t in END_TAMPERS])
+@pytest.mark.parametrize(("kind", "tamper"), END_TAMPERS, ids=[t.__name__ for _, t in END_TAMPERS])
 def test_end_reasons_and_private_lines_are_checked(
-        kind: str, tamper: Callable[[Lines], int],
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    kind: str, tamper: Callable[[Lines], int], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS[kind]))
     assert replay(_bytes(lines)).exit_code == 0
     index = tamper(lines)
@@ -537,17 +618,26 @@ def test_end_reasons_and_private_lines_are_checked(
 
 
 def test_a_request_while_another_is_pending_is_caught(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     """After a rejected action the same decision stays pending (a retry follows): a fresh
     request in its place would hand the player a new delay."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
     i = _first(lines, lambda x: x["type"] == "retry")
     retry = lines[i]
     req = lines[_first(lines, lambda x: x["type"] == "request" and x["id"] == retry["id"])]
-    clock = {"delay_left_ns": retry["delay_left_ns"], "bank_ns": retry["bank_ns"],
-             "opponent_bank_ns": req["clock"]["opponent_bank_ns"]}
-    lines[i] = {**req, "seq": i, "t_ns": retry["t_ns"], "clock": clock,
-                "deadline_ns": retry["deadline_ns"]}
+    clock = {
+        "delay_left_ns": retry["delay_left_ns"],
+        "bank_ns": retry["bank_ns"],
+        "opponent_bank_ns": req["clock"]["opponent_bank_ns"],
+    }
+    lines[i] = {
+        **req,
+        "seq": i,
+        "t_ns": retry["t_ns"],
+        "clock": clock,
+        "deadline_ns": retry["deadline_ns"],
+    }
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == i + 1, r.problem
 
@@ -562,16 +652,20 @@ def _tamper_request_raw(lines: Lines, edit: Callable[[dict[str, Any]], None]) ->
     return reveal
 
 
-@pytest.mark.parametrize("edit", [
-    lambda raw: raw.update(legal=[*raw["legal"], "bid 995"]),
-    lambda raw: raw["view"].update(hand=raw["view"]["hand"][1:]),
-    lambda raw: raw["view"].update(balances=raw["view"]["balances"][::-1]),
-    lambda raw: raw["clock"].update(bank_ms=raw["clock"]["bank_ms"] + 1000),
-    lambda raw: raw.update(id=raw["id"] + 1),
-], ids=["legal", "hand", "balances", "clock", "id"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda raw: raw.update(legal=[*raw["legal"], "bid 995"]),
+        lambda raw: raw["view"].update(hand=raw["view"]["hand"][1:]),
+        lambda raw: raw["view"].update(balances=raw["view"]["balances"][::-1]),
+        lambda raw: raw["clock"].update(bank_ms=raw["clock"]["bank_ms"] + 1000),
+        lambda raw: raw.update(id=raw["id"] + 1),
+    ],
+    ids=["legal", "hand", "balances", "clock", "id"],
+)
 def test_what_the_engines_were_sent_is_checked(
-        edit: Callable[[dict[str, Any]], None],
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    edit: Callable[[dict[str, Any]], None], tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The revealed request lines are what each engine was told: its view, its legal
     actions and its clock must be the ones the rules and the clock give."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
@@ -582,7 +676,8 @@ def test_what_the_engines_were_sent_is_checked(
 
 
 def test_step_stops_at_every_action_not_only_at_placements(
-        tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """--step walks event by event: bids, draws and forced passes get their own stop too,
     and q ends the walk."""
     import io
@@ -600,16 +695,21 @@ def test_step_stops_at_every_action_not_only_at_placements(
 
     monkeypatch.setattr(replay_cmd, "_wait", wait)
     console = Console(file=io.StringIO(), width=100)
-    replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
-                     interactive=True)
-    walked = [s for s in report.steps if s.kind in ("action", "illegal", "pass", "note",
-                                                    "round_end", "match_end")]
+    replay_cmd._show(
+        console, report, round_only=None, step=True, final=False, width=100, interactive=True
+    )
+    walked = [
+        s
+        for s in report.steps
+        if s.kind in ("action", "illegal", "pass", "note", "round_end", "match_end")
+    ]
     assert any(s.kind == "action" and s.layout is None for s in walked)  # a bid or a draw
     assert len(stops) == len(walked)
     monkeypatch.setattr(replay_cmd, "_wait", lambda console: False)
     console = Console(file=io.StringIO(), width=100)
-    replay_cmd._show(console, report, round_only=None, step=True, final=False, width=100,
-                     interactive=True)
+    replay_cmd._show(
+        console, report, round_only=None, step=True, final=False, width=100, interactive=True
+    )
     assert console.file.getvalue().count("Count:") == 1  # type: ignore[attr-defined]
 
 
@@ -621,13 +721,21 @@ def test_a_huge_field_gets_a_short_message() -> None:
 
 
 def test_a_time_loss_says_how_late_in_milliseconds(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     lines = _lines(transcript(tmp_path_factory, **KINDS["time-loss"]))
     i = _first(lines, lambda x: x["type"] == "timeout")
-    deadline = lines[_first(lines, lambda x: x["type"] == "request" and x["seq"] < i
-                            and x["seat"] == lines[i]["seat"] and not any(
-                                y["type"] == "request" for y in lines[x["seq"] + 1:i]))][
-        "deadline_ns"]
+    deadline = lines[
+        _first(
+            lines,
+            lambda x: (
+                x["type"] == "request"
+                and x["seq"] < i
+                and x["seat"] == lines[i]["seat"]
+                and not any(y["type"] == "request" for y in lines[x["seq"] + 1 : i])
+            ),
+        )
+    ]["deadline_ns"]
     lines[i]["overrun_ns"] = lines[-1]["detail"]["overrun_ns"] = 121_480
     for x in lines[i:]:
         x["t_ns"] = max(x["t_ns"], deadline + 121_480)
@@ -642,10 +750,13 @@ def test_cli_replay_reads_stdin(tmp_path_factory: pytest.TempPathFactory) -> Non
     assert r.exit_code == 0 and "✓ verified" in r.stdout, r.output
 
 
-@pytest.mark.parametrize(("key", "value"), [("bank_ms", 1), ("delay_ms", 99_000),
-                                            ("max_rounds", 50), ("illegal", "forfeit")])
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("bank_ms", 1), ("delay_ms", 99_000), ("max_rounds", 50), ("illegal", "forfeit")],
+)
 def test_the_settings_each_engine_was_told_are_checked(
-        key: str, value: object, tmp_path_factory: pytest.TempPathFactory) -> None:
+    key: str, value: object, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The hello each engine was sent states the time control, the round limit and the
     illegal-action policy: they must be the header's."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
@@ -657,22 +768,41 @@ def test_the_settings_each_engine_was_told_are_checked(
     assert key in r.problem.message
 
 
-_junk = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8),
-                  st.lists(st.integers(), max_size=3),
-                  st.sampled_from(["{}", "[]", '{"action": 5}', '{"settings": []}',
-                                   '{"type": "request", "id": 1}', "nan", '"x"']))
+_junk = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=8),
+    st.lists(st.integers(), max_size=3),
+    st.sampled_from(
+        [
+            "{}",
+            "[]",
+            '{"action": 5}',
+            '{"settings": []}',
+            '{"type": "request", "id": 1}',
+            "nan",
+            '"x"',
+        ]
+    ),
+)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_no_traceback_on_mangled_private_items_and_hellos(
-        data: st.DataObject, tmp_path_factory: pytest.TempPathFactory) -> None:
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """The reveals' private items and the hello lines are checked too: junk in any of
     their fields is a mismatch, never a traceback."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["illegal-retries"]))
     targets = [x for x in lines if x["type"] == "hello"] + [
-        p for x in lines if x["type"] == "round_reveal" for p in x["private"]]
+        p for x in lines if x["type"] == "round_reveal" for p in x["private"]
+    ]
     target = data.draw(st.sampled_from(targets))
     key = data.draw(st.sampled_from(sorted(target)))
     target[key] = data.draw(_junk)
@@ -682,25 +812,29 @@ def test_no_traceback_on_mangled_private_items_and_hellos(
 
 @pytest.mark.parametrize("kind", ["request_raw", "reply_raw"])
 def test_a_missing_raw_line_in_a_reveal_is_caught(
-        kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    kind: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Every request and reply of a revealed round has its raw line in the reveal: a
     reveal that leaves one out hides what an engine was sent or said."""
     lines = _lines(transcript(tmp_path_factory, **KINDS["two-rounds"]))
     reveal = _first(lines, lambda x: x["type"] == "round_reveal")
     items = lines[reveal]["private"]
-    items.remove(next(p for p in items[len(items) // 2:] if p["kind"] == kind))
+    items.remove(next(p for p in items[len(items) // 2 :] if p["kind"] == kind))
     r = replay(_bytes(lines))
     assert r.problem is not None and r.problem.line == reveal + 1, r.problem
     assert "no raw" in r.problem.message
 
 
-def _edit_first(kind: str, edit: Callable[[dict[str, Any]], None],
-                pred: Callable[[dict[str, Any]], bool] = lambda x: True,
-                ) -> Callable[[Lines], int]:
+def _edit_first(
+    kind: str,
+    edit: Callable[[dict[str, Any]], None],
+    pred: Callable[[dict[str, Any]], bool] = lambda x: True,
+) -> Callable[[Lines], int]:
     def tamper(lines: Lines) -> int:
         i = _first(lines, lambda x: x["type"] == kind and pred(x))
         edit(lines[i])
         return i
+
     return tamper
 
 
@@ -708,21 +842,29 @@ def _private_seat(kind: str) -> Callable[[dict[str, Any]], None]:
     def edit(reveal: dict[str, Any]) -> None:
         item = next(p for p in reveal["private"] if p["kind"] == kind)
         item["seat"] = 1 - item["seat"]
+
     return edit
 
 
 SMALL_TAMPERS = {
-    "rules-version": ("two-rounds", _edit_first("header", lambda x: x.update(
-        rules="spectacular-bid/2"))),
-    "protocol-version": ("two-rounds", _edit_first("header", lambda x: x.update(
-        protocol="bidref/2"))),
+    "rules-version": (
+        "two-rounds",
+        _edit_first("header", lambda x: x.update(rules="spectacular-bid/2")),
+    ),
+    "protocol-version": (
+        "two-rounds",
+        _edit_first("header", lambda x: x.update(protocol="bidref/2")),
+    ),
     "header-time": ("two-rounds", _edit_first("header", lambda x: x.update(t_ns=5))),
-    "rule-on-accepted": ("two-rounds", _edit_first("reply", lambda x: x.update(rule="§3"),
-                                                   lambda x: x["status"] == "accepted")),
-    "overrun-ms": ("time-loss", lambda lines: (lines[-1]["detail"].update(overrun_ms=7.0),
-                                               len(lines) - 1)[1]),
-    "request-raw-seat": ("two-rounds", _edit_first("round_reveal",
-                                                   _private_seat("request_raw"))),
+    "rule-on-accepted": (
+        "two-rounds",
+        _edit_first("reply", lambda x: x.update(rule="§3"), lambda x: x["status"] == "accepted"),
+    ),
+    "overrun-ms": (
+        "time-loss",
+        lambda lines: (lines[-1]["detail"].update(overrun_ms=7.0), len(lines) - 1)[1],
+    ),
+    "request-raw-seat": ("two-rounds", _edit_first("round_reveal", _private_seat("request_raw"))),
     "reply-raw-seat": ("two-rounds", _edit_first("round_reveal", _private_seat("reply_raw"))),
 }
 
@@ -730,27 +872,49 @@ SMALL_TAMPERS = {
 def _drop_rejected_raw(lines: Lines) -> int:
     i = _first(lines, lambda x: x["type"] == "reply" and x["status"] == "illegal")
     reveal = _first(lines, lambda x: x["type"] == "round_reveal", after=i)
-    lines[reveal]["private"] = [p for p in lines[reveal]["private"]
-                                if not (p["seq"] == i and p["kind"] == "reply_raw")]
+    lines[reveal]["private"] = [
+        p for p in lines[reveal]["private"] if not (p["seq"] == i and p["kind"] == "reply_raw")
+    ]
     return reveal
 
 
-SMALL_TAMPERS.update({
-    "action-on-rejected": ("illegal-retries", _edit_first(
-        "reply", lambda x: x.update(action="draw"), lambda x: x["status"] == "illegal")),
-    "round-limit-detail": ("round-limit", lambda lines: (
-        lines[-1]["detail"].update(max_rounds=3), len(lines) - 1)[1]),
-    "rejected-raw-missing": ("illegal-retries", _drop_rejected_raw),
-    "error-message": ("illegal-retries", _edit_first(
-        "round_reveal", lambda x: next(p for p in x["private"] if p["kind"] == "error_raw")
-        .update(message="try again"), lambda x: any(p["kind"] == "error_raw"
-                                                     for p in x["private"]))),
-    "rejected-status": ("illegal-retries", _edit_first(
-        "reply", lambda x: x.update(status="bad_action", rule=None),
-        lambda x: x["status"] == "illegal")),
-    "forfeit-detail": ("forfeit", lambda lines: (
-        lines[-1]["detail"].update(action="bid 15"), len(lines) - 1)[1]),
-})
+SMALL_TAMPERS.update(
+    {
+        "action-on-rejected": (
+            "illegal-retries",
+            _edit_first(
+                "reply", lambda x: x.update(action="draw"), lambda x: x["status"] == "illegal"
+            ),
+        ),
+        "round-limit-detail": (
+            "round-limit",
+            lambda lines: (lines[-1]["detail"].update(max_rounds=3), len(lines) - 1)[1],
+        ),
+        "rejected-raw-missing": ("illegal-retries", _drop_rejected_raw),
+        "error-message": (
+            "illegal-retries",
+            _edit_first(
+                "round_reveal",
+                lambda x: next(p for p in x["private"] if p["kind"] == "error_raw").update(
+                    message="try again"
+                ),
+                lambda x: any(p["kind"] == "error_raw" for p in x["private"]),
+            ),
+        ),
+        "rejected-status": (
+            "illegal-retries",
+            _edit_first(
+                "reply",
+                lambda x: x.update(status="bad_action", rule=None),
+                lambda x: x["status"] == "illegal",
+            ),
+        ),
+        "forfeit-detail": (
+            "forfeit",
+            lambda lines: (lines[-1]["detail"].update(action="bid 15"), len(lines) - 1)[1],
+        ),
+    }
+)
 
 
 @pytest.mark.parametrize("name", list(SMALL_TAMPERS))
@@ -783,13 +947,23 @@ def test_a_seat_that_resigns_while_being_sent_something_replays_clean(tmp_path: 
                     raise SeatResigned("resigned at a pause")
             return super().send(text)
 
-    clock = FakeClock()
+    clock = FakeClock(1_000_000_000)
     seats = [ScriptedSeat("alpha", clock, 1), Quitter("beta", clock, 2)]
-    spec = MatchSpec(engines=(EngineSpec("alpha", ("x",)), EngineSpec("beta", ("x",))),
-                     seed=5, time_control=TimeControl.of_seconds(30, 0.5), max_rounds=2)
+    spec = MatchSpec(
+        engines=(EngineSpec("alpha", ("x",)), EngineSpec("beta", ("x",))),
+        seed=5,
+        time_control=TimeControl.of_seconds(30, 0.5),
+        max_rounds=2,
+    )
     path = tmp_path / "t.jsonl"
-    out = run_match(spec, transcript_path=path, clock=clock, seats=seats,  # type: ignore[arg-type]
-                    salt=counter_salt(), started_at="2026-12-02T13:00:00Z")
+    out = run_match(
+        spec,
+        transcript_path=path,
+        clock=clock,
+        seats=seats,  # type: ignore[arg-type]
+        salt=counter_salt(),
+        started_at="2026-12-02T13:00:00Z",
+    )
     assert (out.reason, out.winner) == ("resign", 0)
     r = replay(path.read_bytes())
     assert r.problem is None and r.exit_code == 0, r.problem

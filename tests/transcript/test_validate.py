@@ -36,8 +36,13 @@ def test_score_sheet_json_verdict() -> None:
     v = json.loads(out)
     assert code == 0 and v["ok"] is True and v["actions"] == 41
     assert v["rounds"][0]["reason"] == "domino" and v["rounds"][0]["winner"] == 1
-    assert v["result"] == {"kind": "match_ended", "winner": 0, "reason": "round_limit",
-                           "balances": [195, 105], "rounds": 1}
+    assert v["result"] == {
+        "kind": "match_ended",
+        "winner": 0,
+        "reason": "round_limit",
+        "balances": [195, 105],
+        "rounds": 1,
+    }
     assert sum(v["balances"]) == 300
 
 
@@ -50,26 +55,32 @@ def test_text_and_json_files_agree() -> None:
 def test_illegal_action_names_line_action_state_and_rule() -> None:
     code, _, err = run("validate", str(EXAMPLES / "illegal.txt"))
     assert code == 1
-    assert err.startswith(f"{EXAMPLES / 'illegal.txt'}:9: illegal: 'play 1-3 6-6:branch_a' "
-                          "in round 1, play phase, player B to act: ")
+    assert err.startswith(
+        f"{EXAMPLES / 'illegal.txt'}:9: illegal: 'play 1-3 6-6:branch_a' "
+        "in round 1, play phase, player B to act: "
+    )
     assert "(RULES.md §3)" in err
 
 
-@pytest.mark.parametrize(("text", "line", "col", "fragment"), [
-    ("seed: 7\nopen 6-6x\n", 2, 6, "'6-6x' is not a tile"),
-    ("seed: 7\nopen 5-5\nplay 2-5 5-5:line_z\n", 3, 14, "'line_z' is not a side"),
-    ("seed: seven\n", 1, 7, "not a whole number"),
-    ("balances: 200 200\nseed: 1\n", 1, 11, "add up to 300"),
-    ("open 5-5\n", 1, 1, "gives no deal"),
-    ("hand A: 0-0 1-1\nhand B: 2-2\n", 1, 1, "hand A has 2 tiles"),
-    ('{"seed": 7, "actions": ["open 5-5",\n  "fly away"]}', 2, 4, "not an action"),
-    ('{"seed": 7, "actions": [', 1, 25, "not valid JSON"),
-    ("seed: 7\nopen 5-5\nseed: 8\n", 3, 1, "header line after the first action"),
-    ('{"seed": 7,\n "seed": 8, "actions": []}', 2, 2, "'seed' is given twice"),
-    ('[{"seed": 7, "actions": []}]', 1, 1, "one object"),
-])
-def test_malformed_input_gets_line_and_column(text: str, line: int, col: int,
-                                              fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "line", "col", "fragment"),
+    [
+        ("seed: 7\nopen 6-6x\n", 2, 6, "'6-6x' is not a tile"),
+        ("seed: 7\nopen 5-5\nplay 2-5 5-5:line_z\n", 3, 14, "'line_z' is not a side"),
+        ("seed: seven\n", 1, 7, "not a whole number"),
+        ("balances: 200 200\nseed: 1\n", 1, 11, "add up to 300"),
+        ("open 5-5\n", 1, 1, "gives no deal"),
+        ("hand A: 0-0 1-1\nhand B: 2-2\n", 1, 1, "hand A has 2 tiles"),
+        ('{"seed": 7, "actions": ["open 5-5",\n  "fly away"]}', 2, 4, "not an action"),
+        ('{"seed": 7, "actions": [', 1, 25, "not valid JSON"),
+        ("seed: 7\nopen 5-5\nseed: 8\n", 3, 1, "header line after the first action"),
+        ('{"seed": 7,\n "seed": 8, "actions": []}', 2, 2, "'seed' is given twice"),
+        ('[{"seed": 7, "actions": []}]', 1, 1, "one object"),
+    ],
+)
+def test_malformed_input_gets_line_and_column(
+    text: str, line: int, col: int, fragment: str
+) -> None:
     v = validate_text(text)
     assert v.problem is not None and v.problem.kind == "malformed", v.problem
     assert (v.problem.line, v.problem.col) == (line, col), v.problem
@@ -100,8 +111,16 @@ def test_draws_name_tiles_when_the_boneyard_is_unknown() -> None:
 
 
 def test_seeded_draw_that_disagrees_with_the_deal_is_a_mismatch() -> None:
-    lines = ["seed: 168137", "open 5-5", "play 2-5 5-5:line_b", "play 0-5 5-5:line_a",
-             "play 5-6 5-5:branch_a", "play 3-6 5-6:high", "play 0-6 0-5:low", "draw 2-3"]
+    lines = [
+        "seed: 168137",
+        "open 5-5",
+        "play 2-5 5-5:line_b",
+        "play 0-5 5-5:line_a",
+        "play 5-6 5-5:branch_a",
+        "play 3-6 5-6:high",
+        "play 0-6 0-5:low",
+        "draw 2-3",
+    ]
     v = validate_text("\n".join(lines))
     assert v.problem is not None and v.problem.kind == "mismatch" and v.problem.line == 8
     assert "the deal's boneyard gives 6-6 here" in v.problem.message
@@ -129,8 +148,10 @@ def test_deal_blocks_for_later_rounds() -> None:
     assert v.problem is not None and v.problem.kind == "malformed"
     assert v.problem.line == len(sheet.splitlines()) + 1
     assert "no deal given for round 2" in v.problem.message
-    more = sheet + ("\nhand A: 0-5 0-6 1-2 1-3 2-6 3-3 6-6\n"
-                    "hand B: 0-0 2-3 2-5 3-4 3-5 3-6 4-5\nA: decline\nA: open 1-2\n")
+    more = sheet + (
+        "\nhand A: 0-5 0-6 1-2 1-3 2-6 3-3 6-6\n"
+        "hand B: 0-0 2-3 2-5 3-4 3-5 3-6 4-5\nA: decline\nA: open 1-2\n"
+    )
     v = validate_text(more)
     # B dominoed round 1 and is the jockey: A declines, so B opens, not A.
     assert v.problem is not None and v.problem.kind == "illegal"
@@ -145,13 +166,37 @@ def test_parse_errors_are_only_movefile_errors() -> None:
         parse_move_file("hand A: 0-0 0-0 0-1 0-2 0-3 0-4 0-5\nhand B: 1-1")
 
 
-_lines = st.sampled_from([
-    "seed: 7", "seed: -3", "balances: 150 150", "max rounds: 2", "round 1", "pass", "draw",
-    "draw 2-3", "A: open 5-5", "open 6-6", "B: play 2-5 5-5:line_b", "play 0-5 5-5:line_a",
-    "bid 20", "accept", "decline", "hand A: 0-1 0-4 0-5 1-1 1-4 3-6 5-5",
-    "hand B: 0-3 0-6 2-5 2-6 3-5 4-6 5-6", "boneyard: 1-2", "# comment", "", "{", "}",
-    "play 9-9 1-1:bb", "raise ²", "round ³", "max rounds: ¹", '{"seed": 1, "actions": [1]}',
-])
+_lines = st.sampled_from(
+    [
+        "seed: 7",
+        "seed: -3",
+        "balances: 150 150",
+        "max rounds: 2",
+        "round 1",
+        "pass",
+        "draw",
+        "draw 2-3",
+        "A: open 5-5",
+        "open 6-6",
+        "B: play 2-5 5-5:line_b",
+        "play 0-5 5-5:line_a",
+        "bid 20",
+        "accept",
+        "decline",
+        "hand A: 0-1 0-4 0-5 1-1 1-4 3-6 5-5",
+        "hand B: 0-3 0-6 2-5 2-6 3-5 4-6 5-6",
+        "boneyard: 1-2",
+        "# comment",
+        "",
+        "{",
+        "}",
+        "play 9-9 1-1:bb",
+        "raise ²",
+        "round ³",
+        "max rounds: ¹",
+        '{"seed": 1, "actions": [1]}',
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -177,15 +222,20 @@ def test_no_traceback_on_truncated_or_mangled_examples(cut: int, data: st.DataOb
     mangled = raw[:cut]
     if data.draw(st.booleans()) and mangled:
         i = data.draw(st.integers(min_value=0, max_value=len(mangled) - 1))
-        mangled = mangled[:i] + data.draw(st.binary(min_size=1, max_size=3)) + mangled[i + 1:]
+        mangled = mangled[:i] + data.draw(st.binary(min_size=1, max_size=3)) + mangled[i + 1 :]
     v = validate_bytes(mangled)
     assert v.ok or v.problem is not None
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture])
-@given(data=st.one_of(st.binary(max_size=200),
-                      st.lists(_lines, max_size=12).map(lambda ls: "\n".join(ls).encode())))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.one_of(
+        st.binary(max_size=200),
+        st.lists(_lines, max_size=12).map(lambda ls: "\n".join(ls).encode()),
+    )
+)
 def test_cli_never_raises(data: bytes, tmp_path: Path) -> None:
     p = tmp_path / "fuzz.txt"
     p.write_bytes(data)
@@ -196,8 +246,9 @@ def test_cli_never_raises(data: bytes, tmp_path: Path) -> None:
 
 
 def test_svg_pictures_of_every_placement(tmp_path: Path) -> None:
-    code, _, _ = run("validate", "--svg", str(tmp_path / "svg"), "--no-picture",
-                     str(EXAMPLES / "seeded.txt"))
+    code, _, _ = run(
+        "validate", "--svg", str(tmp_path / "svg"), "--no-picture", str(EXAMPLES / "seeded.txt")
+    )
     svgs = sorted((tmp_path / "svg").glob("*.svg"))
     assert code == 0 and len(svgs) == 5  # five placements
     page = (tmp_path / "svg" / "index.html").read_text()
@@ -230,19 +281,26 @@ def test_a_byte_order_mark_is_not_part_of_the_file() -> None:
 def test_line_numbers_count_real_line_breaks_only(newline: str) -> None:
     """A form feed, a vertical tab or a Unicode line separator inside a line is not a line
     break for an editor, so it must not shift the FILE:LINE of later lines."""
-    lines = ["seed: 168137", "A: open 5-5  \f", "\v B: play 2-5 5-5:line_b \u2028",
-             "B: play 0-5 5-5:line_a\x1c"]
+    lines = [
+        "seed: 168137",
+        "A: open 5-5  \f",
+        "\v B: play 2-5 5-5:line_b \u2028",
+        "B: play 0-5 5-5:line_a\x1c",
+    ]
     v = validate_text(newline.join(lines) + newline)
     assert v.problem is not None and v.problem.kind == "illegal", v.problem
     assert v.problem.line == 4 and "player A's turn, not B's" in v.problem.message
 
 
-@pytest.mark.parametrize("text", [
-    "seed: 7\nopen " + "5" * 100_000 + "\n",
-    "hand A: " + "1-" * 50_000 + "\n",
-    '{"seed": 7, "actions": ["open ' + "5" * 100_000 + '"]}',
-    '{"deals": [{"hands": [["' + "5" * 100_000 + '"], []]}]}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "seed: 7\nopen " + "5" * 100_000 + "\n",
+        "hand A: " + "1-" * 50_000 + "\n",
+        '{"seed": 7, "actions": ["open ' + "5" * 100_000 + '"]}',
+        '{"deals": [{"hands": [["' + "5" * 100_000 + '"], []]}]}',
+    ],
+)
 def test_a_huge_line_gets_a_short_message(text: str) -> None:
     """The message quotes the input, but never a whole megabyte of it."""
     v = validate_text(text)
@@ -260,8 +318,10 @@ def test_a_blocked_round_with_its_passes_written_and_no_next_deal_is_valid() -> 
     m, rng = Match.new(22), random.Random(22)
     deal = next(e for e in m.start_events if isinstance(e, RoundStarted)).deal
     assert deal is not None
-    names = [" ".join(f"{t.low}-{t.high}" for t in ts)
-             for ts in (deal.hands[0], deal.hands[1], deal.boneyard)]
+    names = [
+        " ".join(f"{t.low}-{t.high}" for t in ts)
+        for ts in (deal.hands[0], deal.hands[1], deal.boneyard)
+    ]
     lines = [f"hand A: {names[0]}", f"hand B: {names[1]}", f"boneyard: {names[2]}"]
     ended = None
     while ended is None:
@@ -279,9 +339,11 @@ def test_a_blocked_round_with_its_passes_written_and_no_next_deal_is_valid() -> 
 
 
 def test_a_bad_tile_in_a_json_deal_is_placed_at_its_line_and_column() -> None:
-    text = ('{"deals": [{"hands": [["0-1", "0-4", "0-5", "1-1", "1-4", "3-6", "5-5"],\n'
-            '                      ["0-3", "0-6", "2-5", "9-9", "3-5", "4-6", "5-6"]]}],\n'
-            ' "actions": []}')
+    text = (
+        '{"deals": [{"hands": [["0-1", "0-4", "0-5", "1-1", "1-4", "3-6", "5-5"],\n'
+        '                      ["0-3", "0-6", "2-5", "9-9", "3-5", "4-6", "5-6"]]}],\n'
+        ' "actions": []}'
+    )
     v = validate_text(text)
     assert v.problem is not None and v.problem.kind == "malformed"
     assert (v.problem.line, v.problem.col) == (2, 46), v.problem  # at 9-9

@@ -18,7 +18,6 @@ if sys.argv[2:] != ["plays"]:
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "escapee", "protocol": "bidref/1"}),
-              flush=True)
+        print(json.dumps({"type": "hello", "name": "escapee", "protocol": "bidref/1"}), flush=True)
     elif msg["type"] == "quit" or msg.get("event", {}).get("kind") == "match_ended":
         os._exit(0)

@@ -13,7 +13,8 @@ with open(sys.argv[1], "w") as f:
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "grandchild", "protocol": "bidref/1"}),
-              flush=True)
+        print(
+            json.dumps({"type": "hello", "name": "grandchild", "protocol": "bidref/1"}), flush=True
+        )
 # stdin closed or quit ignored: keep running until killed
 signal.pause()

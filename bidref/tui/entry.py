@@ -87,8 +87,10 @@ def resolve(text: str, legal: Sequence[Action], hand: Sequence[Tile] = ()) -> Re
         if 1 <= n <= len(legal):
             return Chosen(legal[n - 1])
         if len(entry) != 2:  # two digits may still be a tile, e.g. 13 for [1|3]
-            return Problem(f"{text.strip()!r}: there is no action number {n}; "
-                           f"the list goes from 1 to {len(legal)}")
+            return Problem(
+                f"{text.strip()!r}: there is no action number {n}; "
+                f"the list goes from 1 to {len(legal)}"
+            )
     try:
         action = parse_action(entry)
     except NotationError as e:
@@ -110,8 +112,10 @@ def resolve(text: str, legal: Sequence[Action], hand: Sequence[Tile] = ()) -> Re
         if len(uses) == 1:
             return Chosen(uses[0])
         if uses:
-            return Problem(f"{text.strip()!r}: {t} can go to more than one place: "
-                           f"{_names(uses)} — type one of them, or its number")
+            return Problem(
+                f"{text.strip()!r}: {t} can go to more than one place: "
+                f"{_names(uses)} — type one of them, or its number"
+            )
         why = f"you do not hold {t}" if hand and t not in hand else f"{t} cannot be placed now"
         return Problem(f"{text.strip()!r}: {why}; legal now: {_names(legal)}")
     # Any unambiguous start of a legal action's canonical text.
@@ -119,15 +123,18 @@ def resolve(text: str, legal: Sequence[Action], hand: Sequence[Tile] = ()) -> Re
     if len(starts) == 1:
         return Chosen(starts[0])
     if starts:
-        return Problem(f"{text.strip()!r} could be: {_names(starts)} — "
-                       f"type more of it, or its number")
+        return Problem(
+            f"{text.strip()!r} could be: {_names(starts)} — type more of it, or its number"
+        )
     cmds = [c for c in COMMANDS if c.startswith(word)] if not rest else []
     if len(cmds) == 1 and len(word) >= 2:
         return Command(cmds[0], rest)
     if word in ("play", "open", "bid", "raise", "decline", "accept", "draw"):
         return Problem(f"{parse_error}. Legal now: {_names(legal)} (or type its number)")
-    return Problem(f"{text.strip()!r} is not an action. Legal now: {_names(legal)} "
-                   "(or type its number; 'help' explains what you can type)")
+    return Problem(
+        f"{text.strip()!r} is not an action. Legal now: {_names(legal)} "
+        "(or type its number; 'help' explains what you can type)"
+    )
 
 
 def _why_not(action: Action, legal: Sequence[Action], hand: Sequence[Tile]) -> str:
@@ -145,8 +152,7 @@ def _why_not(action: Action, legal: Sequence[Action], hand: Sequence[Tile]) -> s
         return f"you may {_names(legal)}"
     if isinstance(action, Bid):
         amounts = [a.amount for a in legal if isinstance(a, Bid)]
-        return (f"bids now go from {min(amounts)} to {max(amounts)} in steps of 5 "
-                f"(RULES.md §6)")
+        return f"bids now go from {min(amounts)} to {max(amounts)} in steps of 5 (RULES.md §6)"
     if isinstance(action, Open):
         if hand and action.tile not in hand:
             return f"you do not hold {action.tile}"
@@ -158,8 +164,10 @@ def _why_not(action: Action, legal: Sequence[Action], hand: Sequence[Tile]) -> s
         if hand and action.tile not in hand:
             return f"you do not hold {action.tile}"
         plays = [a for a in legal if isinstance(a, Play)]
-        return (f"{action.at.words} is not an open attachment point that takes {action.tile}; "
-                f"playable now: {_names(plays)}")
+        return (
+            f"{action.at.words} is not an open attachment point that takes {action.tile}; "
+            f"playable now: {_names(plays)}"
+        )
     return f"you may {_names(legal)}"
 
 
