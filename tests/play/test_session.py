@@ -52,7 +52,7 @@ def test_hand_over_hides_hands_and_starts_the_time_at_the_reveal() -> None:
     assert during and all(mo.hand is None and mo.clocks.running is None for mo in during)
     who = "AB"[m.to_act]
     assert any(f"Player {who}: resign the match?" in mo.message for mo in during)
-    assert s.holder == m.to_act
+    assert s.screen.holder == m.to_act
     after = s.model()
     assert after.hand == tuple(m.hands[m.to_act]) and after.viewer == m.to_act
     assert after.clocks.running is not None and after.clocks.running.since == start
@@ -154,7 +154,7 @@ def _passed_back(
     m = Match.new(seed=2)
     clock, display, s = _session([(T0 + SECOND, "\n"), *script], [0, 1])
     _request(s, m)  # the hand-over: revealed at T0 + 1 s
-    s.holder = None  # the answer hid the hand ...
+    s.screen.holder = None  # the answer hid the hand ...
     return clock, display, s, m, _request(s, m)  # ... and the turn is back
 
 
@@ -193,3 +193,18 @@ def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
     ]
     assert shown and "No rules section matches 'xyz'" in shown[-1]
     assert "The match clock" in shown[-1]  # the list of sections to choose from
+
+
+def test_no_part_of_the_session_holds_more_than_fifteen_attributes() -> None:
+    """The session is split along what changes together (STYLE.md): the public table,
+    the private hands, the screen, the keyboard, and the session's own decisions."""
+    _, _, s = _session([], [0, 1])
+    parts = [s, s.screen, s.screen.table, s.screen.hands, s.input]
+    assert [type(p).__name__ for p in parts] == [
+        "PlaySession",
+        "ScreenState",
+        "Table",
+        "Hands",
+        "KeyReader",
+    ]
+    assert all(len(vars(p)) <= 15 for p in parts), {type(p).__name__: len(vars(p)) for p in parts}
