@@ -32,7 +32,7 @@ class KeyReader:
             events = editor.feed(ch)
             if events:
                 return events
-        return []
+        return editor.end_of_input()
 
     def drain(self) -> None:
         """Forget everything typed ahead (before a hand-over or a pause), except a

@@ -43,15 +43,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from rich.markdown import Markdown
 from rich.text import Text
 
 from ..rules import Action, Draw, Layout
 from ..rules.clock import MILLISECOND
-from ..rules_text import rules_section, rules_text
+from ..rules_text import find_section, rules_text, section_titles
 from .entry import Chosen, Command, Problem, complete, resolve
-from .keys import Interrupt, Keys, LineEditor, Submit
+from .keys import Interrupt, Key, Keys, LineEditor, Submit
 from .reader import KeyReader
-from .screen import Clocks, Running, ScreenModel, player_name
+from .screen import Clocks, Running, ScreenModel, Scroll, player_name
 from .state import Display, ScreenState
 
 __all__ = ["HELP", "Answer", "Display", "PlaySession", "Resigned", "ScreenModel"]
@@ -60,7 +61,6 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], int]
 TICK: Final = 250 * MILLISECOND  # how often the input loop wakes without a key
-RULES_LINES: Final = 22
 
 
 class Resigned(Exception):
@@ -83,10 +83,11 @@ How to answer:
   a unique start  de → decline, dr → draw, a → accept, play 4 → the only play of a 4-…
   a tile          1-3 plays [1|3] when it has only one place to go
   Tab             completes the action you are typing
-  rules [topic]   shows the rules (e.g. rules 7, rules clock); the clock keeps running
+  rules [topic]   shows all of the rules; rules 7 or rules clock opens them at that
+                  section; the clock keeps running
   help            shows this text
   Ctrl-C          resign the match (asks first)
-Enter on an empty line closes this text."""
+↑ ↓ PgUp PgDn Home End scroll this text; q, Esc or Enter on an empty line closes it."""
 
 
 class PlaySession:
@@ -232,38 +233,58 @@ class PlaySession:
 
     def on_events(self, seat: int, events: list[dict[str, Any]]) -> None:
         """A batch of events for ``seat``. Public effects are taken once (from the
-        primary human's copy); private ones (own placements, own draws) per seat."""
+        primary human's copy); private ones (own placements, own draws) per seat.
+
+        A round that ends is shown as it ended — its final layout, hands and balances,
+        nobody to act — and the person continues before the events after it (the next
+        deal, in the same batch) are taken."""
         hands = self.screen.hands
-        for ev in events:
-            hands.apply(seat, ev)
         if seat != self.primary:
+            for ev in events:
+                hands.apply(seat, ev)
             return
+        kinds = [ev.get("kind") for ev in events]
+        cut = len(events)
+        if "match_ended" not in kinds and "round_ended" in kinds:
+            cut = kinds.index("round_ended") + 1
+        for batch in (events[:cut], events[cut:]):
+            if batch:
+                self._take(seat, batch)
+
+    def _take(self, seat: int, events: list[dict[str, Any]]) -> None:
         tb = self.screen.table
         for ev in events:
+            self.screen.hands.apply(seat, ev)
             if ev.get("kind") == "round_started":
                 self.screen.stop_clocks()
             tb.apply(ev, self.names)
         kinds = [ev.get("kind") for ev in events]
+        if "round_ended" in kinds:
+            self.screen.stop_clocks()
+            if self.resign_pending is None:
+                self._note("")  # (no engine is thinking any more)
+            if self.hot_seat:
+                self.screen.holder = None  # the next hand shows only after a reveal
+                self._device = None  # after the count: a hand-over, clocks stopped
         self.show()
         if "match_ended" in kinds or self.resign_pending is not None:
             return  # (a player who resigned is not asked to continue)
         if "round_ended" in kinds:
             ended = next(ev for ev in events if ev.get("kind") == "round_ended")
-            if self.hot_seat:
-                self.screen.holder = None  # the next hand shows only after a reveal
-                self._device = None  # after the count: a hand-over, clocks stopped
-            self._pause(seat, tb.round_end_text(ended, self.names), "Press Enter to continue")
-            self._continued_round = tb.round  # the next deal's start is confirmed too
+            self._pause(
+                seat, "Press Enter to continue", notice=tb.round_end_text(ended, self.names)
+            )
+            self._continued_round = tb.round + 1  # the next deal's start is confirmed too
         elif "round_started" in kinds and self._continued_round < tb.round:
             self._continued_round = tb.round
             if not self.hot_seat:  # hot-seat: revealing the hand is the start
                 self._pause(
                     seat,
-                    Text(
+                    "Press Enter to start",
+                    overlay=Text(
                         f"Round {tb.round} is dealt. The clocks stand still until you start.",
                         style="bold",
                     ),
-                    "Press Enter to start",
                 )
 
     def on_request(
@@ -310,24 +331,34 @@ class PlaySession:
             "press Enter to reveal your hand.\nThe clocks stand still until then."
         )
         self._note("")
-        self._wait_enter(seat, text, f"Player {player_name(seat)}: press Enter to reveal your hand")
+        self._wait_enter(
+            seat, f"Player {player_name(seat)}: press Enter to reveal your hand", overlay=text
+        )
         if self.resign_pending is None:
             self.screen.holder = self._device = seat
 
-    def _pause(self, seat: int, overlay: Text, footer: str) -> None:
+    def _pause(
+        self, seat: int, footer: str, *, overlay: Text | None = None, notice: Text | None = None
+    ) -> None:
         self.screen.stop_clocks()
         self.input.drain()
-        self._wait_enter(seat, overlay, footer)
+        self._wait_enter(seat, footer, overlay=overlay, notice=notice)
 
     def _wait_enter(
-        self, seat: int, overlay: Text, footer: str, deadline: int | None = None
+        self,
+        seat: int,
+        footer: str,
+        *,
+        overlay: Text | None = None,
+        notice: Text | None = None,
+        deadline: int | None = None,
     ) -> bool:
         """Wait for Enter; Ctrl-C may resign for ``seat`` (the player this wait is
         for). With no ``deadline`` the clocks stand still; with one, ``seat``'s clock
         runs and False means the time ran out first."""
         editor = LineEditor()
         confirming = False
-        self.show(overlay=overlay, footer=footer, prompt="" if confirming else None)
+        self.show(overlay=overlay, notice=notice, footer=footer)
         while True:
             now = self.clock()
             if deadline is not None and now >= deadline:
@@ -349,7 +380,12 @@ class PlaySession:
                         self._note("")
                     else:
                         return True
-            self.show(overlay=overlay, footer=footer, prompt=editor.text if confirming else None)
+            self.show(
+                overlay=overlay,
+                notice=notice,
+                footer=footer,
+                prompt=editor.text if confirming else None,
+            )
 
     def _confirm_text(self, seat: int, running: bool = False) -> str:
         who = f"Player {player_name(seat)}: r" if self.hot_seat else "R"
@@ -380,10 +416,14 @@ class PlaySession:
         if self.resign_pending == seat:  # (confirmed instead of revealing)
             raise Resigned()
         editor = LineEditor(lambda text: complete(text, legal))
-        overlay: Text | None = None
+        overlay: Scroll | None = None  # the rules or the help, shown instead of the layout
         confirming = False
         footer = "number / action / Tab to complete · rules [topic] · help · Ctrl-C resigns"
         while True:
+            if overlay is not None and editor.text.strip().lower() == "q":
+                overlay = None  # q closes the text (no action starts with q)
+                editor.clear()
+                self._note("")
             self.show(prompt=editor.text, overlay=overlay, footer=footer, legal=legal)
             now = self.clock()
             if now >= deadline:
@@ -397,7 +437,12 @@ class PlaySession:
                     editor.clear()  # the answer to the question is what comes next
                     self._note(self._confirm_text(seat, running=True), "bold yellow")
                     continue
-                if not isinstance(ev, Submit):
+                if isinstance(ev, Key):
+                    if overlay is not None and ev.name == "esc":
+                        overlay = None
+                        self._note("")
+                    elif overlay is not None:
+                        overlay.scroll(ev.name)
                     continue
                 text = ev.text
                 if confirming:
@@ -423,7 +468,8 @@ class PlaySession:
                     else:
                         overlay = self._help_text(r.name, r.arg)
                         self._note(
-                            "The clock keeps running. Enter on an empty line closes this text.",
+                            "The clock keeps running. ↑ ↓ PgUp PgDn scroll; q, Esc or Enter "
+                            "on an empty line closes this text; an action is taken as ever.",
                             "yellow",
                         )
                     continue
@@ -446,9 +492,9 @@ class PlaySession:
         self._note("")
         revealed = self._wait_enter(
             seat,
-            text,
             f"Player {player_name(seat)}: press Enter to reveal your hand (your clock is running)",
-            deadline,
+            overlay=text,
+            deadline=deadline,
         )
         self._reveal = None
         if revealed and self.resign_pending is None:
@@ -472,25 +518,23 @@ class PlaySession:
         self.show()
         return Answer(str(action), t)
 
-    def _help_text(self, name: str, arg: str) -> Text:
+    def _help_text(self, name: str, arg: str) -> Scroll:
+        """The help, or the whole rules (rendered, scrollable; ``rules 7`` opens them at
+        §7); a topic that matches no section lists the sections."""
         if name == "help":
-            return Text(HELP)
-        section = rules_section(arg) if arg else ""
-        if not arg or section == rules_text():  # no topic, or none that matches
-            titles = [line[3:] for line in rules_text().splitlines() if line.startswith("## ")]
+            return Scroll(Text(HELP), HELP)
+        text = rules_text()
+        section = find_section(arg) if arg else None
+        if arg and section is None:
             body = (
-                "Sections: "
-                + "; ".join(titles)
-                + "\nType 'rules 7' or 'rules clock' for one section "
-                "(`bidref rules` prints them all)."
+                f"No rules section matches {arg!r}.\nSections: "
+                + "; ".join(section_titles())
+                + "\nType 'rules' for all of the rules, 'rules 7' or 'rules clock' to open "
+                "them at one section."
             )
-            if arg:
-                body = f"No rules section matches {arg!r}.\n" + body
-            return Text(body)
-        lines = section.splitlines()
-        if len(lines) > RULES_LINES:
-            lines = [*lines[:RULES_LINES], "… (the rest: `bidref rules`)"]
-        return Text("\n".join(lines))
+            return Scroll(Text(body), body)
+        anchor = section.splitlines()[0].removeprefix("## ") if section else None
+        return Scroll(Markdown(text), text, anchor=anchor)
 
     def on_error(self, seat: int, message: str) -> None:
         self._note(message)

@@ -89,7 +89,8 @@ class Table:
             self.log.append(f"{who}: {ev['action']} — count {ev['count']}{earned}")
         elif kind == "drew":
             self.boneyard = ev.get("boneyard_left", self.boneyard)
-            self.log.append(f"{who} draws a tile ({self.boneyard} left in the boneyard)")
+            self.drawn += 1  # (the draw keeps the turn: the header says so at once)
+            self.log.append(f"{who} drew a tile ({self.boneyard} left in the boneyard)")
         elif kind == "passed":
             self.log.append(f"{who} passes (cannot play or draw)")
         elif kind == "transfer":
@@ -102,6 +103,11 @@ class Table:
         elif kind == "round_ended":
             self.log.append(f"— round {ev['round']} ends ({ev['reason']})")
             self.last_round_end = self.round_end_text(ev, names, final=True)
+            # The final state of the round: nobody is to act, the hands are as counted.
+            self.to_act = None
+            self.drawn = 0
+            self.phase = "round over"
+            self.hand_sizes = (len(ev["hands"][0]), len(ev["hands"][1]))
         elif kind == "match_ended":
             self.over = True
             self.balances = (ev["balances"][0], ev["balances"][1])
@@ -151,6 +157,8 @@ class Hands:
     def __init__(self, humans: Sequence[int]) -> None:
         self.hands: dict[int, tuple[Tile, ...] | None] = {p: None for p in humans}
         self.legal: dict[int, tuple[Action, ...]] = {p: () for p in humans}
+        # The tiles each drew in the turn they are in (shown highlighted in the hand).
+        self.fresh: dict[int, tuple[Tile, ...]] = {p: () for p in humans}
 
     def take_request(self, seat: int, view: dict[str, Any], legal: Sequence[str]) -> None:
         self.hands[seat] = _tiles(view["hand"])
@@ -160,15 +168,25 @@ class Hands:
         """Take one event as ``seat`` was sent it (its own draws show the tile)."""
         kind = ev.get("kind")
         hand = self.hands.get(seat)
+        mine = ev.get("player") == seat
         if kind == "round_started":
             self.hands[seat] = None
+            self.fresh[seat] = ()
+        elif kind == "round_ended":
+            self.hands[seat] = _tiles(ev["hands"][seat])  # what is left, as the count says
+            self.fresh[seat] = ()
         elif hand is None:
             return
-        elif kind == "placed" and ev.get("player") == seat:
+        elif kind == "placed" and mine:
             t = tile(*ev["tile"])
             self.hands[seat] = tuple(x for x in hand if x is not t)
-        elif kind == "drew" and ev.get("player") == seat and ev.get("tile"):
-            self.hands[seat] = tuple(sorted((*hand, tile(*ev["tile"])), key=lambda x: x.index))
+            self.fresh[seat] = ()
+        elif kind == "passed" and mine:
+            self.fresh[seat] = ()
+        elif kind == "drew" and mine and ev.get("tile"):
+            t = tile(*ev["tile"])
+            self.hands[seat] = tuple(sorted((*hand, t), key=lambda x: x.index))
+            self.fresh[seat] = (*self.fresh[seat], t)
 
 
 class ScreenState:
@@ -212,9 +230,11 @@ class ScreenState:
         overlay: RenderableType | None = None,
         footer: str = "",
         legal: tuple[Action, ...] = (),
+        notice: RenderableType | None = None,
     ) -> ScreenModel:
         viewer = self.holder
         hand = self.hands.hands.get(viewer) if viewer is not None else None
+        fresh = self.hands.fresh.get(viewer, ()) if viewer is not None else ()
         tb = self.table
         return ScreenModel(
             names=self.names,
@@ -239,6 +259,8 @@ class ScreenState:
             prompt=prompt,
             overlay=overlay,
             footer=footer,
+            notice=notice,
+            fresh=fresh,
         )
 
     def show(
@@ -248,5 +270,8 @@ class ScreenState:
         overlay: RenderableType | None = None,
         footer: str = "",
         legal: tuple[Action, ...] = (),
+        notice: RenderableType | None = None,
     ) -> None:
-        self.display.show(self.model(prompt=prompt, overlay=overlay, footer=footer, legal=legal))
+        self.display.show(
+            self.model(prompt=prompt, overlay=overlay, footer=footer, legal=legal, notice=notice)
+        )
