@@ -468,8 +468,8 @@ class PlaySession:
                     else:
                         overlay = self._help_text(r.name, r.arg)
                         self._note(
-                            "The clock keeps running. ↑ ↓ PgUp PgDn scroll; q, Esc or Enter "
-                            "on an empty line closes this text; an action is taken as ever.",
+                            "The clock keeps running while you read (an action typed now "
+                            "is taken).",
                             "yellow",
                         )
                     continue
