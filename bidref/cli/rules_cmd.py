@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
-from ..rules import NotationError, parse_action
 from . import app
+
+READ_WIDTH = 100  # rendered rules are set no wider than this: long lines read badly
 
 
 @app.command("notation")
@@ -23,6 +24,8 @@ def notation(
 
     Example: bidref notation "raise 25" "play [1|3] at [1|1] branch B"
     """
+    from ..rules import NotationError, parse_action  # (imported when used: a quick --help)
+
     bad = 0
     for text in actions:
         try:
@@ -99,7 +102,9 @@ def _show_rendered(markdown: str, *, page: bool) -> None:
 
     size = shutil.get_terminal_size()
     buf = io.StringIO()
-    Console(file=buf, width=min(size.columns, 100), force_terminal=True).print(Markdown(markdown))
+    Console(file=buf, width=min(size.columns, READ_WIDTH), force_terminal=True).print(
+        Markdown(markdown)
+    )
     rendered = buf.getvalue()
     if not page or rendered.count("\n") < size.lines:
         sys.stdout.write(rendered)

@@ -28,6 +28,7 @@ from ..rules.clock import SECOND
 
 NAMES = ("A", "B")
 STYLE_FRESH = Style(color="black", bgcolor="green", bold=True)
+READ_WIDTH = 100  # the widest a text to read (the rules, the help) is set
 
 
 def player_name(p: int) -> str:
@@ -273,7 +274,10 @@ class Scroll:
         """The lines to show in ``rows`` rows: a window of the text and a status line."""
         width = options.max_width
         if self._cache is None or self._cache[0] != width:
-            lines = console.render_lines(self.body, options.update(height=None), pad=False)
+            # (lines longer than about 100 columns are hard to read: a wide terminal
+            # leaves the rest of the row empty)
+            text_options = options.update(height=None, width=min(width, READ_WIDTH))
+            lines = console.render_lines(self.body, text_options, pad=False)
             self._cache = (width, lines)
         lines = self._cache[1]
         if self.anchor is not None:
