@@ -3,8 +3,9 @@
 One :class:`PlaySession` drives one terminal. Each human seat
 (:class:`bidref.players.human.HumanSeat`) forwards what the referee tells it
 (hello, events, requests, errors, quit) and asks the session for the person's
-answer. The session keeps the public picture of the match (layout, balances,
-auction, log) and each human's own hand, and decides what the screen may show:
+answer. Through its screen state it keeps the public picture of the match
+(layout, balances, auction, log) and each human's own hand, and it decides what
+the screen may show:
 
 - **Start / Continue** (RULES.md §7): at the first deal and after every
   end-of-round count the session waits for Enter before it returns to the
@@ -20,8 +21,12 @@ auction, log) and each human's own hand, and decides what the screen may show:
   and the hand shows at their Enter (the device may already be on its way).
 - **Input** (:meth:`PlaySession.ask`): read keys against the absolute deadline,
   resolve the line (:mod:`bidref.tui.entry`); a problem is shown and changes
-  nothing; ``rules`` and ``help`` show text while the clock keeps running;
-  Ctrl-C asks for confirmation and then resigns.
+  nothing; ``rules`` (all of the rules, ``rules 7`` opened at §7) and ``help``
+  show a scrollable text instead of the layout while the clock keeps running
+  (arrows, PgUp/PgDn, Home/End; q, Esc or an empty Enter closes it); Ctrl-C
+  asks for confirmation and then resigns.
+- **End of a round**: the count is shown above the round's final layout, with
+  nobody to act, before the next deal (sent in the same batch) is taken.
 - **While an engine thinks** (:meth:`PlaySession.watch`): Ctrl-C asks at once. A
   resignation confirmed when the referee is not waiting for that player (at a
   pause, a hand-over, during the engine's turn) is kept pending and the seat
