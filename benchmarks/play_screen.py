@@ -4,7 +4,8 @@
 The live display redraws 4 times a second and after every key, so a redraw must
 stay far below the 250 ms between redraws. Positions are taken from random
 playouts; each is drawn on a large (140x60) and a small (80x24) terminal, where
-the screen first tries the full picture and then gives up parts of it.
+the screen first tries the full picture and then gives up parts of it. Then the
+rules in their scrollable window, with the rendered text kept and rendered anew.
 
     python benchmarks/play_screen.py [--frames 300]
 """
@@ -18,9 +19,11 @@ import statistics
 import time
 
 from rich.console import Console
+from rich.markdown import Markdown
 
 from bidref.rules import Match
-from bidref.tui.screen import Clocks, Running, ScreenModel, fit
+from bidref.rules_text import rules_text
+from bidref.tui.screen import Clocks, Running, ScreenModel, Scroll, fit
 
 
 def models(n: int, seed: int = 0) -> list[ScreenModel]:
@@ -71,6 +74,30 @@ def main() -> None:
             f"{width}x{height}: {len(times)} redraws, median "
             f"{statistics.median(times) * 1000:.1f} ms, 95th percentile "
             f"{times[int(len(times) * 0.95)] * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms"
+        )
+
+    # The rules in their scrollable window: the screen redraws it 4 times a second, so
+    # it keeps the rendered Markdown per width. Side by side: a window that keeps it
+    # (each redraw after the first) and one that renders the text again every time.
+    rules = rules_text()
+    base = frames[0].but(legal=())
+    for width, height in ((140, 60), (80, 24)):
+        console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True)
+        kept = Scroll(Markdown(rules), rules)
+        figures: dict[str, float] = {}
+        for label in ("kept", "rendered each time"):
+            times = []
+            for i in range(60):
+                sc = kept if label == "kept" else Scroll(Markdown(rules), rules)
+                sc.top = i
+                t = time.perf_counter()
+                console.print(fit(base.but(overlay=sc), 5 * 10**9, console, console.options))
+                times.append(time.perf_counter() - t)
+            figures[label] = statistics.median(times[1:]) * 1000
+        print(
+            f"{width}x{height} rules window: median redraw {figures['kept']:.1f} ms with the "
+            f"rendered text kept, {figures['rendered each time']:.1f} ms rendering it each "
+            f"time ({figures['rendered each time'] / figures['kept']:.1f}x)"
         )
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Annotated
 
 import typer
 
-from ..rules import NotationError, parse_action
 from . import app
+
+READ_WIDTH = 100  # rendered rules are set no wider than this: long lines read badly
 
 
 @app.command("notation")
@@ -20,6 +24,8 @@ def notation(
 
     Example: bidref notation "raise 25" "play [1|3] at [1|1] branch B"
     """
+    from ..rules import NotationError, parse_action  # (imported when used: a quick --help)
+
     bad = 0
     for text in actions:
         try:
@@ -38,24 +44,84 @@ def rules(
             help="A section number or a word of its title, e.g. 7 or auction; all if omitted."
         ),
     ] = None,
+    no_pager: Annotated[
+        bool,
+        typer.Option("--no-pager", help="In a terminal, print the rules instead of paging them."),
+    ] = False,
 ) -> None:
-    """Print the rules of Spectacular Bid (RULES.md) that the referee enforces.
+    """Show the rules of Spectacular Bid (RULES.md) that the referee enforces.
 
-    Example: bidref rules 6   (the auction for the opening)
+    In a terminal the rules are rendered (headings, tables, bold) and, when
+    longer than the screen, shown in your pager ($PAGER, else `less`).
+    Piped or redirected, the Markdown is written as it is: `bidref rules >
+    RULES.md` is the shipped file, byte for byte.
+
+    Examples:
+
+        bidref rules 6          (the auction for the opening)
+
+        bidref rules clock | less
     """
     from ..rules_text import find_section, rules_text, section_titles
 
     if topic is None:
-        typer.echo(rules_text())
+        text = rules_text()
+    else:
+        found = find_section(topic)
+        if found is None:
+            typer.echo(
+                f"no section of the rules is about {topic!r}; the sections are:\n  "
+                + "\n  ".join(section_titles())
+                + "\ngive a number or a word of a title, e.g. 'bidref rules 7' or "
+                "'bidref rules auction'",
+                err=True,
+            )
+            raise typer.Exit(code=2)
+        text = found + "\n"
+    if not sys.stdout.isatty():
+        # Scripts get the Markdown itself, exactly (no added newline, no styles).
+        sys.stdout.write(text)
+        sys.stdout.flush()
         return
-    section = find_section(topic)
-    if section is None:
-        typer.echo(
-            f"no section of the rules is about {topic!r}; the sections are:\n  "
-            + "\n  ".join(section_titles())
-            + "\ngive a number or a word of a title, e.g. 'bidref rules 7' or "
-            "'bidref rules auction'",
-            err=True,
-        )
-        raise typer.Exit(code=2)
-    typer.echo(section)
+    _show_rendered(text, page=not no_pager)
+
+
+def _show_rendered(markdown: str, *, page: bool) -> None:
+    """Render ``markdown`` for this terminal; page it when it is taller than the screen.
+
+    The pager follows git's habits: ``$PAGER`` (run by the shell, so it may carry
+    options), else ``less``; ``LESS`` defaults to ``FRX`` (quit if one screen, keep
+    colours, leave the text on the screen). A pager that cannot start, or ``PAGER=cat``,
+    just prints.
+    """
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    size = shutil.get_terminal_size()
+    buf = io.StringIO()
+    Console(file=buf, width=min(size.columns, READ_WIDTH), force_terminal=True).print(
+        Markdown(markdown)
+    )
+    rendered = buf.getvalue()
+    if not page or rendered.count("\n") < size.lines:
+        sys.stdout.write(rendered)
+        return
+    command = os.environ.get("PAGER") or "less"
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    try:
+        pager = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        sys.stdout.write(rendered)
+        return
+    assert pager.stdin is not None
+    try:
+        pager.stdin.write(rendered.encode("utf-8"))
+        pager.stdin.close()
+    except BrokenPipeError:
+        pass  # the person quit the pager before the end: fine
+    if pager.wait() == 127:  # the shell could not find the pager
+        sys.stdout.write(rendered)

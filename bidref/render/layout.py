@@ -24,6 +24,12 @@ halves); ``<n>`` is an *empty* spot, a legal place that takes an n but counts
 nothing (an unopened branch, the second side of a lone opening double). The
 filled numbers add up to the count shown in the legend.
 
+The legend names every attachment point as a move names it, with where it is
+drawn: ``Places: left (2) 1-2:low · right (3) 3-4:high · up <1> 1-1:branch_a ·
+down <1> 1-1:branch_b``, so that ``play 2-5 1-2:low`` can be read off the
+picture (the left end, the line side of a double, which branch is which). A lone
+opening double's count says why it counts both halves (once).
+
 A line too wide for the width wraps into bands continued with ``→``; the
 picture never grows wider than the width it is given (as long as that is at
 least :data:`MIN_WIDTH`). A branch longer than :data:`BRANCH_ROWS` rows stops
@@ -369,12 +375,40 @@ class LayoutPicture:
         elif end is not None and end in markers:
             self._marker(canvas, row, col, markers[end])
 
+    def _places(self, geo: _Geometry, width: int) -> list[Text]:
+        """Every attachment point named as an action names it (``1-2:low``), with where
+        it is drawn and its marker: the picture's ends told apart in a move's words.
+        A narrow picture breaks the line between places, never inside one."""
+        markers = geo.markers()
+        where = [
+            ("left", geo.left_end),
+            ("right", geo.right_end),
+            ("up", geo.branch_a_end),
+            ("down", geo.branch_b_end),
+        ]
+        lines = [Text("Places:", STYLE_LEGEND)]
+        for k, (name, p) in enumerate((n, p) for n, p in where if p is not None and p in markers):
+            m = markers[p]
+            item = Text(f"{name} ", STYLE_LEGEND)
+            item.append(m.text, STYLE_SCORING if m.scoring else STYLE_OPEN)
+            item.append(f" {p}", STYLE_TILE)
+            gap = " · " if k else " "
+            if lines[-1].cell_len + len(gap) + item.cell_len > width:
+                lines.append(Text("  "))
+            elif gap:
+                lines[-1].append(gap, STYLE_LEGEND)
+            lines[-1].append_text(item)
+        return lines
+
     def _legend(self, width: int) -> list[Text]:
         lay = self.layout
         scoring = lay.scoring()
         count = lay.count()
         earned = points_earned(count)
         terms = " + ".join(str(v) for _, v in scoring) or "0"
+        root = lay.placed[0]
+        if len(lay.placed) == 1 and root.double:  # RULES.md §4: say why it counts so
+            terms = f"{count} ([{root.low}|{root.high}] alone counts both halves, once)"
         line = Text()
         line.append("Count: ", STYLE_LEGEND)
         line.append(f"{terms} = {count}", Style(bold=True))
@@ -393,7 +427,7 @@ class LayoutPicture:
         key.append(" scoring end, counts n  ", STYLE_LEGEND)
         key.append("<n>", STYLE_OPEN)
         key.append(" open, takes n, counts nothing", STYLE_LEGEND)
-        return [*_wrap(line, width), *_wrap(key, width)]
+        return [*_wrap(line, width), *self._places(_Geometry(lay), width), *_wrap(key, width)]
 
 
 def _split_branch(links: list[_Link]) -> tuple[list[_Link], list[_Link]]:

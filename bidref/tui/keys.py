@@ -110,7 +110,33 @@ class Interrupt:
     """Ctrl-C was pressed."""
 
 
-EditEvent = Submit | Interrupt
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A navigation key: ``up``, ``down``, ``pgup``, ``pgdn``, ``home``, ``end`` or
+    ``esc`` (a lone Escape, see :meth:`LineEditor.end_of_input`)."""
+
+    name: str
+
+
+EditEvent = Submit | Interrupt | Key
+
+# The escape sequences of navigation keys (xterm, VT220 and application cursor mode).
+NAV_KEYS = {
+    "\x1b[A": "up",
+    "\x1bOA": "up",
+    "\x1b[B": "down",
+    "\x1bOB": "down",
+    "\x1b[5~": "pgup",
+    "\x1b[6~": "pgdn",
+    "\x1b[H": "home",
+    "\x1bOH": "home",
+    "\x1b[1~": "home",
+    "\x1b[7~": "home",
+    "\x1b[F": "end",
+    "\x1bOF": "end",
+    "\x1b[4~": "end",
+    "\x1b[8~": "end",
+}
 
 CTRL_C = "\x03"
 
@@ -118,7 +144,13 @@ CTRL_C = "\x03"
 class LineEditor:
     """One input line: printable characters, Backspace, Ctrl-U (clear), Ctrl-W
     (delete a word), Tab (``completer``), Enter (submit), Ctrl-C (interrupt).
-    Escape sequences (arrow keys) are ignored."""
+    Navigation keys (arrows, PgUp/PgDn, Home/End) come out as :class:`Key` events
+    (a screen that scrolls uses them; the line ignores them); other escape
+    sequences are ignored.
+
+    >>> LineEditor().feed("\x1b[6~\x1b[A")
+    [Key(name='pgdn'), Key(name='up')]
+    """
 
     def __init__(self, completer: Callable[[str], str] | None = None) -> None:
         self.text = ""
@@ -133,9 +165,18 @@ class LineEditor:
         for ch in chars:
             if self._escape:
                 self._escape += ch
-                # CSI sequences end with a letter or ~; a lone ESC + char ends at once.
-                if (len(self._escape) >= 2 and self._escape[1] != "[") or ch.isalpha() or ch == "~":
+                # CSI sequences (ESC [) end with a letter or ~, SS3 ones (ESC O) after one
+                # more character; ESC and any other character ends at once.
+                seq = self._escape
+                intro = seq[1]
+                if (
+                    (intro == "[" and len(seq) > 2 and (ch.isalpha() or ch == "~"))
+                    or (intro == "O" and len(seq) == 3)
+                    or intro not in "[O"
+                ):
                     self._escape = ""
+                    if seq in NAV_KEYS:
+                        events.append(Key(NAV_KEYS[seq]))
                 continue
             if ch == "\x1b":
                 self._escape = ch
@@ -157,3 +198,16 @@ class LineEditor:
             elif ch.isprintable() and len(self.text) < 200:
                 self.text += ch
         return events
+
+    def end_of_input(self) -> list[EditEvent]:
+        """Nothing more was typed: an Escape still waiting for the rest of a sequence
+        was the Escape key itself (a terminal sends a key's sequence in one piece).
+
+        >>> ed = LineEditor()
+        >>> ed.feed("\x1b"), ed.end_of_input()
+        ([], [Key(name='esc')])
+        """
+        if self._escape == "\x1b":
+            self._escape = ""
+            return [Key("esc")]
+        return []

@@ -27,6 +27,8 @@ from ..rules import Action, Layout, Tile
 from ..rules.clock import SECOND
 
 NAMES = ("A", "B")
+STYLE_FRESH = Style(color="black", bgcolor="green", bold=True)
+READ_WIDTH = 100  # the widest a text to read (the rules, the help) is set
 
 
 def player_name(p: int) -> str:
@@ -104,6 +106,8 @@ class ScreenModel:
     prompt: str | None = None  # the input line; None: no input wanted now
     overlay: RenderableType | None = None  # replaces the layout (rules help, hand-over)
     footer: str = ""
+    notice: RenderableType | None = None  # shown above the layout (the round's count)
+    fresh: tuple[Tile, ...] = ()  # tiles of ``hand`` just drawn (highlighted)
 
     def but(self, **changes: object) -> ScreenModel:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -145,10 +149,14 @@ def _hand(m: ScreenModel) -> Text:
         return Text("(hands hidden)", style="dim")
     line = Text(f"{player_name(m.viewer)}'s hand: ", style="bold")
     for t in m.hand:
-        line.append(f"[{t.low}|{t.high}]", style="bold cyan")
+        line.append(f"[{t.low}|{t.high}]", style=STYLE_FRESH if t in m.fresh else "bold cyan")
         line.append(" ")
     if not m.hand:
         line.append("(empty)", style="dim")
+    fresh = [t for t in m.fresh if t in m.hand]
+    if fresh:
+        drawn = " ".join(f"[{t.low}|{t.high}]" for t in fresh)
+        line.append(f" ← you drew {drawn}", style="bold green")
     return line
 
 
@@ -175,6 +183,8 @@ def _parts(
     if m.auction:
         head.append(f" · {m.auction}", style="dim")
     top: list[RenderableType] = [head, _clock_table(m, now)]
+    if m.notice is not None:
+        top.append(m.notice)
     picture: RenderableType
     if m.overlay is not None:
         picture = m.overlay
@@ -228,15 +238,86 @@ class _Lines:
             yield Segment.line()
 
 
+class Scroll:
+    """A long text shown in a window of the screen that the person scrolls (the
+    rules, the help), as a pager does.
+
+    The session moves :attr:`top`; the screen, which alone knows how many rows
+    are free, shows the window from there and writes back what it could show
+    (:attr:`page`, :attr:`total`) so that PgDn moves by one window of this
+    terminal. ``anchor``: text of a line to start at (a section's title), found
+    at the first drawing. The rendered lines are kept per width: a redraw four
+    times a second does not render Markdown again.
+    """
+
+    def __init__(self, body: RenderableType, plain: str, anchor: str | None = None) -> None:
+        self.body = body
+        self.plain = plain  # the text itself (for tests and logs)
+        self.anchor = anchor
+        self.top = 0
+        self.page = 10
+        self.total = 0
+        self._cache: tuple[int, list[list[Segment]]] | None = None
+
+    def scroll(self, key: str) -> None:
+        """Move for a navigation key (``up``, ``down``, ``pgup``, ``pgdn``, ``home``,
+        ``end``); the window is kept inside the text at the next drawing."""
+        step = {"up": -1, "down": 1, "pgup": -self.page, "pgdn": self.page}
+        if key == "home":
+            self.top = 0
+        elif key == "end":
+            self.top = self.total
+        elif key in step:
+            self.top = max(0, min(self.top + step[key], max(0, self.total - self.page)))
+
+    def window(self, console: Console, options: ConsoleOptions, rows: int) -> list[list[Segment]]:
+        """The lines to show in ``rows`` rows: a window of the text and a status line."""
+        width = options.max_width
+        if self._cache is None or self._cache[0] != width:
+            # (lines longer than about 100 columns are hard to read: a wide terminal
+            # leaves the rest of the row empty)
+            text_options = options.update(height=None, width=min(width, READ_WIDTH))
+            lines = console.render_lines(self.body, text_options, pad=False)
+            self._cache = (width, lines)
+        lines = self._cache[1]
+        if self.anchor is not None:
+            for i, line in enumerate(lines):
+                if self.anchor in "".join(seg.text for seg in line):
+                    self.top = i
+                    break
+            self.anchor = None
+        page = max(1, rows - 1)
+        self.page, self.total = page, len(lines)
+        if len(lines) <= rows:
+            self.top = 0
+            return lines
+        self.top = max(0, min(self.top, len(lines) - page))
+        shown = lines[self.top : self.top + page]
+        status = (
+            f"lines {self.top + 1}–{self.top + len(shown)} of {len(lines)} · "
+            "↑ ↓ PgUp PgDn Home End scroll · q or Esc closes"
+        )
+        return [*shown, [Segment(status[:width], Style(color="magenta", bold=True))]]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """Without a height to fit (e.g. a snapshot): the whole text."""
+        yield self.body
+
+
 def fit(m: ScreenModel, now: int, console: Console, options: ConsoleOptions) -> RenderableType:
     """The screen for ``m`` made to fit the terminal's height: the prompt and the
-    hand always show; the layout (or the text shown instead of it) gives way."""
+    hand always show; the layout (or the text shown instead of it) gives way. A
+    :class:`Scroll` shown instead of the layout gets the rows that are free."""
     height = options.height or console.size.height
     free = options.update(height=None)
 
     def rows(*parts: RenderableType) -> list[list[Segment]]:
         return console.render_lines(Group(*parts), free, pad=False)
 
+    if isinstance(m.overlay, Scroll):
+        top, _, bottom = _parts(m, now, 2)  # no log lines: the text gets the room
+        room = max(3, height - len(rows(*top, *bottom)))
+        return Group(*top, _Lines(m.overlay.window(console, free, room)), *bottom)
     for level in (0, 1, 2):
         top, picture, bottom = _parts(m, now, level)
         lines = rows(*top, picture, *bottom)

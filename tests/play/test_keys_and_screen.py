@@ -8,12 +8,13 @@ import os
 import time
 
 from rich.console import Console
+from rich.text import Text
 from syrupy.assertion import SnapshotAssertion
 
 from bidref.rules import SECOND, Layout, parse_action, parse_tile, tile
 from bidref.rules.layout import Side, point
-from bidref.tui.keys import Interrupt, LineEditor, Submit, TerminalKeys
-from bidref.tui.screen import Clocks, Running, ScreenModel, compose, fit, fmt_time
+from bidref.tui.keys import Interrupt, Key, LineEditor, Submit, TerminalKeys
+from bidref.tui.screen import Clocks, Running, ScreenModel, Scroll, compose, fit, fmt_time
 
 
 def test_line_editor_editing_keys() -> None:
@@ -132,3 +133,68 @@ def test_short_terminal_keeps_hand_prompt_and_footer() -> None:
     assert len(lines) <= 16
     text = "\n".join("".join(s.text for s in line) for line in lines)
     assert "A's hand:" in text and "> pla" in text and "Ctrl-C resigns" in text
+
+
+def test_navigation_keys_come_out_as_key_events_and_leave_the_line_alone() -> None:
+    ed = LineEditor()
+    assert ed.feed("ru\x1b[5~\x1b[6~\x1b[A\x1bOB\x1b[H\x1b[4~les") == [
+        Key("pgup"),
+        Key("pgdn"),
+        Key("up"),
+        Key("down"),
+        Key("home"),
+        Key("end"),
+    ]
+    assert ed.text == "rules"
+    assert ed.feed("\x1b[1;5D") == [] and ed.text == "rules"  # Ctrl-Left: ignored
+    assert ed.feed("\x1b") == [] and ed.end_of_input() == [Key("esc")]
+    assert ed.end_of_input() == []  # once
+    assert ed.feed("\x1b[A") == [Key("up")] and ed.end_of_input() == []
+
+
+def _window(scroll: Scroll, rows: int, width: int = 60) -> list[str]:
+    console = Console(width=width, height=100, file=io.StringIO(), color_system=None)
+    return ["".join(s.text for s in line) for line in scroll.window(console, console.options, rows)]
+
+
+def test_a_scroll_shows_a_window_and_keeps_it_inside_the_text() -> None:
+    body = "\n".join(f"line {i}" for i in range(1, 51))
+    sc = Scroll(Text(body), body)
+    shown = _window(sc, 11)
+    assert shown[0] == "line 1" and shown[9] == "line 10" and len(shown) == 11
+    assert shown[-1].startswith("lines 1–10 of 50")
+    sc.scroll("pgdn")
+    assert _window(sc, 11)[0] == "line 11"  # a page is the window's height
+    sc.scroll("up")
+    assert _window(sc, 11)[0] == "line 10"
+    sc.scroll("end")
+    shown = _window(sc, 11)
+    assert shown[9] == "line 50" and shown[-1].startswith("lines 41–50 of 50")
+    sc.scroll("pgdn")
+    assert _window(sc, 11)[0] == "line 41"  # not past the end
+    sc.scroll("home")
+    sc.scroll("pgup")
+    assert _window(sc, 11)[0] == "line 1"  # not before the start
+    # A taller terminal shows all of it, without a status line.
+    assert _window(sc, 60) == [f"line {i}" for i in range(1, 51)]
+    # An anchor opens the text at that line.
+    assert _window(Scroll(Text(body), body, anchor="line 23"), 11)[0] == "line 23"
+
+
+def test_the_screen_gives_a_scroll_the_free_rows_and_keeps_the_prompt() -> None:
+    body = "\n".join(f"line {i}" for i in range(1, 200))
+    m = _model().but(overlay=Scroll(Text(body), body), legal=())
+    console = Console(width=80, height=24, file=io.StringIO(), color_system=None)
+    r = fit(m, 50 * SECOND, console, console.options)
+    lines = console.render_lines(r, console.options.update(height=None), pad=False)
+    text = "\n".join("".join(s.text for s in line) for line in lines)
+    assert len(lines) <= 24
+    assert "line 1\n" in text and "lines 1–" in text and "> pla" in text
+    assert "Ctrl-C resigns" in text
+
+
+def test_the_hand_highlights_the_tiles_just_drawn() -> None:
+    m = _model().but(fresh=(parse_tile("2-2"),))
+    text = _render(compose(m, 50 * SECOND))
+    assert "A's hand: [0|2] [0|4] [2|2] [4|4] [5|5]  ← you drew [2|2]" in text
+    assert "you drew" not in _render(compose(m.but(viewer=None, hand=None), 50 * SECOND))

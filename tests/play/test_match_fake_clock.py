@@ -13,7 +13,7 @@ from bidref.engines import EngineSpec
 from bidref.players import Seat
 from bidref.players.human import HumanSeat
 from bidref.referee import LiveState, MatchSpec, run_match
-from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action
+from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action, tile
 from bidref.transcript.replay import replay
 from bidref.tui.screen import Clocks, ScreenModel
 from bidref.tui.session import PlaySession
@@ -382,3 +382,62 @@ def test_resigning_at_the_start_pause_gives_a_transcript_that_replays(tmp_path: 
         report = replay(path.read_bytes())
         assert report.ok and report.truncated is None, report.problem
         assert any("Resign the match?" in m.message for m in display.models)
+
+
+def test_the_end_of_round_screen_shows_the_round_as_it_ended(tmp_path: Path) -> None:
+    clock, display, _keys, session = _setup(first_legal(), [0])
+    seats: list[Seat] = [HumanSeat(session, 0), FirstLegalSeat(clock)]
+    path = tmp_path / "t.jsonl"
+    spec = MatchSpec(
+        engines=(HUMAN, EngineSpec(name="first", command=("x",))),
+        seed=3,
+        time_control=TimeControl.of_seconds(100, 10),
+        max_rounds=2,
+        eager_events=True,
+    )
+
+    def observe(state: LiveState) -> None:
+        session.on_state(state.banks_ns, state.to_act, state.balances, state.turn)
+
+    outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path, observer=observe)
+    assert outcome.reason in ("round_limit", "balance"), outcome.summary()
+    events = [r["event"] for r in _records(path) if r["type"] == "event"]
+    ended = next(e for e in events if e["kind"] == "round_ended")  # type: ignore[index]
+    before = events[: events.index(ended)]
+    # The layout as the round ended: every tile the transcript says was placed in it.
+    final = [tile(*e["tile"]) for e in before if e["kind"] == "placed"]  # type: ignore[misc]
+    transfers = [e["balances"] for e in before if e["kind"] == "transfer"]
+    balances = transfers[-1] if transfers else [150, 150]
+    counts = [mo for mo in display.models if mo.footer == "Press Enter to continue"]
+    assert counts, "no end-of-round screen"
+    for mo in counts:
+        assert mo.round == 1 and mo.phase == "round over"
+        assert mo.to_act is None and mo.clocks.running is None
+        assert "thinking" not in mo.message
+        assert mo.overlay is None  # the layout shows, the count above it
+        assert str(getattr(mo.notice, "plain", "")).startswith("Round 1 is over")
+        assert sorted(mo.layout.placed, key=lambda t: t.index) == sorted(
+            final, key=lambda t: t.index
+        )
+        assert mo.hand_sizes == tuple(len(h) for h in ended["hands"])  # type: ignore[index]
+        assert mo.hand == tuple(tile(a, b) for a, b in ended["hands"][0])  # type: ignore[index]
+        assert list(mo.balances) == balances
+
+
+def test_a_drawn_tile_shows_in_its_drawers_hand_only(tmp_path: Path) -> None:
+    """Hot-seat: the tile a player draws is highlighted in their hand, at once; the
+    other player never sees it (the log says only that a tile was drawn)."""
+    clock, display, _keys, session = _setup(first_legal(), [0, 1])
+    seats: list[Seat] = [HumanSeat(session, 0), HumanSeat(session, 1)]
+    path = tmp_path / "t.jsonl"
+    run_match(_spec(11, 100, 10, 2), seats=seats, clock=clock, transcript_path=path)
+    draws = [r for r in _records(path) if r["type"] == "reply" and r["action"] == "draw"]
+    assert draws, "the scenario has no draw any more: pick another seed"
+    fresh = [mo for mo in display.models if mo.fresh]
+    assert fresh
+    for mo in fresh:
+        assert mo.hand is not None and mo.viewer is not None
+        assert set(mo.fresh) <= set(mo.hand)
+        assert mo.drawn >= len(mo.fresh)  # the header counts the draw at once
+    # Which tile was drawn is never in the shared log.
+    assert all("drew [" not in line for mo in display.models for line in mo.log)

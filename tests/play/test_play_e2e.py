@@ -284,3 +284,116 @@ def test_ctrl_c_while_the_engine_thinks_asks_at_once(tmp_path: Path) -> None:
         text=True,
     )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+
+
+PY_GREEDY = "sample_engines/python_greedy/engine.py"
+
+
+def _events(recs: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [r["event"] for r in recs if r["type"] == "event"]  # type: ignore[misc]
+
+
+def test_the_end_of_a_round_shows_its_final_state_and_a_drawn_tile_shows_at_once(
+    tmp_path: Path,
+) -> None:
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(
+        spawn(
+            "human",
+            PY_GREEDY,
+            "--seed",
+            "3",
+            "--max-rounds",
+            "2",
+            "--transcript",
+            str(tr),
+        )
+    )
+    done: set[tuple[str, str]] = set()
+    round_end = ""
+    while True:
+        k, s = sc.next_question(done)
+        if k == "end":
+            sc.finish()
+            break
+        if "Press Enter to continue" in s and not round_end:
+            round_end = s
+        sc.send("1\r" if k == "ask" else "\r")
+    assert sc.child.exitstatus == 0
+    events = _events(_records(tr))
+    ended = next(e for e in events if e["kind"] == "round_ended")
+    assert ended["round"] == 1
+
+    # The count screen of round 1: the round as it ended, not the last turn's screen.
+    assert round_end, "no end-of-round screen"
+    head = round_end.splitlines()[0]
+    assert "round 1 " in head and "round over" in head, head
+    assert "to act" not in round_end and "clock running" not in round_end
+    assert "thinking" not in round_end and "clocks stopped" in round_end
+    assert "Round 1 is over" in round_end
+    # Each player's tile count is what they held at the count, as the transcript says.
+    for p, who in enumerate("AB"):
+        n = len(ended["hands"][p])  # type: ignore[index]
+        row = re.search(rf"^{who} .*?(\d+) tiles?", round_end, re.M)
+        assert row and int(row.group(1)) == n, round_end
+    # The final layout is on screen, with the count of the round's last placement.
+    placed = [e for e in events[: events.index(ended)] if e["kind"] == "placed"]
+    assert f"= {placed[-1]['count']} " in round_end and "Places:" in round_end
+
+    # Every draw of the person's shows at once: the tile, highlighted in the hand.
+    mine = [e for e in events if e["kind"] == "drew" and e["player"] == 0]
+    assert mine, "the scenario has no draw by the person any more: pick another seed"
+    drew_screens = [s for s in sc.screens if "you drew" in s]
+    assert drew_screens
+    for s in drew_screens:
+        hand = HAND.search(s)
+        assert hand is not None and hand.group(1) == "A", s
+        tiles, _, drawn = hand.group(2).partition("← you drew")
+        assert drawn and set(TILE.findall(drawn)) <= set(TILE.findall(tiles)), s
+    # The engine's draws are told too (not which tile).
+    if any(e["kind"] == "drew" and e["player"] == 1 for e in events):
+        assert any("B drew a tile" in s for s in sc.screens)
+
+
+def _window(screen: str) -> tuple[int, int, int]:
+    m = re.search(r"lines (\d+)–(\d+) of (\d+)", screen)
+    assert m, screen
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def test_the_whole_rules_scroll_in_the_play_screen_while_the_clock_runs(tmp_path: Path) -> None:
+    sc = Screens(spawn("human", C_FIRST, "--seed", "3", "--delay", "60", rows=30, cols=100))
+    done: set[tuple[str, str]] = set()
+    assert sc.next_question(done)[0] == "pause"
+    sc.send("\r")
+    assert sc.next_question(done)[0] == "ask"
+    sc.send("rules\r")
+    s = sc.wait(lambda s: "lines 1–" in s)
+    first, last, total = _window(s)
+    assert total > 2 * (last - first + 1)  # a window of a longer text
+    assert "Spectacular Bid — the rules" in s and "## " not in s  # rendered Markdown
+    d0 = _delay_shown(s)
+    sc.send("\x1b[6~")  # PgDn
+    s = sc.wait(lambda s: "lines " in s and _window(s)[0] > 1)
+    assert _window(s)[0] == last + 1  # one window further, no line skipped
+    sc.send("\x1b[B\x1b[B")  # two arrows down
+    s = sc.wait(lambda s: "lines " in s and _window(s)[0] == last + 3)
+    sc.send("\x1b[F")  # End: the last section is reachable
+    s = sc.wait(lambda s: "lines " in s and _window(s)[1] == total)
+    assert "A match cannot run forever" in s  # the last rule of the text
+    sc.send("\x1b[5~")  # PgUp
+    s = sc.wait(lambda s: "lines " in s and _window(s)[1] < total)
+    assert _delay_shown(s) < d0  # the clock ran all along
+    sc.send("q")  # closes the text; the question is still there
+    s = sc.wait(lambda s: "Legal actions" in s)
+    assert "lines " not in s
+    # rules 7 opens the rules at §7; Esc closes them.
+    sc.send("rules 7\r")
+    s = sc.wait(lambda s: "lines " in s)
+    assert _window(s)[0] > 1 and "7. The match clock" in s
+    sc.send("\x1b")
+    sc.wait(lambda s: "Legal actions" in s)
+    sc.send("\x03")
+    sc.wait(lambda s: "Resign the match?" in s)
+    sc.send("y\r")
+    assert "resigned" in sc.finish()

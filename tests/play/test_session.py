@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from rich.console import Console
 
 from bidref.rules import SECOND, Match
 from bidref.rules.view import player_view
-from bidref.tui.screen import Clocks, ScreenModel
+from bidref.rules_text import rules_text
+from bidref.tui.screen import Clocks, ScreenModel, Scroll, fit
 from bidref.tui.session import PlaySession, Resigned
 
 from .fakes import FakeClock, RecordingDisplay, ScriptKeys
@@ -52,7 +56,7 @@ def test_hand_over_hides_hands_and_starts_the_time_at_the_reveal() -> None:
     assert during and all(mo.hand is None and mo.clocks.running is None for mo in during)
     who = "AB"[m.to_act]
     assert any(f"Player {who}: resign the match?" in mo.message for mo in during)
-    assert s.holder == m.to_act
+    assert s.screen.holder == m.to_act
     after = s.model()
     assert after.hand == tuple(m.hands[m.to_act]) and after.viewer == m.to_act
     assert after.clocks.running is not None and after.clocks.running.since == start
@@ -154,7 +158,7 @@ def _passed_back(
     m = Match.new(seed=2)
     clock, display, s = _session([(T0 + SECOND, "\n"), *script], [0, 1])
     _request(s, m)  # the hand-over: revealed at T0 + 1 s
-    s.holder = None  # the answer hid the hand ...
+    s.screen.holder = None  # the answer hid the hand ...
     return clock, display, s, m, _request(s, m)  # ... and the turn is back
 
 
@@ -193,3 +197,78 @@ def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
     ]
     assert shown and "No rules section matches 'xyz'" in shown[-1]
     assert "The match clock" in shown[-1]  # the list of sections to choose from
+
+
+def test_no_part_of_the_session_holds_more_than_fifteen_attributes() -> None:
+    """The session is split along what changes together (STYLE.md): the public table,
+    the private hands, the screen, the keyboard, and the session's own decisions."""
+    _, _, s = _session([], [0, 1])
+    parts = [s, s.screen, s.screen.table, s.screen.hands, s.input]
+    assert [type(p).__name__ for p in parts] == [
+        "PlaySession",
+        "ScreenState",
+        "Table",
+        "Hands",
+        "KeyReader",
+    ]
+    assert all(len(vars(p)) <= 15 for p in parts), {type(p).__name__: len(vars(p)) for p in parts}
+
+
+def test_the_rules_open_whole_scroll_with_keys_and_close_with_q_or_esc() -> None:
+    m = Match.new(seed=2)
+    script = [
+        (T0 + 1 * SECOND, "rules 7\n"),
+        (T0 + 2 * SECOND, "\x1b[6~"),  # PgDn
+        (T0 + 3 * SECOND, "\x1b[H"),  # Home
+        (T0 + 4 * SECOND, "q"),
+        (T0 + 5 * SECOND, "rules\n"),
+        (T0 + 6 * SECOND, "\x1b"),  # Esc
+        (T0 + 7 * SECOND, "1\n"),
+    ]
+    _, display, s = _session(script, [m.to_act])
+    start = _request(s, m)
+    answer = s.ask(m.to_act, T0 + 100 * SECOND)
+    assert answer is not None and answer.action == str(m.legal_actions()[0])
+    shown = [
+        (t, mo.overlay)
+        for mo, t in zip(display.models, display.times, strict=True)
+        if isinstance(mo.overlay, Scroll)
+    ]
+    # The whole rules, opened at §7: every section is in the text shown.
+    assert shown and all(o.plain == rules_text() for _, o in shown)
+    assert shown[0][1].anchor == "7. The match clock"
+    # Open from 1 s to 4 s (q), again from 5 s to 6 s (Esc); the clock ran all along.
+    times = sorted({t for t, _ in shown})
+    assert times[0] == T0 + SECOND and max(times) < T0 + 6 * SECOND
+    assert not any(T0 + 4 * SECOND <= t < T0 + 5 * SECOND for t in times)
+    assert all(mo.clocks.running is not None for mo in display.models if mo.overlay is not None)
+    assert all(mo.clocks.running.since == start for mo in display.models if mo.clocks.running)
+    # 'q' closed the text and was not left in the line.
+    seen = zip(display.models, display.times, strict=True)
+    after_q = next(mo for mo, t in seen if t >= T0 + 4 * SECOND)
+    assert after_q.overlay is None and after_q.prompt == ""
+
+
+def test_scroll_keys_move_the_window_the_screen_measured() -> None:
+    m = Match.new(seed=2)
+    script = [
+        (T0 + SECOND, "rules\n"),
+        (T0 + 2 * SECOND, "\x1b[6~\x1b[B"),
+        (T0 + 3 * SECOND, "1\n"),
+    ]
+    _, display, s = _session(script, [m.to_act])
+    _request(s, m)
+    scroll = None
+
+    def measure(model: ScreenModel) -> None:  # as the live screen does at each redraw
+        nonlocal scroll
+        if isinstance(model.overlay, Scroll):
+            scroll = model.overlay
+            console = Console(width=80, height=24, file=io.StringIO(), color_system=None)
+            fit(model, 0, console, console.options)
+
+    show = display.show
+    display.show = lambda model: (measure(model), show(model))[1]  # type: ignore[method-assign]
+    assert s.ask(m.to_act, T0 + 100 * SECOND) is not None
+    assert scroll is not None and scroll.total > 3 * scroll.page
+    assert scroll.top == scroll.page + 1  # one page and one line down

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -44,13 +45,29 @@ def test_worked_layouts(
 ) -> None:
     text = layout_text(layout, 100)
     assert text == snapshot
+    pic = text.split("\nCount:")[0]
     # The filled numbers are the scoring ends, and they add up to the count.
-    filled = [int(tok.split(")")[0]) for tok in text.split("(")[1:] if tok[:1].isdigit()]
+    filled = [int(tok.split(")")[0]) for tok in pic.split("(")[1:] if tok[:1].isdigit()]
     assert sum(filled) == expect["count"]
     assert f"= {expect['count']}" in text
     # Every attachment point has a marker: filled or empty.
-    empties = text.count("<") - text.count("<n>")
-    assert len(filled) + empties == len(expect["attachment_points"])  # type: ignore[arg-type]
+    empties = pic.count("<")
+    points = expect["attachment_points"]
+    assert len(filled) + empties == len(points)  # type: ignore[arg-type]
+    # ... and is named in the legend as a move names it, once.
+    places = _places(text)
+    assert sorted(places) == sorted(str(p) for p in layout.open_points)
+    if len(layout.placed) == 1 and layout.placed[0].double:
+        assert "alone counts both halves, once" in text
+        assert places == [f"{layout.placed[0]}:line_a", f"{layout.placed[0]}:line_b"]
+
+
+def _places(text: str) -> list[str]:
+    """The attachment points the legend names, in its order (left, right, up, down)."""
+    if "\nPlaces:" not in text:
+        return []  # (empty layout)
+    legend = text.split("\nPlaces:")[1].split("\n┏┓")[0]
+    return re.findall(r"\d-\d:[a-z_]+", legend)
 
 
 def four_arms() -> Layout:
@@ -105,6 +122,8 @@ def test_never_wider_than_the_width_and_every_tile_drawn(width: int) -> None:
         text = layout_text(lay, width)
         assert max(len(line) for line in text.splitlines()) <= width
         pic = text.split("\nCount:")[0]
+        # Every attachment point is named in the legend, each once.
+        assert sorted(_places(text)) == sorted(str(p) for p in lay.open_points)
         # Each placed tile shows both halves somewhere; count tiles by their glyphs.
         horizontal = pic.count("[")
         vertical = pic.count("╭") + pic.count("┏")
@@ -186,7 +205,8 @@ def test_a_long_branch_continues_in_a_band_and_the_picture_stays_short(
     assert max(len(line) for line in text.splitlines()) <= width
     assert pic.count("[") + pic.count("╭") + pic.count("┏") == len(lay.placed)
     assert "⋮" in pic and "(4)" in pic  # the branch's end marker, in its band
-    assert text.count("(") - text.count("(n)") == len(lay.scoring())
+    assert pic.count("(") == len(lay.scoring())
+    assert _places(text) == ["2-6:low", "5-6:low", "3-3:line_b", "3-4:high"]
 
 
 def test_html_page_escapes_titles() -> None:
