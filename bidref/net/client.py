@@ -208,7 +208,8 @@ class Bridge:
                 self.sleep(wait / SECOND)
                 continue
             try:
-                self._session(ws)
+                with ws:  # (websockets >= 17.1 wants a context manager)
+                    self._session(ws)
             except _Done as d:
                 return d.result
             attempt = 0

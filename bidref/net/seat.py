@@ -195,8 +195,13 @@ class NetworkSeat:
                 {"connection": self._connections, "fresh": fresh},
             )
             batch = [welcome_message(self.seat, resume=not first)]
-            if self._hello is not None and (fresh or not self._hello_answered):
-                batch.append(self._hello)
+            hello = self._hello
+            if (
+                hello is not None
+                and (fresh or not self._hello_answered)
+                and not any(line is hello for line in self._undelivered)
+            ):
+                batch.append(hello)
             p = self._pending
             told = False  # the pending request (or an error for it) is in the batch
             for line in self._undelivered:

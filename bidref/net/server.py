@@ -135,7 +135,8 @@ class SeatServer:
         self, seat: NetworkSeat, address: ListenAddress, *, tls: ssl.SSLContext | None = None
     ) -> None:
         self.seat = seat
-        self._slots = threading.BoundedSemaphore(MAX_UNAUTHENTICATED)
+        self._lock = threading.Lock()
+        self._waiting: list[ServerConnection] = []  # connections not authenticated yet
         try:
             self._server = serve(
                 self._handle,
@@ -176,14 +177,21 @@ class SeatServer:
     def _handle(self, ws: ServerConnection) -> None:
         seat = self.seat
         peer = _peer(ws)
-        if not self._slots.acquire(blocking=False):
-            seat.refused(peer, "too many connections waiting to authenticate")
-            ws.close(CLOSE_BUSY, "too many connections waiting to authenticate: retry later")
-            return
+        with self._lock:
+            # Over the cap, the connection that has waited longest goes: idle
+            # connections cannot keep the seat's own client out, which sends its
+            # auth message at once.
+            victim = self._waiting.pop(0) if len(self._waiting) >= MAX_UNAUTHENTICATED else None
+            self._waiting.append(ws)
+        if victim is not None:
+            log.warning("seat %s: too many connections waiting to authenticate", seat.seat)
+            victim.close(CLOSE_BUSY, "too many connections waiting to authenticate: retry later")
         try:
             fresh = self._authenticate(ws, peer)
         finally:
-            self._slots.release()
+            with self._lock:
+                if ws in self._waiting:
+                    self._waiting.remove(ws)
         if fresh is None:
             return
         conn = _Conn(ws, peer)
@@ -199,7 +207,7 @@ class SeatServer:
                 if not cap.take(len(msg)):
                     reason = "over the message rate cap"
                     seat.detach(conn, reason)
-                    conn.close(CLOSE_POLICY, "too many messages: slow down")
+                    ws.close(CLOSE_POLICY, "too many messages: slow down")  # now, not queued
                     return
                 seat.deliver(conn, text)
         except ConnectionClosed as e:
