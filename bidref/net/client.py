@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
 from ..engines import (
@@ -45,6 +45,7 @@ from ..engines import (
     start_engine,
 )
 from ..engines.framing import MAX_LINE
+from ..protocol import Quit, encode
 from ..rules import MILLISECOND, SECOND
 from .framing import (
     CLOSE_BAD_AUTH,
@@ -172,7 +173,8 @@ class Bridge:
         try:
             return self._connect_loop()
         finally:
-            self._t.close(None, 2 * SECOND)
+            # an engine still running (refused, gave up, interrupted) is told to go
+            self._t.close(encode(Quit(reason="aborted")), 2 * SECOND)
 
     def _connect_loop(self) -> BridgeResult:
         attempt = 0
@@ -195,7 +197,7 @@ class Bridge:
                 return BridgeResult(
                     "refused", f"{self.url!r} is not a ws:// or wss:// URL ({e})", self._conn_no
                 )
-            except (OSError, InvalidHandshake, TimeoutError) as e:
+            except (OSError, WebSocketException, TimeoutError, EOFError) as e:
                 if self.clock() >= give_up_at:
                     return BridgeResult(
                         "gave_up",
