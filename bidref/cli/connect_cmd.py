@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import shlex
 import ssl
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -12,10 +13,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engines import EngineSpecError, resolve_engine
+from ..engines import Clock, EngineSpec, EngineSpecError, Transport, resolve_engine
 from ..net import NetSpecError, is_listen
 from ..net.client import Bridge
-from ..net.match_seats import listening_seats, tls_context
+from ..net.match_seats import MatchSeats, listening_seats, tls_context
 from ..players import Seat
 from ..referee import MatchSpec
 from ..rules import SECOND
@@ -194,3 +195,51 @@ def listen_for_remote_engines(
                 "give a file in a folder you can write"
             ) from None
     return seats.seats
+
+
+def listen_for_remote_check(
+    arg: str,
+    *,
+    startup: float,
+    connect_info: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    err: Console,
+) -> Callable[[EngineSpec, str, Clock], Transport]:
+    """For `bidref check-engine listen://…`: a listening seat (URL and token
+    printed and written to ``connect_info``) as the checker's engine starter."""
+    from ..net import ListenAddress
+    from ..net.seat import NetworkSeat
+    from ..net.transport import remote_starter
+
+    def bad(message: str) -> typer.Exit:
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+        return typer.Exit(code=EXIT_BAD_ARGS)
+
+    try:
+        seat = NetworkSeat(
+            ListenAddress.parse(arg),
+            seat=0,
+            startup_timeout_ns=round(startup * SECOND),
+            tls=tls_context(tls_cert, tls_key),
+        )
+        seat.listen()
+    except NetSpecError as e:
+        raise bad(str(e)) from None
+    seats = MatchSeats([seat], [seat])
+    err.print(
+        f"check-engine waits for a remote engine: {seat.url}  token {seat.token}\n"
+        f"  on the engine's machine: bidref connect {seat.url} --token {seat.token} -- ENGINE",
+        highlight=False,
+        soft_wrap=True,
+    )
+    if connect_info is not None:
+        try:
+            seats.write_connect_info(connect_info)
+        except OSError as e:
+            seats.close()
+            raise bad(
+                f"--connect-info {str(connect_info)!r}: cannot write it ({e.strerror or e}); "
+                "give a file in a folder you can write"
+            ) from None
+    return remote_starter(seat)

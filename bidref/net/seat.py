@@ -37,7 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
 
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
@@ -208,7 +208,9 @@ class NetworkSeat:
                 if p is not None and line is p.line:
                     line = self._current_request(p, now)
                     told = True
-                elif p is not None and '"type":"error"' in line[:32]:
+                elif p is not None and not fresh and '"type":"error"' in line[:32]:
+                    # the engine has the request and is told to answer it again (a new
+                    # engine, though, needs the request itself)
                     told = told or message_type(line)[1] == p.id
                 batch.append(line)
             self._undelivered = []
@@ -402,7 +404,8 @@ class NetworkSeat:
             self._server.stop()
         self._drain_notes()
         if info is not None:
-            return info
+            # like a process transport: an engine that exits after our quit line quit
+            return replace(info, how="quit") if quit_line is not None else info
         return ExitInfo(None, None, "disconnected" if conn is None else "closed")
 
     def stderr_tail(self) -> str:

@@ -247,3 +247,26 @@ def test_a_killed_connect_restarted_with_the_token_takes_its_seat_back(
     assert conns[2]["fresh"] is True  # a new engine: greeted again by the seat
     assert len(of_type(ls, "hello")) == 2  # the referee saw one hello per seat only
     replays(tmp_path)
+
+
+def test_check_engine_checks_a_remote_engine(procs: Procs, tmp_path: Path) -> None:
+    info = tmp_path / "connect.json"
+    check = procs.start(
+        "check-engine", "listen://127.0.0.1:0", "--startup", "60", "--json",
+        "--connect-info", str(info),
+    )  # fmt: skip
+    give_up = time.monotonic() + WAIT
+    while not info.exists():
+        assert check.poll() is None and time.monotonic() < give_up, check.communicate()
+        time.sleep(0.02)
+    seat = json.loads(info.read_text())["seats"][0]
+    remote = connect(procs, seat["url"], seat["token"])
+    out, err = check.communicate(timeout=WAIT)
+    assert out, err
+    report = json.loads(out)
+    failed = [r for r in report["items"] if not r["passed"]]
+    assert check.returncode == 0 and report["passed"] and not failed, failed
+    assert report["name"] == "python_random"
+    assert {r["item"] for r in report["items"]} >= {"hello", "stale id", "error reply", "quit"}
+    remote.communicate(timeout=WAIT)
+    assert remote.returncode == 0

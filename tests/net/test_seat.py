@@ -256,3 +256,22 @@ def test_request_clock_spends_delay_then_bank() -> None:
     after = c.after(3000 * MILLISECOND, 10)
     assert (after.delay_left_ns, after.bank_ns, after.start) == (0, 3000 * MILLISECOND, 10)
     assert c.after(10 * SECOND, 10).bank_ns == 0
+
+
+def test_a_new_engine_gets_the_request_even_when_an_error_for_it_is_waiting() -> None:
+    clock = FakeClock(0)
+    seat, _ = make(clock)
+    conn = FakeConn()
+    seat.attach(conn, fresh=True)
+    seat.send(request(5))
+    seat.deliver(conn, '{"type":"action","id":5,"action":"bid 1"}')
+    seat.detach(conn, "lost")
+    seat.send('{"type":"error","id":5,"code":"illegal","message":"no"}')
+    same = FakeConn()
+    seat.attach(same, fresh=False)  # the same engine: the error says it all
+    assert same.types() == ["welcome", "error"]
+    seat.detach(same, "lost")
+    seat.send('{"type":"error","id":5,"code":"illegal","message":"no"}')
+    new = FakeConn()
+    seat.attach(new, fresh=True)  # a new engine never saw request 5
+    assert new.types() == ["welcome", "error", "request"]
