@@ -15,7 +15,6 @@ from rich.markup import escape
 
 from ..engines import Clock, EngineSpec, EngineSpecError, Transport, resolve_engine
 from ..net import NetSpecError, is_listen
-from ..net.client import Bridge
 from ..net.match_seats import MatchSeats, listening_seats, tls_context
 from ..players import Seat
 from ..referee import MatchSpec
@@ -76,6 +75,8 @@ def connect(
     --retry-for seconds, or another client took it with the same token), 2 bad
     arguments or a refused token, 3 the engine failed to start, 130 interrupted.
     """
+    from ..net.client import Bridge  # (websockets is imported only when it is used)
+
     err = Console(stderr=True)
 
     def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
