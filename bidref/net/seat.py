@@ -103,6 +103,7 @@ class _Pending:
     id: object
     line: str
     clock: RequestClock | None
+    engine: int  # the engine (see NetworkSeat._engine) that has it; 0: none yet
     answered_at: int | None = None  # arrival of a reply to it (an error clears it)
 
 
@@ -142,6 +143,7 @@ class NetworkSeat:
         self._floor = 0  # no connection line may be stamped before the seat's last write
         self._conn: Conn | None = None
         self._connections = 0
+        self._engine = 0  # counts the engines behind the seat: +1 for each fresh client
         self._hello: str | None = None
         self._hello_answered = False
         self._pending: _Pending | None = None
@@ -189,6 +191,9 @@ class NetworkSeat:
             self._conn = conn
             self._connections += 1
             first = self._connections == 1
+            if fresh or first:
+                self._engine += 1
+            engine = self._engine
             self._note(
                 "connect" if first else "resume",
                 now,
@@ -208,15 +213,18 @@ class NetworkSeat:
                 if p is not None and line is p.line:
                     line = self._current_request(p, now)
                     told = True
-                elif p is not None and not fresh and '"type":"error"' in line[:32]:
-                    # the engine has the request and is told to answer it again (a new
-                    # engine, though, needs the request itself)
+                    p.engine = engine
+                elif p is not None and p.engine == engine and '"type":"error"' in line[:32]:
+                    # this engine has the request: the error tells it to answer again
                     told = told or message_type(line)[1] == p.id
                 batch.append(line)
             self._undelivered = []
             self._undelivered_chars = 0
             if p is not None and p.answered_at is None and not told:
+                # (sent again even if it reached the client: the seat cannot know; the
+                # client does not pass a request its engine has to it twice)
                 batch.append(self._current_request(p, now))
+                p.engine = engine
             for line in batch:
                 conn.send(line)
         if old is not None:
@@ -328,13 +336,20 @@ class NetworkSeat:
                     self._keep(line)
             t = self.clock()  # the lines are handed to the network: the player's time runs
             self._floor = t
+            engine = self._engine if conn is not None else 0
             for line in lines:
                 head = line[:32]  # the referee writes "type" first
                 if '"type":"request"' in head:
                     obj = parse_object(line) or {}
-                    self._pending = _Pending(obj.get("id"), line, RequestClock.of_request(obj, t))
+                    clock = RequestClock.of_request(obj, t)
+                    self._pending = _Pending(obj.get("id"), line, clock, engine)
                 elif '"type":"error"' in head:
-                    self._restart(message_type(line)[1], t)
+                    p = self._restart(message_type(line)[1], t)
+                    if p is not None and conn is not None and p.engine != self._engine:
+                        # an engine that came after the request was written has only
+                        # the error: it needs the request itself to answer again
+                        conn.send(self._current_request(p, t))
+                        p.engine = self._engine
                 elif self._hello is None and '"type":"hello"' in head:
                     self._hello = line
             return t
@@ -473,15 +488,17 @@ class NetworkSeat:
             self._undelivered.remove(drop)
             self._undelivered_chars -= len(drop)
 
-    def _restart(self, rid: object, now: int) -> None:
+    def _restart(self, rid: object, now: int) -> _Pending | None:
         """An error for the pending request: its stretch ends at the bad reply
-        (charged) and a new one starts at this write, as the referee does."""
+        (charged) and a new one starts at this write, as the referee does.
+        Returns the pending request it was for, if any."""
         p = self._pending
         if p is None or rid != p.id:
-            return
+            return None
         if p.clock is not None and p.answered_at is not None:
             p.clock = p.clock.after(p.answered_at - p.clock.start, now)
         p.answered_at = None
+        return p
 
     def _current_request(self, p: _Pending, now: int) -> str:
         if p.clock is None:

@@ -275,3 +275,19 @@ def test_a_new_engine_gets_the_request_even_when_an_error_for_it_is_waiting() ->
     new = FakeConn()
     seat.attach(new, fresh=True)  # a new engine never saw request 5
     assert new.types() == ["welcome", "error", "request"]
+
+
+def test_an_error_reaching_a_new_engine_comes_with_the_request() -> None:
+    clock = FakeClock(0)
+    seat, _ = make(clock)
+    conn = FakeConn()
+    seat.attach(conn, fresh=True)
+    seat.send(request(6))
+    seat.deliver(conn, '{"type":"action","id":6,"action":"bid 1"}')  # answered: not re-sent
+    seat.detach(conn, "lost")
+    new = FakeConn()
+    seat.attach(new, fresh=True)
+    assert new.types() == ["welcome"]
+    seat.send('{"type":"error","id":6,"code":"illegal","message":"no"}')
+    assert new.types() == ["welcome", "error", "request"]
+    assert json.loads(new.sent[2])["id"] == 6
