@@ -76,3 +76,8 @@ def test_connect_takes_the_token_from_the_environment(monkeypatch: pytest.Monkey
     monkeypatch.setenv("BIDREF_TOKEN", "from-env")
     code, out = run("connect", "ws://127.0.0.1:1/", "--retry-for", "0.5", "--", RANDOM)
     assert code == 1 and "gave up" in out and "cannot connect" in out
+
+
+def test_a_tournament_says_it_takes_no_network_seat() -> None:
+    code, out = run("tournament", "listen://127.0.0.1:0", RANDOM)
+    assert code == 2 and "tournaments take local engines" in out, out
