@@ -72,8 +72,9 @@ def connect(
     reboot and it takes the seat back with a fresh engine.
 
     Exit codes: 0 the match is over, 1 the seat was lost (no connection for
-    --retry-for seconds, or another client took it with the same token), 2 bad
-    arguments or a refused token, 3 the engine failed to start, 130 interrupted.
+    --retry-for seconds, another client took it with the same token, or the
+    engine ended before the match did), 2 bad arguments or a refused token, 3
+    the engine failed to start, 130 interrupted.
     """
     from ..net.client import Bridge  # (websockets is imported only when it is used)
 

@@ -92,7 +92,8 @@ class BridgeResult:
     ``how``: ``match_over`` (the referee closed the seat), ``refused`` (wrong
     token), ``replaced`` (another client took the seat with the same token),
     ``gave_up`` (no connection for too long), ``engine_exit`` (the engine ended
-    and the referee was told), ``start_failed`` (the engine did not start).
+    before the referee said quit, and the referee was told: it loses the match as a
+    crash), ``start_failed`` (the engine did not start).
     """
 
     how: str
@@ -101,7 +102,7 @@ class BridgeResult:
 
     @property
     def ok(self) -> bool:
-        return self.how in ("match_over", "engine_exit")
+        return self.how == "match_over"
 
 
 class _Done(Exception):
@@ -154,6 +155,7 @@ class Bridge:
         self._reply_conn = 0
         self._exit_message: str | None = None  # engine ended: tell the referee
         self._exit_sent = False
+        self._exit_detail = ""
         self._quit = False
         self._t: Transport | None = None
 
@@ -216,8 +218,6 @@ class Bridge:
                 return d.result
             attempt = 0
             give_up_at = self.clock() + self.retry_for_ns
-            if self._quit and self._exit_sent:
-                return BridgeResult("match_over", "the engine quit", self._conn_no)
 
     def _session(self, ws: ClientConnection) -> None:
         """One connection: authenticate, catch up, then pass lines until it ends."""
@@ -252,14 +252,14 @@ class Bridge:
                     self._ws = None
         rcvd = ws.close_code
         reason = ws.close_reason or ""
-        if rcvd == CLOSE_MATCH_OVER:
-            raise _Done(BridgeResult("match_over", reason or "the match is over", self._conn_no))
         if rcvd == CLOSE_BAD_AUTH:
             raise _Done(BridgeResult("refused", reason or "token refused", self._conn_no))
         if rcvd == CLOSE_REPLACED:
             raise _Done(BridgeResult("replaced", reason or "replaced", self._conn_no))
-        if self._exit_sent:
-            raise _Done(BridgeResult("engine_exit", "the engine ended", self._conn_no))
+        if self._exit_sent and not self._quit:
+            raise _Done(BridgeResult("engine_exit", self._exit_detail, self._conn_no))
+        if rcvd == CLOSE_MATCH_OVER or self._exit_sent:
+            raise _Done(BridgeResult("match_over", reason or "the match is over", self._conn_no))
         self.status(f"connection lost ({rcvd} {reason}".rstrip() + "); reconnecting")
 
     def _catch_up(self, ws: ClientConnection) -> None:
@@ -302,8 +302,8 @@ class Bridge:
                 self._request_id, self._reply = rid, None
             elif kind == "error" and rid == self._request_id:
                 self._reply = None  # refused: the engine answers again
-            elif kind == "quit":
-                self._quit = True
+            elif kind == "quit" and self._exit_message is None:
+                self._quit = True  # (a quit that comes after the engine ended does not count)
         try:
             assert self._t is not None
             self._t.write_line(text)
@@ -323,7 +323,9 @@ class Bridge:
                 self._from_engine(overlong_message(inc.prefix, inc.length))
             elif isinstance(inc, Eof):
                 info = t.wait_exit(2 * SECOND)
+                how = info.describe() if info else "closed its stdout"
                 with self._lock:
+                    self._exit_detail = f"the engine ended before the match did ({how})"
                     self._exit_message = engine_exit_message(
                         info.exit_code if info else None,
                         info.signal if info else None,
@@ -332,9 +334,7 @@ class Bridge:
                     if self._ws is not None:
                         self._send(self._ws, self._exit_message)
                         self._exit_sent = True
-                self.status(
-                    f"the engine ended ({info.describe() if info else 'closed its stdout'})"
-                )
+                self.status(f"the engine ended ({how})")
                 return
 
     def _from_engine(self, text: str) -> None:

@@ -130,7 +130,7 @@ def test_a_full_match_with_a_remote_engine(procs: Procs, tmp_path: Path, scheme:
     assert wrong.returncode == 2 and "wrong token" in err
     right = connect(procs, seat["url"], seat["token"], *client_extra)
     out, ref_err = ref.communicate(timeout=WAIT)
-    assert ref.returncode == 0, ref_err
+    assert ref.returncode == 0, (ref.returncode, out, ref_err)
     assert seat["token"] in ref_err and seat["url"] in ref_err  # shown to the operator
     result = json.loads(out)
     assert result["reason"] in ("balance", "round_limit") and result["decisions"] > 10
@@ -163,7 +163,7 @@ def test_a_connection_cut_mid_turn_and_restored_goes_on_and_the_time_is_charged(
         out, ref_err = ref.communicate(timeout=WAIT)
     finally:
         proxy.close()
-    assert ref.returncode == 0, ref_err
+    assert ref.returncode == 0, (ref.returncode, out, ref_err)
     assert proxy.cut.is_set()
     result = json.loads(out)
     assert result["reason"] in ("balance", "round_limit")
@@ -197,7 +197,7 @@ def test_a_connection_cut_and_not_restored_loses_on_time(procs: Procs, tmp_path:
         _, err = right.communicate(timeout=WAIT)
     finally:
         proxy.close()
-    assert ref.returncode == 0, ref_err
+    assert ref.returncode == 0, (ref.returncode, out, ref_err)
     result = json.loads(out)
     assert (result["winner"], result["reason"]) == (1, "time")
     assert right.returncode == 1 and "gave up" in err
@@ -230,7 +230,7 @@ def test_a_killed_connect_restarted_with_the_token_takes_its_seat_back(
         out, ref_err = ref.communicate(timeout=WAIT)
     finally:
         proxy.close()
-    assert ref.returncode == 0, ref_err
+    assert ref.returncode == 0, (ref.returncode, out, ref_err)
     result = json.loads(out)
     assert result["reason"] in ("balance", "round_limit")
     _, err = again.communicate(timeout=WAIT)
@@ -270,3 +270,29 @@ def test_check_engine_checks_a_remote_engine(procs: Procs, tmp_path: Path) -> No
     assert {r["item"] for r in report["items"]} >= {"hello", "stale id", "error reply", "quit"}
     remote.communicate(timeout=WAIT)
     assert remote.returncode == 0
+
+
+CRASHER = """\
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "crasher", "protocol": "bidref/1"}), flush=True)
+    elif msg["type"] == "request":
+        sys.exit(3)
+"""
+
+
+def test_a_remote_engine_that_crashes_loses_as_a_crash(procs: Procs, tmp_path: Path) -> None:
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(CRASHER)
+    ref, seat = referee(procs, tmp_path)
+    remote = procs.start("connect", seat["url"], "--token", seat["token"], "--", str(crasher))
+    out, ref_err = ref.communicate(timeout=WAIT)
+    assert ref.returncode == 0, (ref.returncode, out, ref_err)
+    result = json.loads(out)
+    assert (result["winner"], result["reason"]) == (1, "crash")
+    assert result["detail"]["exit_code"] == 3
+    _, err = remote.communicate(timeout=WAIT)
+    assert remote.returncode == 1 and "the engine ended before the match did" in err, err
+    replays(tmp_path)
