@@ -353,6 +353,10 @@ class _Referee:
         self.policy = illegal_policy(spec.illegal)
         self.origin = clock()
         self.tx = TranscriptWriter(transcript_path, self.origin, salt)
+        for i, seat in enumerate(seats):
+            watch = getattr(seat, "watch_connection", None)  # a network seat (bidref.net)
+            if watch is not None:
+                watch(self._connection_writer(i))
         self.transcript_path = transcript_path
         self.started_at = started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.seed = spec.seed
@@ -377,6 +381,16 @@ class _Referee:
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.opened = [False, False]
         self.over = False  # the match result is known: stop talking to engines
+
+    def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
+        """A ``connection`` line for seat ``i`` (called in this thread, from the
+        seat's receive or close): ``t`` when written, ``at_ns`` when it happened."""
+
+        def write(t: int, fields: dict[str, Any]) -> None:
+            at = fields.pop("at", t)
+            self.tx.write("connection", t, {"seat": i, **fields, "at_ns": at - self.origin})
+
+        return write
 
     # -- the whole match ---------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from ..rules import seconds
 from . import app
 from .common import clock_args_problem
+from .connect_cmd import ConnectInfoOption, TlsCertOption, TlsKeyOption
 
 
 @app.command("check-engine")
@@ -28,6 +29,9 @@ def check_engine_cmd(
     startup: Annotated[float, typer.Option(help="Seconds allowed for the hello.")] = 10.0,
     transport: Annotated[str, typer.Option(help="pipe or pty.")] = "pipe",
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    connect_info: ConnectInfoOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
 
@@ -39,9 +43,15 @@ def check_engine_cmd(
     arguments.
 
     Example: bidref check-engine sample_engines/js_random/engine.js
+
+    A remote engine (docs/network.md): bidref check-engine listen://0.0.0.0:9000
+    --startup 120, then `bidref connect` on the engine's machine.
     """
     from ..check_engine import CheckSettings, check_engine
-    from ..engines import EngineSpecError, resolve_engine
+    from ..engines import EngineSpecError
+    from ..net import is_listen
+    from ..net.match_seats import engine_spec_for
+    from .connect_cmd import listen_for_remote_check
 
     problem = clock_args_problem(transport, bank, delay, startup)
     if problem is None and bank + delay <= 0:
@@ -50,14 +60,24 @@ def check_engine_cmd(
         typer.echo(f"check-engine: {problem}", err=True)
         raise typer.Exit(code=2)
     try:
-        spec = resolve_engine(engine)
+        spec = engine_spec_for(engine)
     except EngineSpecError as e:
         typer.echo(f"check-engine: {e}", err=True)
         raise typer.Exit(code=2) from None
     settings = CheckSettings(
         bank=seconds(bank), delay=seconds(delay), startup=seconds(startup), transport=transport
     )
-    report = check_engine(spec, settings)
+    starter = None
+    if is_listen(engine):
+        starter = listen_for_remote_check(
+            engine,
+            startup=startup,
+            connect_info=connect_info,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            err=Console(stderr=True),
+        )
+    report = check_engine(spec, settings, starter=starter)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:

@@ -14,7 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..engines import EngineSpecError, resolve_engine
+from ..engines import EngineSpecError
+from ..net.match_seats import engine_spec_for
 from ..referee import LiveState, MatchSpec, run_match
 from ..rules import SECOND, TimeControl
 from . import app
@@ -31,6 +32,12 @@ from .common import (
     exit_code_for,
     signals_interrupt,
     transcript_problem,
+)
+from .connect_cmd import (
+    ConnectInfoOption,
+    TlsCertOption,
+    TlsKeyOption,
+    listen_for_remote_engines,
 )
 
 
@@ -93,6 +100,9 @@ def match(
         bool,
         typer.Option("--json", help="Print one JSON result object instead of the live display."),
     ] = False,
+    connect_info: ConnectInfoOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -126,7 +136,7 @@ def match(
     if problem:
         raise bad(problem)
     try:
-        engines = (resolve_engine(engine_a), resolve_engine(engine_b))
+        engines = (engine_spec_for(engine_a), engine_spec_for(engine_b))
     except EngineSpecError as e:
         raise bad(str(e)) from None
     if stderr_dir is not None:
@@ -151,9 +161,17 @@ def match(
         startup_timeout_ns=round(startup * SECOND),
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
     )
+    seats = listen_for_remote_engines(
+        spec,
+        (engine_a, engine_b),
+        connect_info=connect_info,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        err=err,
+    )
     if json_out:
         with signals_interrupt():
-            outcome = run_match(spec, transcript_path=transcript)
+            outcome = run_match(spec, transcript_path=transcript, seats=seats)
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
@@ -169,7 +187,7 @@ def match(
         def observe(state: LiveState) -> None:
             live.update(render_state(state))
 
-        outcome = run_match(spec, transcript_path=transcript, observer=observe)
+        outcome = run_match(spec, transcript_path=transcript, observer=observe, seats=seats)
     if not console.is_terminal:
         console.line()
     style = "green" if outcome.reason not in ("startup", "aborted") else "red"

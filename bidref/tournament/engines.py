@@ -40,6 +40,11 @@ def resolve_entry(arg: str, base: Path | None = None) -> EngineEntry:
     match = _NAMED.match(arg)
     if match and not Path(arg).exists():
         name, text = match.group(1), match.group(2)
+    if text.startswith("listen://"):
+        raise EngineArgError(
+            f"{arg!r}: a network seat plays one match (bidref match or check-engine); "
+            "tournaments take local engines for now (docs/network.md)"
+        )
     try:
         spec = resolve_engine(text)
     except EngineSpecError as exc:

@@ -408,6 +408,7 @@ class _Fold:
     on_rules = on_other
     on_log = on_other
     on_engine_exit = on_other
+    on_connection = on_other  # a network seat's connect/disconnect/resume (docs/network.md)
 
     def on_round_start(self, ln: Line) -> None:
         d, n = ln.data, ln.number

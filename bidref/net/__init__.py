@@ -1,0 +1,19 @@
+"""Engines over the network: a seat that waits for a remote engine, and the bridge.
+
+- :mod:`.framing`: the link (one ``bidref/1`` line per WebSocket message, plus
+  auth/welcome), ``listen://`` addresses, close codes, the re-sent request's clock;
+- :mod:`.tokens`: per-seat tokens, compared in constant time;
+- :mod:`.seat`: :class:`NetworkSeat`, the referee's ``Seat`` for a remote engine;
+- :mod:`.server`: the WebSocket server of a seat (authentication, caps);
+- :mod:`.client`: :class:`Bridge`, behind ``bidref connect``;
+- :mod:`.match_seats`: seats for ``bidref match`` with ``listen://`` engines.
+
+See docs/network.md.
+"""
+
+from __future__ import annotations
+
+from .framing import ListenAddress, NetSpecError, is_listen
+from .seat import ConnectionNote, NetworkSeat
+
+__all__ = ["ConnectionNote", "ListenAddress", "NetSpecError", "NetworkSeat", "is_listen"]

@@ -1,0 +1,363 @@
+"""The remote side: bridge a local engine process to a referee's network seat.
+
+``bidref connect URL --token T -- ENGINE_CMD...`` runs :class:`Bridge`. It
+starts the engine once, then keeps a WebSocket connection to the referee up:
+when the connection drops it reconnects with exponential backoff (and gives up
+after ``retry_for_ns`` without a connection). It never stops the clock: the
+referee charges the time while it is away.
+
+What it sends again after a reconnection, so that nothing is lost and nothing
+is answered twice:
+
+- engine lines written while disconnected are sent once it is back;
+- a re-sent request the engine already has is not passed to it again; if the
+  engine had answered it but the answer never reached the referee, the answer
+  is sent again (its time counts by its arrival at the referee);
+- a restarted bridge (a new engine) says ``fresh`` and is greeted again by the
+  referee; the engine's hello is then not news to the referee, which answers it.
+
+Library code: it reports through the ``status`` callback and returns a
+:class:`BridgeResult`; only the CLI prints.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import ssl
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
+from websockets.sync.client import ClientConnection, connect
+
+from ..engines import (
+    Clock,
+    EngineSpec,
+    Eof,
+    Line,
+    Overlong,
+    Transport,
+    WriteError,
+    start_engine,
+)
+from ..engines.framing import MAX_LINE
+from ..protocol import Quit, encode
+from ..rules import MILLISECOND, SECOND
+from .framing import (
+    CLOSE_BAD_AUTH,
+    CLOSE_MATCH_OVER,
+    CLOSE_REPLACED,
+    auth_message,
+    engine_exit_message,
+    message_type,
+    overlong_message,
+    parse_object,
+)
+
+log = logging.getLogger(__name__)
+
+BUFFER_CAP: Final = 4 << 20  # engine output kept while disconnected (characters)
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Reconnection delays: ``first`` doubling up to ``cap``, each with up to 25 %
+    random jitter (so that many clients do not come back in step).
+
+    >>> b = Backoff(first_ns=100, cap_ns=350, jitter=0.0)
+    >>> [b.delay(n) for n in range(4)]
+    [100, 200, 350, 350]
+    """
+
+    first_ns: int = 250 * MILLISECOND
+    cap_ns: int = 5 * SECOND
+    jitter: float = 0.25
+
+    def delay(self, attempt: int, rng: random.Random | None = None) -> int:
+        base: int = min(self.first_ns * (2 ** min(attempt, 30)), self.cap_ns)
+        if self.jitter <= 0:
+            return base
+        r: float = (rng or random).random()
+        return int(base * (1 - self.jitter * r))
+
+
+@dataclass(frozen=True)
+class BridgeResult:
+    """How a bridge ended.
+
+    ``how``: ``match_over`` (the referee closed the seat), ``refused`` (wrong
+    token), ``replaced`` (another client took the seat with the same token),
+    ``gave_up`` (no connection for too long), ``engine_exit`` (the engine ended
+    before the referee said quit, and the referee was told: it loses the match as a
+    crash), ``start_failed`` (the engine did not start).
+    """
+
+    how: str
+    detail: str
+    connections: int
+
+    @property
+    def ok(self) -> bool:
+        return self.how == "match_over"
+
+
+class _Done(Exception):
+    def __init__(self, result: BridgeResult) -> None:
+        super().__init__(result.detail)
+        self.result = result
+
+
+class Bridge:
+    """One engine, one seat; see the module docstring. Call :meth:`run` once."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        engine: EngineSpec,
+        *,
+        transport: str = "pipe",
+        ssl_context: ssl.SSLContext | None = None,
+        clock: Clock = time.monotonic_ns,
+        sleep: Callable[[float], None] = time.sleep,
+        retry_for_ns: int = 120 * SECOND,
+        backoff: Backoff | None = None,
+        open_timeout_s: float = 10.0,
+        status: Callable[[str], None] = lambda _: None,
+        max_line: int = MAX_LINE,
+    ) -> None:
+        self.url = url
+        self.token = token
+        self.engine = engine
+        self.transport_name = transport
+        self.ssl_context = ssl_context
+        self.clock = clock
+        self.sleep = sleep
+        self.retry_for_ns = retry_for_ns
+        self.backoff = backoff or Backoff()
+        self.open_timeout_s = open_timeout_s
+        self.status = status
+        self.max_line = max_line
+        self._lock = threading.Lock()
+        self._ws: ClientConnection | None = None
+        self._conn_no = 0
+        self._buffer: list[str] = []
+        self._buffered = 0
+        self._greeted = False  # the engine has been given a referee hello
+        self._engine_hello: str | None = None
+        self._engine_hello_conn = 0  # the connection its hello was sent on
+        self._request_id: object = None  # the last request passed to the engine
+        self._reply: str | None = None  # the engine's answer to it (until an error)
+        self._reply_conn = 0
+        self._exit_message: str | None = None  # engine ended: tell the referee
+        self._exit_sent = False
+        self._exit_detail = ""
+        self._quit = False
+        self._t: Transport | None = None
+
+    # -- the whole run ------------------------------------------------------------------
+
+    def run(self) -> BridgeResult:
+        try:
+            self._t = start_engine(
+                self.engine, self.transport_name, clock=self.clock, max_line=self.max_line
+            )
+        except Exception as e:  # EngineStartError, OSError, ValueError: the CLI says why
+            return BridgeResult("start_failed", str(e), 0)
+        reader = threading.Thread(
+            target=self._read_engine, name="bidref-connect-engine", daemon=True
+        )
+        reader.start()
+        try:
+            return self._connect_loop()
+        finally:
+            # an engine still running (refused, gave up, interrupted) is told to go
+            self._t.close(encode(Quit(reason="aborted")), 2 * SECOND)
+
+    def _connect_loop(self) -> BridgeResult:
+        attempt = 0
+        give_up_at = self.clock() + self.retry_for_ns
+        while True:
+            try:
+                ws = connect(
+                    self.url,
+                    ssl=self.ssl_context,
+                    compression=None,
+                    open_timeout=self.open_timeout_s,
+                    max_size=4 * self.max_line,
+                    ping_interval=5.0,
+                    ping_timeout=15.0,
+                    close_timeout=2.0,
+                    user_agent_header="bidref-connect",
+                    proxy=None,
+                )
+            except InvalidURI as e:
+                return BridgeResult(
+                    "refused", f"{self.url!r} is not a ws:// or wss:// URL ({e})", self._conn_no
+                )
+            except (OSError, WebSocketException, TimeoutError, EOFError) as e:
+                if self.clock() >= give_up_at:
+                    return BridgeResult(
+                        "gave_up",
+                        f"no connection to {self.url} for {self.retry_for_ns / SECOND:g} s ({e})",
+                        self._conn_no,
+                    )
+                wait = self.backoff.delay(attempt)
+                attempt += 1
+                self.status(f"cannot connect ({e}); trying again in {wait / SECOND:.2f} s")
+                self.sleep(wait / SECOND)
+                continue
+            try:
+                with ws:  # (websockets >= 17.1 wants a context manager)
+                    self._session(ws)
+            except _Done as d:
+                return d.result
+            attempt = 0
+            give_up_at = self.clock() + self.retry_for_ns
+
+    def _session(self, ws: ClientConnection) -> None:
+        """One connection: authenticate, catch up, then pass lines until it ends."""
+        try:
+            ws.send(auth_message(self.token, fresh=not self._greeted))
+            first = ws.recv(timeout=self.open_timeout_s)
+            welcome = parse_object(first)
+            if welcome is None or welcome.get("type") != "welcome":
+                raise _Done(
+                    BridgeResult("refused", f"unexpected answer: {first!r:.200}", self._conn_no)
+                )
+            with self._lock:
+                self._ws = ws
+                self._conn_no += 1
+                self._catch_up(ws)
+            seat = welcome.get("seat")
+            self.status(
+                f"{'resumed' if welcome.get('resume') or self._conn_no > 1 else 'connected'}: "
+                f"seat {'AB'[seat] if seat in (0, 1) else seat} at {self.url}"
+            )
+            for msg in ws:
+                self._from_referee(msg if isinstance(msg, str) else msg.decode("utf-8", "replace"))
+        except ConnectionClosed:
+            pass
+        except TimeoutError:
+            self.status("no welcome from the referee in time")
+        except OSError as e:
+            self.status(f"connection lost ({e})")
+        finally:
+            with self._lock:
+                if self._ws is ws:
+                    self._ws = None
+        rcvd = ws.close_code
+        reason = ws.close_reason or ""
+        if rcvd == CLOSE_BAD_AUTH:
+            raise _Done(BridgeResult("refused", reason or "token refused", self._conn_no))
+        if rcvd == CLOSE_REPLACED:
+            raise _Done(BridgeResult("replaced", reason or "replaced", self._conn_no))
+        if self._exit_sent and not self._quit:
+            raise _Done(BridgeResult("engine_exit", self._exit_detail, self._conn_no))
+        if rcvd == CLOSE_MATCH_OVER or self._exit_sent:
+            raise _Done(BridgeResult("match_over", reason or "the match is over", self._conn_no))
+        self.status(f"connection lost ({rcvd} {reason}".rstrip() + "); reconnecting")
+
+    def _catch_up(self, ws: ClientConnection) -> None:
+        """(locked) Send what the engine wrote while there was no connection."""
+        for line in self._buffer:
+            ws.send(line)
+            if line is self._reply:
+                self._reply_conn = self._conn_no
+            if line is self._engine_hello:
+                self._engine_hello_conn = self._conn_no
+        self._buffer = []
+        self._buffered = 0
+        if self._exit_message is not None and not self._exit_sent:
+            ws.send(self._exit_message)
+            self._exit_sent = True
+
+    # -- referee → engine ---------------------------------------------------------------
+
+    def _from_referee(self, text: str) -> None:
+        kind, rid = message_type(text)
+        with self._lock:
+            ws = self._ws
+            if kind == "hello":
+                if self._greeted:
+                    # the referee still waits for our hello: it was lost on the way
+                    if self._engine_hello is not None and self._engine_hello_conn != self._conn_no:
+                        self._engine_hello_conn = self._conn_no
+                        if ws is not None:
+                            ws.send(self._engine_hello)
+                    return
+                self._greeted = True
+            elif kind == "request":
+                if rid == self._request_id and rid is not None:
+                    # sent again after a reconnection: the engine has it already
+                    if self._reply is not None and self._reply_conn != self._conn_no:
+                        self._reply_conn = self._conn_no
+                        if ws is not None:
+                            ws.send(self._reply)
+                    return
+                self._request_id, self._reply = rid, None
+            elif kind == "error" and rid == self._request_id:
+                self._reply = None  # refused: the engine answers again
+            elif kind == "quit" and self._exit_message is None:
+                self._quit = True  # (a quit that comes after the engine ended does not count)
+        try:
+            assert self._t is not None
+            self._t.write_line(text)
+        except WriteError:
+            pass  # the engine is gone: its reader reports the exit
+
+    # -- engine → referee ---------------------------------------------------------------
+
+    def _read_engine(self) -> None:
+        t = self._t
+        assert t is not None
+        while True:
+            inc = t.read(None)
+            if isinstance(inc, Line):
+                self._from_engine(inc.text)
+            elif isinstance(inc, Overlong):
+                self._from_engine(overlong_message(inc.prefix, inc.length))
+            elif isinstance(inc, Eof):
+                info = t.wait_exit(2 * SECOND)
+                how = info.describe() if info else "closed its stdout"
+                with self._lock:
+                    self._exit_detail = f"the engine ended before the match did ({how})"
+                    self._exit_message = engine_exit_message(
+                        info.exit_code if info else None,
+                        info.signal if info else None,
+                        t.stderr_tail(),
+                    )
+                    if self._ws is not None:
+                        self._send(self._ws, self._exit_message)
+                        self._exit_sent = True
+                self.status(f"the engine ended ({how})")
+                return
+
+    def _from_engine(self, text: str) -> None:
+        kind, rid = message_type(text)
+        with self._lock:
+            if kind == "hello" and self._engine_hello is None:
+                self._engine_hello = text
+            elif kind == "action" and rid == self._request_id:
+                self._reply = text
+            ws = self._ws
+            if ws is not None and self._send(ws, text):
+                if text is self._reply:
+                    self._reply_conn = self._conn_no
+                if text is self._engine_hello:
+                    self._engine_hello_conn = self._conn_no
+                return
+            if self._buffered + len(text) <= BUFFER_CAP:
+                self._buffer.append(text)
+                self._buffered += len(text)
+
+    def _send(self, ws: ClientConnection, text: str) -> bool:
+        try:
+            ws.send(text)
+            return True
+        except (ConnectionClosed, OSError):
+            return False
