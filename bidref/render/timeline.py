@@ -261,7 +261,10 @@ class _Round:
             if p in self.layout.open_points and t.has(p.value) and t not in self.layout.placed:
                 self.layout.place(t, p)
             else:
-                note = f"{t} cannot go at {p.words}: the table is drawn without it"
+                note = (
+                    f"[{t.low}|{t.high}] cannot go at {p.words} (not an open point of this "
+                    "layout): it is left off the table"
+                )
             n2, _ = self.apply(player, play(t, p))
             note = note or n2
         self.sizes[player] -= 1

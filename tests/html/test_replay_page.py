@@ -287,3 +287,43 @@ def test_a_screenshot_of_the_table_is_stable(
     page.open(out, f"#line={i + 1}")
     shot = page.page.locator("#table svg").screenshot(animations="disabled")
     assert shot == snapshot(extension_class=PNGImageSnapshotExtension)
+
+
+def test_a_cut_transcript_shows_what_is_public_with_a_warning(
+    page: Page, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """A referee killed in round 1: the page still steps through what was written, the
+    hands face down (the deal was never revealed), and says where the file stops."""
+    t, _, lines = made("busy", tmp_path_factory)
+    raw = t.read_bytes().splitlines(keepends=True)
+    reveal = step_of(lines, lambda x: x["type"] == "round_reveal")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(raw[:reveal]) + raw[reveal][:50])
+    out = tmp_path / "cut.html"
+    r = CliRunner().invoke(app, ["replay", str(cut), "--final", "--html", str(out)])
+    assert r.exit_code == 3  # verified as far as it goes, but truncated
+    page.open(out)
+    assert "cut short" in page.text(".warning")
+    page.page.keyboard.press("End")
+    want = public_state(lines, reveal - 1)
+    assert page.tiles("#hand-0") == ["hidden"] * len(want["hand_sets"][0])
+    assert page.tiles("#hand-1") == ["hidden"] * len(want["hand_sets"][1])
+    assert sorted(page.tiles("#table")) == sorted(want["placed"])
+    assert page.page.is_hidden("#end")
+
+
+def test_a_transcript_that_lies_is_shown_with_the_mismatch(
+    page: Page, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    _, _, lines = made("busy", tmp_path_factory)
+    bad = [dict(x) for x in lines]
+    i = step_of(bad, lambda x: is_event("transfer")(x))
+    bad[i] = {**bad[i], "event": {**bad[i]["event"], "balances": [290, 10]}}
+    t = tmp_path / "bad.jsonl"
+    t.write_text("".join(json.dumps(x) + "\n" for x in bad))
+    out = tmp_path / "bad.html"
+    r = CliRunner().invoke(app, ["replay", str(t), "--final", "--html", str(out)])
+    assert r.exit_code == 1
+    page.open(out, f"#line={i + 1}")
+    assert f"bidref replay: line {i + 1}:" in page.text(".warning")
+    assert page.text("#balance-0") == "290"  # the page shows what the file says
