@@ -305,6 +305,7 @@ class _Builder:
                     if isinstance(item, dict) and isinstance(item.get("seq"), int):
                         self.private.setdefault(item["seq"], []).append(item)
         self.layout_key: tuple[int, int] | None = None
+        self.legal: list[str] | None = None
 
     def who(self, seat: Any) -> str:
         if seat in (0, 1):
@@ -498,15 +499,18 @@ class _Builder:
             phase = r.match.phase.value
         elif r is not None:
             phase = "play" if r.layout.placed else "opening"
-        legal: list[str] | None = None
-        if (
+        # The legal actions of a pending decision, shown until it is settled.
+        if self.to_act is None:
+            self.legal = None
+        elif (
             kind in ("request", "retry")
             and r is not None
             and r.match is not None
             and r.match.phase is not Phase.OVER
             and r.match.to_act == seat
         ):
-            legal = [str(a) for a in r.match.legal_actions()]
+            self.legal = [str(a) for a in r.match.legal_actions()]
+        legal = self.legal
         self.tl.steps.append(
             Step(
                 line=number,

@@ -205,6 +205,12 @@ def test_clocks_at_a_request_and_the_cost_of_the_reply(
     assert "to act" in page.text(f"#player-{seat}")
     j = step_of(lines, lambda x: x["type"] == "reply" and x["id"] == req["id"])
     reply = lines[j]
+    # The tile of the action finally taken was one of those marked playable.
+    taken = next(x for x in lines[j:] if x["type"] == "reply" and x["status"] == "accepted")
+    if taken["action"].startswith(("play", "open")):
+        assert taken["action"].split()[1] in page.tiles(f"#hand-{seat} .playable")
+    else:
+        assert page.tiles(f"#hand-{seat} .playable") == []  # a draw: nothing to play
     page.page.evaluate(f"window.bidrefReplay.go({j})")
     ms = round(reply["elapsed_ns"] / 1e6)
     bank_ms = round(reply["charge"]["bank_used_ns"] / 1e6)

@@ -34,23 +34,25 @@
     return '<g class="htile ' + cls + '" data-tile="' + data + '" transform="translate(' + x + " " + y +
       ") rotate(" + rot + ')"><use href="#' + id + '" x="-40" y="-20"/>' +
       (cls.indexOf("drawn") >= 0 ? '<rect x="-42" y="-22" width="84" height="44" rx="8" fill="none" stroke="#2f9e44" stroke-width="4"/>' : "") +
+      (cls.indexOf("playable") >= 0 ? '<rect x="-46" y="-26" width="6" height="52" rx="3" fill="#2b6cb0"/>' : "") +
       "</g>";
   }
 
-  function handSvg(tiles, count, hidden, drawnTile) {
+  function handSvg(tiles, count, hidden, drawnTile, playable) {
     const k = Math.max(count, 1);
     const per = 7;
     const rows = Math.ceil(k / per);
     const w = per * (U + 6) + 6;
-    const h = rows * (2 * U + 8) + 4;
+    const h = rows * (2 * U + 12) + 4;
     let out = '<svg class="hand" viewBox="0 0 ' + w + " " + h + '" width="' + w + '" height="' + h + '">';
     for (let i = 0; i < count; i++) {
       const col = i % per;
       const row = Math.floor(i / per);
       const x = 6 + col * (U + 6) + U / 2;
-      const y = 4 + row * (2 * U + 8) + U;
+      const y = 10 + row * (2 * U + 12) + U;
       const t = hidden || !tiles ? null : tiles[i];
-      out += tileUse(t, x, y, true, t !== null && t === drawnTile ? "drawn" : "");
+      const cls = [t !== null && t === drawnTile ? "drawn" : "", t !== null && playable.has(t) ? "playable" : ""];
+      out += tileUse(t, x, y, true, cls.join(" ").trim());
     }
     return out + "</svg>";
   }
@@ -87,6 +89,15 @@
     const count = s.hand_sizes[seat];
     const hidden = !show || tiles === null;
     const drawnTile = s.drawn && s.drawn[0] === seat ? s.drawn[1] : null;
+    // At a decision, the tiles its legal actions could play or open with.
+    const playable = new Set();
+    if (s.legal && s.to_act === seat && !hidden) {
+      for (const a of s.legal) {
+        const m = /^(?:play|open) (\d-\d)/.exec(a);
+        if (m) playable.add(m[1]);
+      }
+    }
+    const pips = tiles && !hidden ? tiles.reduce((n, t) => n + Number(t[0]) + Number(t[2]), 0) : null;
     let badges = "";
     if (s.jockey === seat) badges += ' <span class="badge" title="dominoed last round: speaks second in the auction, 15 credit">jockey</span>';
     if (s.to_act === seat) badges += ' <span class="badge act">to act</span>';
@@ -96,8 +107,9 @@
       '<div class="balance"><span id="balance-' + seat + '">' + s.balances[seat] + "</span> <small>points</small></div>" +
       clockHtml(seat, s) +
       '<div class="hand-title">hand: <span id="hand-size-' + seat + '">' + count + "</span> tile" + (count === 1 ? "" : "s") +
-      (hidden && count ? " (face down)" : "") + "</div>" +
-      '<div id="hand-' + seat + '">' + handSvg(tiles, count, hidden, drawnTile) + "</div>";
+      (hidden && count ? " (face down)" : "") + (pips !== null ? ' · <span id="pips-' + seat + '">' + pips + "</span> pips" : "") +
+      (playable.size ? ' · <span class="playable-note">▮ playable</span>' : "") + "</div>" +
+      '<div id="hand-' + seat + '">' + handSvg(tiles, count, hidden, drawnTile, playable) + "</div>";
   }
 
   function auctionHtml(s) {
