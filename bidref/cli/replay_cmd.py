@@ -137,7 +137,7 @@ def replay_command(
         ),
     ] = None,
     width: Annotated[
-        int, typer.Option("--width", min=24, help="Width of the pictures.")
+        int, typer.Option("--width", min=24, help="Width of the terminal pictures.")
     ] = DEFAULT_WIDTH,
 ) -> None:
     """Verify a match transcript through the rules and show the game.
@@ -149,7 +149,8 @@ def replay_command(
     Pictures: the line runs across, the spinner (heavy border) has its
     branches up and down; (n) is a scoring end that counts n, <n> a legal
     place that counts nothing. --step stops after every event: Enter for the
-    next, q to stop.
+    next, q to stop. --html OUT.html writes the whole match as one page to
+    step through in a browser, offline.
 
     Example: bidref replay t.jsonl --round 2
 
