@@ -21,7 +21,7 @@ line they belong to).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules import (
@@ -253,9 +253,12 @@ class _Round:
         """Put ``t`` on the public layout (``at`` None: the opening)."""
         note = None
         if at is None:
-            if not self.layout.placed:
+            if self.layout.placed:
+                note = f"[{t.low}|{t.high}] opens a round that is already open: left off the table"
+            else:
                 self.layout.open_tile(t)
-            note, _ = self.apply(player, Open(t))
+            n2, _ = self.apply(player, Open(t))
+            note = note or n2
         else:
             p = _point(at)
             if p in self.layout.open_points and t.has(p.value) and t not in self.layout.placed:
@@ -320,8 +323,28 @@ class _Builder:
 
     def build(self) -> Timeline:
         for number, x in enumerate(self.lines, 1):
-            self.line(number, x)
+            try:
+                self.line(number, x)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError, RulesError) as e:
+                # A line whose fields are not as protocols/transcript.md gives them: shown
+                # with a note, the state as it was (the page is for looking, not checking).
+                text = f"{x.get('type')} line that cannot be read ({type(e).__name__}: {e})"
+                self.tl.steps.append(self.unreadable(number, x, text))
         return self.tl
+
+    def unreadable(self, number: int, x: dict[str, Any], note: str) -> Step:
+        if self.tl.steps:
+            prev = self.tl.steps[-1]
+            return replace(
+                prev, line=number, type=str(x.get("type")), text=note, note=note, cost=None,
+                log=None, drawn=None, seat=None,
+            )  # fmt: skip
+        empty: dict[str, object] = Clock(0).to_dict()
+        return Step(
+            number, str(x.get("type")), note, 0, 0, "—", self.layout_index(), None,
+            (None, None), (0, 0), None, None, [], None, None, None, None, self.balances,
+            (empty, empty), None, None, None, None, None, note, None,
+        )  # fmt: skip
 
     def layout_index(self) -> int:
         r = self.round
@@ -411,7 +434,8 @@ class _Builder:
                     ck.deadline_ns = None
                     self.to_act = None
                 else:
-                    ck.delay_left_ns = max(0, (ck.delay_left_ns or 0) - cost["delay"])  # type: ignore[operator]
+                    used = ck.last.delay_used_ns
+                    ck.delay_left_ns = max(0, (ck.delay_left_ns or 0) - used)
             took = (
                 f"{duration(x.get('elapsed_ns'))} (delay {duration(charge.get('delay_used_ns'))},"
                 f" bank {duration(charge.get('bank_used_ns'))})"
@@ -632,7 +656,7 @@ class _Builder:
                 None,
                 None,
             )
-        return str(k), None, None
+        return f"event {k!r}", f"an event of kind {k!r} whose fields the page cannot use", None
 
 
 REASONS = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -118,7 +117,18 @@ def test_a_line_the_rules_refuse_is_noted_and_the_rest_still_shows(
     assert len(tl.steps) == len(lines) and tl.result is not None
 
 
-def test_garbage_is_not_a_traceback(tmp_path: Path) -> None:
-    for data in (b"", b"not json\n", b'{"type":"header"}\n{"type":"event","event":{}}\n'):
-        tl = build_timeline(data)
-        assert isinstance(tl.steps, list)
+def test_lines_that_are_not_as_documented_are_noted_not_a_traceback(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    assert build_timeline(b"").steps == []
+    assert build_timeline(b"not json\n").problem == "line 1: not valid JSON: " + (
+        "Expecting value: line 1 column 1 (char 0)"
+    )
+    lines = [json.loads(x) for x in transcript("busy", tmp_path_factory).splitlines()]
+    i = next(i for i, x in enumerate(lines) if x["type"] == "event")
+    for broken in ({"kind": "placed", "player": 0}, {"kind": "drew", "player": "x"}, []):
+        bad = [*lines[:i], {**lines[i], "event": broken}, *lines[i + 1 :]]
+        tl = build_timeline(("\n".join(json.dumps(x) for x in bad) + "\n").encode())
+        assert len(tl.steps) == len(lines)
+        if broken:
+            assert tl.steps[i].note is not None
