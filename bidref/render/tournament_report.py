@@ -21,9 +21,11 @@ from html import escape
 from pathlib import Path
 
 from ..tournament.model import MatchRecord
+from ..tournament.ratings import Sprt
 from ..tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Plan
 from ..tournament.standings import SideStats, Standings, compute
 from ..tournament.store import read_results
+from ..tournament.tables import sprt_text
 from .replay_page import replay_page
 from .timeline import build_timeline
 
@@ -44,6 +46,8 @@ def _transcript_path(out_dir: Path, rec: MatchRecord) -> Path | None:
     if rec.transcript is None:
         return None
     p = Path(rec.transcript)
+    if not p.is_absolute():  # relative to the tournament's folder
+        p = out_dir / p
     if p.is_file():
         return p
     parts = p.parts
@@ -68,7 +72,8 @@ def _fmt(x: float, plus: bool = True) -> str:
         return "–"
     if math.isinf(x):
         return "+∞" if x > 0 else "−∞"
-    return f"{x:+.0f}" if plus else f"{x:.0f}"
+    n = round(x) + 0  # no "-0"
+    return f"{n:+d}" if plus else f"{n:d}"
 
 
 def _pct(x: float) -> str:
@@ -211,6 +216,32 @@ def standings_table(standings: Standings) -> str:
     )
 
 
+def pairings_table(standings: Standings, sprt: Sprt | None, names: list[str]) -> str:
+    """Each pairing from its first engine's side: W-L-D, the pentanomial of its pairs,
+    Elo with the 95 % interval, LOS, and the SPRT's log-likelihood ratio if one runs."""
+    rows = []
+    for p in standings.pairs.values():
+        s = p.side
+        est = s.estimate
+        low, high = est.interval
+        elo = f"{_fmt(est.elo)} [{_fmt(low)}, {_fmt(high)}]" if est.samples else "–"
+        test = f"<td>{escape(sprt_text(sprt, p))}</td>" if sprt is not None else ""
+        rows.append(
+            f'<tr><td><a href="#{escape(_pair_anchor(p.pairing.first, p.pairing.second, names))}">'
+            f"{escape(str(p.pairing))}</a></td><td>{s.wins}-{s.losses}-{s.draws}</td>"
+            f"<td>{_pct(s.trinomial.score)}</td>"
+            f"<td>{' '.join(str(c) for c in s.pentanomial.counts)}</td><td>{elo}</td>"
+            f"<td>{_pct(s.pentanomial.los) if est.samples else '–'}</td>"
+            f"<td>{s.adjudications}</td><td>{s.aborted}</td>{test}</tr>"
+        )
+    head = "<th>SPRT LLR (bounds) verdict</th>" if sprt is not None else ""
+    return (
+        '<table class="pairings"><thead><tr><th>Pairing</th><th>W-L-D</th><th>Score</th>'
+        "<th>Ptnml(0-2)</th><th>Elo [95 %]</th><th>LOS</th><th>Adj.</th><th>Aborted</th>"
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
 def write_report(out_dir: Path, report: Path) -> ReportSummary:
     """Write ``report`` for the tournament in ``out_dir`` and a replay page per match
     whose transcript is there. Raises ResultsError (no readable results file) or
@@ -241,7 +272,8 @@ def write_report(out_dir: Path, report: Path) -> ReportSummary:
         links[i] = f"{replay_dir.name}/{rel}"
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(
-        _page(header_text(plan), standings, names, records, links, missing), encoding="utf-8"
+        _page(header_text(plan), standings, names, records, links, missing, plan.sprt),
+        encoding="utf-8",
     )
     return ReportSummary(report, len(records), len(links), missing)
 
@@ -307,8 +339,15 @@ def _page(
     records: list[MatchRecord],
     links: dict[int, str],
     missing: list[str],
+    sprt: Sprt | None,
 ) -> str:
     rated = len(_first_rated(records))
+    sprt_note = ""
+    if sprt is not None:
+        sprt_note = (
+            f"<p>SPRT [{sprt.elo0:g}, {sprt.elo1:g}] α={sprt.alpha:g} β={sprt.beta:g} on the "
+            "pairs of the first engine.</p>"
+        )
     note = (
         f'<p class="warning">{len(missing)} transcripts could not be found, e.g. '
         f"{escape(missing[0])}: their matches have no replay.</p>"
@@ -325,6 +364,8 @@ def _page(
 <section><h2>Standings</h2>{standings_table(standings)}</section>
 <section><h2>Ratings (Elo, 95 % interval from pairs)</h2>
 {ratings_chart(standings.ranked())}</section>
+<section><h2>Pairings (from the first engine's side)</h2>
+{pairings_table(standings, sprt, names)}{sprt_note}</section>
 <section><h2>Cross-table (points of the row against the column)</h2>
 {cross_table(names, records)}</section>
 <section><h2>Matches</h2>{_matches(names, records, links)}</section>

@@ -129,3 +129,29 @@ def test_the_report_of_a_finished_folder(
     assert len(pages) == len(records)
     r = bidref("tournament-report", str(tmp_path / "nothing"), "--html", str(again))
     assert r.returncode == 2 and "holds no results.jsonl" in r.stderr
+
+
+def test_an_sprt_run_and_missing_or_broken_transcripts(tmp_path: Path) -> None:
+    """Fake matches (tests/tournament/tournament_fakes.py) write transcripts that are not
+    transcripts: their replay pages say so; a deleted transcript gets no link, and the
+    report says which."""
+    out = tmp_path / "t"
+    r = bidref(
+        "tournament", "a=fake strength=3", "b=fake", "--deals", "30", "--seed", "1",
+        "--sprt", "0", "10", "0.05", "0.05", "--out", str(out),
+        "--play-function", "tests.tournament.tournament_fakes:fake_play",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()[1:]]
+    gone = out / records[0]["transcript"]  # relative to the folder, or absolute
+    gone.unlink()
+    report = tmp_path / "site" / "r.html"
+    r = bidref("tournament-report", str(out), "--html", str(report))
+    assert r.returncode == 0, r.stderr
+    assert "1 transcripts are missing" in r.stderr
+    html = report.read_text()
+    assert "SPRT [0, 10] α=0.05 β=0.05" in html and "LLR" in html
+    assert html.count('class="replay"') == len(records) - 1
+    assert "1 transcripts could not be found" in html
+    page = next((tmp_path / "site" / "r-replays").rglob("*.html")).read_text()
+    assert 'class="warning">line 1: not a transcript line' in page

@@ -155,7 +155,7 @@
   function buildLines() {
     const ul = $("lines");
     const parts = [];
-    for (let i = 0; i < n; i++) parts.push('<li data-i="' + i + '"><span class="n">' + steps[i].line + "</span>" + esc(steps[i].text) + "</li>");
+    for (let i = 0; i < n; i++) parts.push('<li data-i="' + i + '" class="t-' + steps[i].type + '"><span class="n">' + steps[i].line + "</span>" + esc(steps[i].text) + "</li>");
     ul.innerHTML = parts.join("");
     ul.querySelectorAll("li").forEach((li) => {
       lineItems.push(li);
