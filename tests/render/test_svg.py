@@ -182,3 +182,22 @@ def test_html_of_frames_has_one_picture_each() -> None:
     page = to_html(frames, "worked layouts")
     assert page.count("<svg") == 3 and "state 2" in page
     assert page.count('id="d0-0"') == 1  # the tile symbols once, for all pictures
+
+
+def test_validate_svg_writes_one_vector_picture_per_placement(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bidref.cli import app
+
+    sheet = Path(__file__).resolve().parents[2] / "examples" / "score-sheet.txt"
+    r = CliRunner().invoke(app, ["validate", "--svg", str(tmp_path), "--no-picture", str(sheet)])
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("*.svg"))
+    assert len(files) == 27  # the 27 placements of the sheet's one round
+    for n, f in enumerate(files, 1):
+        root = ET.fromstring(f.read_text().split("\n", 1)[1])
+        tiles = [g for g in root.iter(f"{SVG}g") if "tile" in (g.get("class") or "").split()]
+        assert len(tiles) == n  # one more tile in each picture
+        assert len([g for g in tiles if "last" in (g.get("class") or "")]) == 1
+    page = (tmp_path / "index.html").read_text()
+    assert "cdn" not in page.lower() and "<link" not in page and "@import" not in page
