@@ -147,7 +147,7 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
 <div class="strip"><b id="round-no"></b><span id="count"></span>
 <span class="legend"><i class="s"></i> scoring end (counts n) <i class="o"></i> open, counts nothing
 <i class="sp"></i> spinner <i class="l"></i> just placed</span></div>
-<div id="table"></div>
+<div id="table" title="click: full size / fit"></div>
 <div class="strip"><span><span class="label">boneyard:</span> <b id="boneyard"></b></span>
 <span><span class="label">last draw:</span> <span id="drawn"></span></span></div>
 <div class="strip" id="auction"></div>

@@ -333,3 +333,21 @@ def test_a_transcript_that_lies_is_shown_with_the_mismatch(
     page.open(out, f"#line={i + 1}")
     assert f"bidref replay: line {i + 1}:" in page.text(".warning")
     assert page.text("#balance-0") == "290"  # the page shows what the file says
+
+
+def test_a_click_on_the_table_shows_it_at_full_size(
+    page: Page, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    _, out, lines = made("busy", tmp_path_factory)
+    i = step_of(lines, is_event("round_ended"))  # the fullest table of round 1
+    page.open(out, f"#line={i + 1}")
+    box = page.page.locator("#table")
+    fit = page.page.locator("#table svg").bounding_box()
+    natural = float(page.page.get_attribute("#table svg", "width") or 0)
+    assert fit is not None and fit["width"] <= (box.bounding_box() or {"width": 0})["width"]
+    box.click()
+    full = page.page.locator("#table svg").bounding_box()
+    assert full is not None and full["width"] == pytest.approx(natural, abs=1)
+    box.click()
+    again = page.page.locator("#table svg").bounding_box()
+    assert again is not None and again["width"] == pytest.approx(fit["width"], abs=1)

@@ -253,6 +253,8 @@
   $("next").addEventListener("click", () => go(cur + 1));
   $("last").addEventListener("click", () => go(n - 1));
   $("hide-hands").addEventListener("change", render);
+  // A long line is scaled down to fit; a click on the table shows it at full size.
+  $("table").addEventListener("click", () => $("table").classList.toggle("zoom"));
   document.addEventListener("keydown", (e) => {
     if (e.target && e.target.tagName === "INPUT" && e.target.type === "range" && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
       e.preventDefault();
