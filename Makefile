@@ -2,13 +2,14 @@
 #   make demo  needs Python 3.11+, a C compiler and make.
 #   make test  needs the same, plus Node.js (installed here from the system's
 #              packages where it is missing and we are root) for the JavaScript
-#              sample engine's tests.
+#              sample engine's tests, and Chromium (likewise) for the browser
+#              tests of the HTML replay (tests/html).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint format typecheck engines engines-c node bench clean venv
+.PHONY: test demo lint format typecheck engines engines-c node browser bench clean venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,18 @@ node:
 
 engines: engines-c node
 
+# Chromium runs the HTML replay pages in the browser tests (tests/html), driven by
+# Playwright for Python; it is Debian's chromium at /usr/bin/chromium, never a
+# browser that Playwright downloads.
+browser:
+	@[ -x /usr/bin/chromium ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: Chromium (/usr/bin/chromium) is missing; installing Debian's chromium package for the HTML replay's browser tests"; \
+	    apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "error: Chromium (/usr/bin/chromium) is needed by the browser tests in tests/html; install it (e.g. apt-get install chromium)" >&2; exit 1; \
+	  fi; }
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bidref tests benchmarks sample_engines
 	$(VENV)/bin/ruff format --check bidref tests benchmarks sample_engines
@@ -43,7 +56,7 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff format bidref tests benchmarks sample_engines
 
-test: $(STAMP) engines lint
+test: $(STAMP) engines browser lint
 	$(VENV)/bin/pytest -n 2 -q
 
 demo: $(STAMP) engines-c

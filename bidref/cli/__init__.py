@@ -56,3 +56,4 @@ from . import play_cmd  # noqa: E402,F401
 from . import tournament_cmd  # noqa: E402,F401
 from . import check_engine_cmd  # noqa: E402,F401
 from . import connect_cmd  # noqa: E402,F401
+from . import report_cmd  # noqa: E402,F401

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console, Group
+from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
+from ..render.export import write_replay_html, write_transcript_svgs
 from ..render.layout import DEFAULT_WIDTH, LayoutPicture
-from ..render.svg import Frame, frame_filename, to_html, to_svg
 from ..transcript.replay import ReplayReport, Step, replay
 from . import app
 
@@ -30,17 +30,6 @@ def _step_text(s: Step) -> Text:
     text = Text(f"{s.line:>5}  ", style="dim")
     text.append(s.text, style=styles.get(s.kind, ""))
     return text
-
-
-def _frames(report: ReplayReport) -> list[Frame]:
-    frames = []
-    for s in report.steps:
-        if s.kind == "action" and s.layout is not None:
-            title = f"round {s.round} · line {s.line} · {s.text.split(' · ')[0].strip()}"
-            frames.append(
-                Frame(title, Group(Text(title, style="bold"), LayoutPicture(s.layout, last=s.last)))
-            )
-    return frames
 
 
 _STOPS = ("action", "illegal", "pass", "note", "round_end", "match_end")
@@ -139,8 +128,16 @@ def replay_command(
             metavar="DIR",
         ),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the match as one self-contained HTML page to step through (no network).",
+            metavar="OUT.html",
+        ),
+    ] = None,
     width: Annotated[
-        int, typer.Option("--width", min=24, help="Width of the pictures.")
+        int, typer.Option("--width", min=24, help="Width of the terminal pictures.")
     ] = DEFAULT_WIDTH,
 ) -> None:
     """Verify a match transcript through the rules and show the game.
@@ -152,7 +149,8 @@ def replay_command(
     Pictures: the line runs across, the spinner (heavy border) has its
     branches up and down; (n) is a scoring end that counts n, <n> a legal
     place that counts nothing. --step stops after every event: Enter for the
-    next, q to stop.
+    next, q to stop. --html OUT.html writes the whole match as one page to
+    step through in a browser, offline.
 
     Example: bidref replay t.jsonl --round 2
 
@@ -172,18 +170,17 @@ def replay_command(
         shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
         typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
         raise typer.Exit(code=2)
-    if svg is not None:
-        frames = _frames(report)
-        try:
-            svg.mkdir(parents=True, exist_ok=True)
-            for i, f in enumerate(frames):
-                (svg / frame_filename(i, f)).write_text(to_svg(f, width), encoding="utf-8")
-            (svg / "index.html").write_text(
-                to_html(frames, f"bidref replay {name}", width), encoding="utf-8"
-            )
-        except OSError as e:
-            typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
-            raise typer.Exit(code=2) from None
+    pictures = None
+    try:
+        if svg is not None:
+            pictures = write_transcript_svgs(svg, data, f"bidref replay {name}")
+        if html is not None:
+            problem = report.problem
+            warning = f"bidref replay: line {problem.line}: {problem.message}" if problem else None
+            write_replay_html(html, data, f"bidref replay {name}", warning)
+    except OSError as e:
+        typer.echo(f"{e.filename or svg or html}: cannot write: {e.strerror or e}", err=True)
+        raise typer.Exit(code=2) from None
     if as_json:
         for item in report.stream:
             typer.echo(json.dumps(item, ensure_ascii=False))
@@ -201,7 +198,9 @@ def replay_command(
         interactive=interactive,
     )
     if svg is not None:
-        console.print(f"SVG: {len(_frames(report))} pictures and index.html in {svg}")
+        console.print(f"SVG: {pictures} pictures and index.html in {svg}")
+    if html is not None:
+        console.print(f"HTML replay: {html}")
     if report.problem is not None:
         typer.echo(f"{name}:{report.problem.line}: mismatch: {report.problem.message}", err=True)
     elif report.truncated:

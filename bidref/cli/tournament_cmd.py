@@ -44,6 +44,7 @@ from bidref.tournament.store import hold
 from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
 
 from . import app
+from .report_cmd import write_html_report
 
 log = logging.getLogger(__name__)
 
@@ -268,6 +269,14 @@ def tournament(
         list[Path] | None,
         typer.Option(help="Write the pairwise table to FILE.csv or FILE.json (repeatable)."),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="REPORT.html",
+            help="At the end, write an HTML report with a replay page per match.",
+        ),
+    ] = None,
     max_attempts: Annotated[
         int,
         typer.Option(
@@ -398,6 +407,8 @@ def tournament(
         sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
     else:
         _print_result(console, plan, summary)
+    if html is not None and not write_html_report(out, html, err if as_json else console, err):
+        export_failed = True
     _exit_for(err, summary, out, max_attempts, as_json)
     if export_failed:
         raise typer.Exit(code=EXIT_UNRESOLVED)

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console, Group
-from rich.text import Text
+from rich.console import Console
 
+from ..render.export import write_frames
 from ..render.layout import LayoutPicture
 from ..render.results import player_name, result_text, rounds_table
-from ..render.svg import Frame, frame_filename, to_html, to_svg
+from ..render.svg import Frame
 from ..transcript.validate import Verdict, validate_bytes
 from . import app
 
@@ -100,22 +100,11 @@ def validate(
     verdict = validate_bytes(data)
     if svg is not None:
         frames = [
-            Frame(
-                f"{name}:{line} · round {rnd} · {text}",
-                Group(
-                    Text(f"line {line} · round {rnd} · {text}", style="bold"),
-                    LayoutPicture(lay, last=last),
-                ),
-            )
+            Frame(f"{name}:{line} · round {rnd} · {text}", lay, last)
             for line, rnd, text, lay, last in verdict.pictures
         ]
         try:
-            svg.mkdir(parents=True, exist_ok=True)
-            for i, f in enumerate(frames):
-                (svg / frame_filename(i, f)).write_text(to_svg(f), encoding="utf-8")
-            (svg / "index.html").write_text(
-                to_html(frames, f"bidref validate {name}"), encoding="utf-8"
-            )
+            write_frames(svg, frames, f"bidref validate {name}")
         except OSError as e:
             typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
             raise typer.Exit(code=2) from None

@@ -13,7 +13,6 @@ from rich.console import Console
 from syrupy.assertion import SnapshotAssertion
 
 from bidref.render.layout import BRANCH_ROWS, MIN_WIDTH, LayoutPicture, layout_text
-from bidref.render.svg import Frame, to_html, to_svg
 from bidref.rules import Layout, Match, Side, parse_side, point, tile
 
 # The rules' worked layouts: the project's copy (bidref/data/SOURCES.md says whence).
@@ -154,14 +153,6 @@ def test_rich_renderable_uses_console_width_and_colours() -> None:
     assert "┏3┓" in out
 
 
-def test_svg_and_html() -> None:
-    frames = [Frame(f"state {i}", LayoutPicture(lay)) for i, (_, lay, _) in enumerate(STATES[:3])]
-    svg = to_svg(frames[0])
-    assert svg.startswith("<svg") and "state" in svg and "┏" in svg
-    page = to_html(frames, "worked layouts")
-    assert page.count("<svg") == 3 and "state 2" in page
-
-
 def test_picture_measures_itself_inside_a_table() -> None:
     from rich.table import Table
 
@@ -208,11 +199,3 @@ def test_a_long_branch_continues_in_a_band_and_the_picture_stays_short(
     assert pic.count("(") == len(lay.scoring())
     assert _places(text) == ["2-6:low", "5-6:low", "3-3:line_b", "3-4:high"]
 
-
-def test_html_page_escapes_titles() -> None:
-    """A title (e.g. a file name) with markup in it stays text: it cannot end the page's
-    script or add elements."""
-    frames = [Frame('games/</script><b>x.txt:3 · "q" & more', LayoutPicture(four_arms()))]
-    page = to_html(frames, "bidref validate </title><i>x")
-    assert page.count("</script>") == 1  # the page's own
-    assert "<b>x" not in page and "<i>x" not in page

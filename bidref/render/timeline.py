@@ -1,0 +1,707 @@
+"""A match as a sequence of shown states, one per transcript line, for the HTML replay.
+
+This module is the one place that turns a transcript into what the replay page
+shows. It reads only the *public* line types of ``protocols/transcript.md``
+(header, hello, round_start, request, reply, retry, event, timeout, resign,
+log, rules, stale, round_reveal, seed_reveal, engine_exit, result) through
+:mod:`bidref.transcript.reader`, and rebuilds the game by re-applying the
+placements, draws and auction moves with the rules core (:mod:`bidref.rules`):
+with a round's revealed deal a :class:`~bidref.rules.Match` gives both hands,
+every drawn tile and the legal actions at each request; a round that was never
+revealed (a transcript cut short) is rebuilt on a bare
+:class:`~bidref.rules.Layout`, its hands face down. It never reads the raw
+request or reply copies, and it does not verify the transcript (``bidref
+replay`` does): a line that disagrees with the rules is shown with a note and
+the rebuild goes on from the public facts.
+
+From the reveal it takes only what a spectator would want after the round:
+the deal, engine log messages and error messages (by the ``seq`` of the public
+line they belong to).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..rules import (
+    DRAW,
+    Action,
+    Deal,
+    Drew,
+    Layout,
+    Match,
+    MatchConfig,
+    Open,
+    Phase,
+    Point,
+    RulesError,
+    Tile,
+    parse_action,
+    parse_side,
+    play,
+    point,
+    tile,
+)
+from ..transcript.reader import read_transcript
+
+SEATS = "AB"
+MS = 1_000_000
+
+
+def seconds(ns: int | None) -> str:
+    """``12.35 s`` (``—`` for no value)."""
+    if ns is None:
+        return "—"
+    return f"{ns / 1e9:.2f} s"
+
+
+def duration(ns: int | None) -> str:
+    """A short duration: ``12 ms`` below a second, else ``1.23 s``."""
+    if ns is None:
+        return "—"
+    if abs(ns) < 1_000_000_000:
+        return f"{ns / MS:.0f} ms"
+    return seconds(ns)
+
+
+@dataclass
+class Cost:
+    """What one decision cost its player (from a ``reply`` line)."""
+
+    elapsed_ns: int
+    delay_used_ns: int
+    bank_used_ns: int
+    line: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "elapsed": self.elapsed_ns,
+            "delay": self.delay_used_ns,
+            "bank": self.bank_used_ns,
+            "line": self.line,
+        }
+
+
+@dataclass
+class Clock:
+    bank_ns: int
+    delay_left_ns: int | None = None  # while this seat has a decision pending
+    deadline_ns: int | None = None
+    last: Cost | None = None
+    timed_out: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "bank": self.bank_ns,
+            "delay_left": self.delay_left_ns,
+            "deadline": self.deadline_ns,
+            "last": None if self.last is None else self.last.to_dict(),
+            "timed_out": self.timed_out,
+        }
+
+
+@dataclass
+class Step:
+    """What the page shows after one transcript line."""
+
+    line: int  # 1-based line number in the file
+    type: str  # the line's type; for events, the event's kind
+    text: str
+    t_ns: int
+    round: int
+    phase: str
+    layout: int  # index into Timeline.layouts
+    last_tile: Tile | None
+    hands: tuple[list[Tile] | None, list[Tile] | None]
+    hand_sizes: tuple[int, int]
+    boneyard: int | None
+    drawn: tuple[int, Tile | None] | None  # who drew, and what (None: not revealed)
+    auction: list[tuple[int, str]]
+    jockey: int | None
+    bid: int | None
+    bidder: int | None
+    payment: str | None
+    balances: tuple[int, int]
+    clocks: tuple[dict[str, object], dict[str, object]]
+    to_act: int | None
+    legal: list[str] | None
+    seat: int | None  # whose line it is, if anyone's
+    cost: dict[str, object] | None  # the decision this line settled
+    log: str | None  # the engine's log message at this line, once revealed
+    note: str | None  # a disagreement with the rules, or other caveat
+    end: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "line": self.line,
+            "type": self.type,
+            "text": self.text,
+            "t": self.t_ns,
+            "round": self.round,
+            "phase": self.phase,
+            "layout": self.layout,
+            "last": None if self.last_tile is None else str(self.last_tile),
+            "hands": [None if h is None else [str(t) for t in h] for h in self.hands],
+            "hand_sizes": list(self.hand_sizes),
+            "boneyard": self.boneyard,
+            "drawn": None
+            if self.drawn is None
+            else [self.drawn[0], None if self.drawn[1] is None else str(self.drawn[1])],
+            "auction": [list(a) for a in self.auction],
+            "jockey": self.jockey,
+            "bid": self.bid,
+            "bidder": self.bidder,
+            "payment": self.payment,
+            "balances": list(self.balances),
+            "clocks": list(self.clocks),
+            "to_act": self.to_act,
+            "legal": self.legal,
+            "seat": self.seat,
+            "cost": self.cost,
+            "log": self.log,
+            "note": self.note,
+            "end": self.end,
+        }
+
+
+@dataclass
+class Timeline:
+    """Every step of a match, the distinct layouts they show, and the match's facts."""
+
+    names: tuple[str, str]
+    engines: tuple[dict[str, Any], dict[str, Any]]
+    bank_ns: int
+    delay_ns: int
+    max_rounds: int | None
+    steps: list[Step] = field(default_factory=list)
+    layouts: list[tuple[Layout, Tile | None]] = field(default_factory=list)
+    rounds: dict[int, int] = field(default_factory=dict)  # round -> index of its first step
+    reveals: dict[int, int] = field(default_factory=dict)  # round -> index of its reveal step
+    result: dict[str, Any] | None = None
+    problem: str | None = None  # the file could not be read to its end
+
+    def balance_series(self) -> list[tuple[int, int]]:
+        """(step index, balance of A) at the start and at every change."""
+        out: list[tuple[int, int]] = []
+        for i, s in enumerate(self.steps):
+            if not out or out[-1][1] != s.balances[0]:
+                out.append((i, s.balances[0]))
+        return out
+
+
+def _tile(pair: Any) -> Tile:
+    return tile(int(pair[0]), int(pair[1]))
+
+
+def _point(at: Any) -> Point:
+    """The attachment point of a ``placed`` event's ``at``: ``{"tile": [5, 5], "side": ...}``."""
+    return point(_tile(at["tile"]), parse_side(str(at["side"])))
+
+
+def _deal(d: Any) -> Deal | None:
+    try:
+        return Deal.from_lists(d["hands"][0], d["hands"][1], d["boneyard"])
+    except (KeyError, TypeError, ValueError, IndexError, RulesError):
+        return None
+
+
+class _Round:
+    """One round being rebuilt: a Match when its deal is known, else a bare Layout."""
+
+    def __init__(
+        self, number: int, deal: Deal | None, balances: tuple[int, int], jockey: int | None
+    ) -> None:
+        self.number = number
+        self.match: Match | None = None
+        if deal is not None:
+            try:
+                config = MatchConfig(start_balances=balances, first_jockey=jockey, max_rounds=1)
+                self.match = Match.from_deal(deal, config)
+            except RulesError:
+                self.match = None
+        self.layout = Layout()  # the public layout, rebuilt from the placements
+        self.sizes = [7, 7]
+        self.boneyard = 14
+        self.auction: list[tuple[int, str]] = []
+        self.bid: int | None = None
+        self.bidder: int | None = None
+        self.payment: str | None = None
+        self.jockey = jockey
+        self.last: Tile | None = None
+
+    def hands(self) -> tuple[list[Tile] | None, list[Tile] | None]:
+        if self.match is None:
+            return (None, None)
+        return (list(self.match.hands[0]), list(self.match.hands[1]))
+
+    def apply(self, player: int, action: Action) -> tuple[str | None, Tile | None]:
+        """Apply ``action`` to the known hands; (a note if the rules disagree, a drawn tile)."""
+        if self.match is None:
+            return None, None
+        try:
+            events = self.match.apply(action, player)
+        except RulesError as e:
+            self.match = None  # go on from the public facts alone
+            return f"the rules do not allow this here ({e}); hands are no longer shown", None
+        for ev in events:
+            if isinstance(ev, Drew):
+                return None, ev.tile
+        return None, None
+
+    def place(self, player: int, t: Tile, at: Any) -> str | None:
+        """Put ``t`` on the public layout (``at`` None: the opening)."""
+        note = None
+        if at is None:
+            if self.layout.placed:
+                note = f"[{t.low}|{t.high}] opens a round that is already open: left off the table"
+            else:
+                self.layout.open_tile(t)
+            n2, _ = self.apply(player, Open(t))
+            note = note or n2
+        else:
+            p = _point(at)
+            if p in self.layout.open_points and t.has(p.value) and t not in self.layout.placed:
+                self.layout.place(t, p)
+            else:
+                note = (
+                    f"[{t.low}|{t.high}] cannot go at {p.words} (not an open point of this "
+                    "layout): it is left off the table"
+                )
+            n2, _ = self.apply(player, play(t, p))
+            note = note or n2
+        self.sizes[player] -= 1
+        self.last = t
+        return note
+
+
+class _Builder:
+    def __init__(self, lines: list[dict[str, Any]]) -> None:
+        self.lines = lines
+        header = lines[0] if lines and lines[0].get("type") == "header" else {}
+        engines = header.get("engines") or [{}, {}]
+        self.engines: list[dict[str, Any]] = [dict(e) for e in engines[:2]]
+        while len(self.engines) < 2:
+            self.engines.append({})
+        self.names = [str(e.get("name") or f"seat {i}") for i, e in enumerate(self.engines)]
+        tc = header.get("time_control") or {}
+        bank = int(tc.get("bank_ns") or 0)
+        self.tl = Timeline(
+            names=(self.names[0], self.names[1]),
+            engines=(self.engines[0], self.engines[1]),
+            bank_ns=bank,
+            delay_ns=int(tc.get("delay_ns") or 0),
+            max_rounds=header.get("max_rounds"),
+        )
+        self.clocks = [Clock(bank), Clock(bank)]
+        self.balances = (150, 150)
+        self.round: _Round | None = None
+        self.round_no = 0
+        self.to_act: int | None = None
+        self.request_round: int | None = None
+        self.deals: dict[int, Deal | None] = {}
+        self.private: dict[int, list[dict[str, Any]]] = {}
+        for x in lines:
+            if x.get("type") == "round_reveal":
+                self.deals[int(x.get("round") or 0)] = _deal(x.get("deal"))
+                for item in x.get("private") or []:
+                    if isinstance(item, dict) and isinstance(item.get("seq"), int):
+                        self.private.setdefault(item["seq"], []).append(item)
+        self.layout_key: tuple[int, int] | None = None
+        self.legal: list[str] | None = None
+
+    def who(self, seat: Any) -> str:
+        if seat in (0, 1):
+            return f"{SEATS[seat]} ({self.names[seat]})"
+        return "nobody"
+
+    def private_of(self, seq: int, kind: str) -> dict[str, Any] | None:
+        for item in self.private.get(seq, []):
+            if item.get("kind") == kind:
+                return item
+        return None
+
+    def build(self) -> Timeline:
+        for number, x in enumerate(self.lines, 1):
+            try:
+                self.line(number, x)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError, RulesError) as e:
+                # A line whose fields are not as protocols/transcript.md gives them: shown
+                # with a note, the state as it was (the page is for looking, not checking).
+                text = f"{x.get('type')} line that cannot be read ({type(e).__name__}: {e})"
+                self.tl.steps.append(self.unreadable(number, x, text))
+        return self.tl
+
+    def unreadable(self, number: int, x: dict[str, Any], note: str) -> Step:
+        if self.tl.steps:
+            prev = self.tl.steps[-1]
+            return replace(
+                prev, line=number, type=str(x.get("type")), text=note, note=note, cost=None,
+                log=None, drawn=None, seat=None,
+            )  # fmt: skip
+        empty: dict[str, object] = Clock(0).to_dict()
+        return Step(
+            number, str(x.get("type")), note, 0, 0, "—", self.layout_index(), None,
+            (None, None), (0, 0), None, None, [], None, None, None, None, self.balances,
+            (empty, empty), None, None, None, None, None, note, None,
+        )  # fmt: skip
+
+    def layout_index(self) -> int:
+        r = self.round
+        key = (self.round_no, len(r.layout.placed) if r else 0)
+        if key != self.layout_key or not self.tl.layouts:
+            lay = r.layout.copy() if r else Layout()
+            self.tl.layouts.append((lay, r.last if r else None))
+            self.layout_key = key
+        return len(self.tl.layouts) - 1
+
+    def line(self, number: int, x: dict[str, Any]) -> None:
+        kind = str(x.get("type"))
+        raw_seq = x.get("seq")
+        seq = raw_seq if isinstance(raw_seq, int) else number - 1
+        seat = x.get("seat") if x.get("seat") in (0, 1) else None
+        text = kind
+        note: str | None = None
+        cost: dict[str, object] | None = None
+        log: str | None = None
+        drawn: tuple[int, Tile | None] | None = None
+        end: dict[str, Any] | None = None
+        shown_kind = kind
+        r = self.round
+        if kind == "header":
+            tc = f"bank {seconds(self.tl.bank_ns)}, delay {seconds(self.tl.delay_ns)}"
+            limit = x.get("max_rounds")
+            text = (
+                f"{self.names[0]} (A) vs {self.names[1]} (B) · {tc}"
+                + (f" · at most {limit} rounds" if limit else "")
+                + f" · illegal actions: {x.get('illegal', 'reject')}"
+            )
+        elif kind == "hello":
+            e = x.get("engine") or {}
+            if seat is not None and e.get("name"):
+                self.engines[seat] = {**self.engines[seat], **e}
+            text = (
+                f"{self.who(seat)} said hello: {e.get('name', '?')} {e.get('version', '')}"
+                f" by {e.get('author', '?')} · {duration(x.get('elapsed_ns'))}"
+            )
+        elif kind == "round_start":
+            self.round_no = int(x.get("round") or self.round_no + 1)
+            bal = x.get("balances") or list(self.balances)
+            self.balances = (int(bal[0]), int(bal[1]))
+            jockey = x.get("jockey") if x.get("jockey") in (0, 1) else None
+            self.round = r = _Round(
+                self.round_no, self.deals.get(self.round_no), self.balances, jockey
+            )
+            self.tl.rounds[self.round_no] = len(self.tl.steps)
+            opening = x.get("opening", "forced")
+            text = f"Round {self.round_no}: {opening} opening" + (
+                f", {self.who(jockey)} is the jockey" if jockey is not None else ""
+            )
+            text += f" · balances {self.balances[0]}–{self.balances[1]}"
+        elif kind == "request":
+            self.to_act = seat
+            if seat is not None:
+                c = x.get("clock") or {}
+                ck = self.clocks[seat]
+                ck.bank_ns = int(c.get("bank_ns", ck.bank_ns))
+                ck.delay_left_ns = int(c.get("delay_left_ns", 0))
+                ck.deadline_ns = x.get("deadline_ns")
+                other = self.clocks[1 - seat]
+                if isinstance(c.get("opponent_bank_ns"), int):
+                    other.bank_ns = c["opponent_bank_ns"]
+            text = (
+                f"{self.who(seat)} to decide ({x.get('phase', '?')}): delay "
+                f"{seconds(self.clocks[seat].delay_left_ns if seat is not None else None)}"
+                f" + bank {seconds(self.clocks[seat].bank_ns if seat is not None else None)}"
+            )
+        elif kind == "reply":
+            status = x.get("status")
+            charge = x.get("charge") or {}
+            if seat is not None:
+                ck = self.clocks[seat]
+                ck.last = Cost(
+                    int(x.get("elapsed_ns") or 0),
+                    int(charge.get("delay_used_ns") or 0),
+                    int(charge.get("bank_used_ns") or 0),
+                    number,
+                )
+                cost = ck.last.to_dict()
+                banks = x.get("banks_ns")
+                if isinstance(banks, list) and len(banks) == 2:
+                    self.clocks[0].bank_ns, self.clocks[1].bank_ns = int(banks[0]), int(banks[1])
+                if status == "accepted":
+                    ck.delay_left_ns = None
+                    ck.deadline_ns = None
+                    self.to_act = None
+                else:
+                    used = ck.last.delay_used_ns
+                    ck.delay_left_ns = max(0, (ck.delay_left_ns or 0) - used)
+            took = (
+                f"{duration(x.get('elapsed_ns'))} (delay {duration(charge.get('delay_used_ns'))},"
+                f" bank {duration(charge.get('bank_used_ns'))})"
+            )
+            if status == "accepted":
+                text = f"{self.who(seat)}: {x.get('action')} · took {took}"
+            else:
+                err = self.private_of(seq, "error_raw")
+                why = f": {err['message']}" if err and err.get("message") else ""
+                text = (
+                    f"{self.who(seat)}: {status} action ({x.get('rule') or 'no rule'}) · "
+                    f"took {took}{why}"
+                )
+        elif kind == "retry":
+            if seat is not None:
+                ck = self.clocks[seat]
+                ck.delay_left_ns = x.get("delay_left_ns", ck.delay_left_ns)
+                ck.bank_ns = int(x.get("bank_ns", ck.bank_ns))
+                ck.deadline_ns = x.get("deadline_ns")
+                self.to_act = seat
+            text = (
+                f"{self.who(seat)} decides again: delay {seconds(x.get('delay_left_ns'))}"
+                f" + bank {seconds(x.get('bank_ns'))}"
+            )
+        elif kind == "event":
+            ev = x.get("event") or {}
+            shown_kind = str(ev.get("kind", "event"))
+            text, note, drawn = self.event(ev)
+        elif kind == "log":
+            item = self.private_of(seq, "log")
+            log = str(item["message"]) if item and "message" in item else None
+            text = f"{self.who(seat)} log: " + (
+                log if log is not None else f"({x.get('chars', '?')} characters, not revealed)"
+            )
+        elif kind == "rules":
+            text = f"{self.who(seat)} asked for the rules, topic {x.get('topic')!r}"
+        elif kind == "stale":
+            text = (
+                f"{self.who(seat)} answered request {x.get('id')}, which is not pending "
+                f"({x.get('pending')} is): ignored"
+            )
+        elif kind == "timeout":
+            if seat is not None:
+                self.clocks[seat].timed_out = True
+                self.clocks[seat].bank_ns = 0
+                self.clocks[seat].delay_left_ns = 0
+            text = f"{self.who(seat)} ran out of time: {duration(x.get('overrun_ns'))} late"
+        elif kind == "resign":
+            text = f"{self.who(seat)} resigned"
+        elif kind == "round_reveal":
+            rn = int(x.get("round") or 0)
+            self.tl.reveals[rn] = len(self.tl.steps)
+            n = len(x.get("private") or [])
+            text = f"Round {rn} revealed: the deal and {n} private items open"
+        elif kind == "seed_reveal":
+            text = f"The seed is revealed: {x.get('seed')}"
+        elif kind == "engine_exit":
+            how = x.get("how", "?")
+            code = x.get("exit_code")
+            sig = x.get("signal")
+            status = f"signal {sig}" if sig else f"exit code {code}"
+            text = (
+                f"{self.who(seat)} ended: {how}, {status}; {x.get('log_lines', 0)} log lines,"
+                f" {x.get('stderr_bytes', 0)} bytes on stderr"
+            )
+        elif kind == "result":
+            end = {
+                "winner": x.get("winner"),
+                "reason": x.get("reason"),
+                "detail": x.get("detail") or {},
+                "balances": x.get("balances"),
+                "rounds": x.get("rounds"),
+                "rated": x.get("rated"),
+            }
+            self.tl.result = end
+            bal = x.get("balances")
+            if isinstance(bal, list) and len(bal) == 2:
+                self.balances = (int(bal[0]), int(bal[1]))
+            text = result_text(end, self.names)
+            self.to_act = None
+        end = self.tl.result
+        r = self.round
+        phase = "—"
+        if r is not None and r.match is not None:
+            phase = r.match.phase.value
+        elif r is not None:
+            phase = "play" if r.layout.placed else "opening"
+        # The legal actions of a pending decision, shown until it is settled.
+        if self.to_act is None:
+            self.legal = None
+        elif (
+            kind in ("request", "retry")
+            and r is not None
+            and r.match is not None
+            and r.match.phase is not Phase.OVER
+            and r.match.to_act == seat
+        ):
+            self.legal = [str(a) for a in r.match.legal_actions()]
+        legal = self.legal
+        self.tl.steps.append(
+            Step(
+                line=number,
+                type=shown_kind,
+                text=text,
+                t_ns=int(x.get("t_ns") or 0),
+                round=self.round_no,
+                phase=phase,
+                layout=self.layout_index(),
+                last_tile=r.last if r else None,
+                hands=r.hands() if r else (None, None),
+                hand_sizes=(r.sizes[0], r.sizes[1]) if r else (0, 0),
+                boneyard=r.boneyard if r else None,
+                drawn=drawn,
+                auction=list(r.auction) if r else [],
+                jockey=r.jockey if r else None,
+                bid=r.bid if r else None,
+                bidder=r.bidder if r else None,
+                payment=r.payment if r else None,
+                balances=self.balances,
+                clocks=(self.clocks[0].to_dict(), self.clocks[1].to_dict()),
+                to_act=self.to_act,
+                legal=legal,
+                seat=seat,
+                cost=cost,
+                log=log,
+                note=note,
+                end=end,
+            )
+        )
+
+    def event(self, ev: dict[str, Any]) -> tuple[str, str | None, tuple[int, Tile | None] | None]:
+        r = self.round
+        k = ev.get("kind")
+        p = ev.get("player") if ev.get("player") in (0, 1) else None
+        if r is None:
+            return f"{k} (before any round)", None, None
+        if k == "placed" and p is not None:
+            t = _tile(ev["tile"])
+            note = r.place(p, t, ev.get("at"))
+            where = "opens with" if ev.get("at") is None else "plays"
+            at = ev.get("at")
+            place = "" if at is None else f" at {_point(at).words}"
+            pts = ev.get("points") or 0
+            text = f"{self.who(p)} {where} [{t.low}|{t.high}]{place} · count {ev.get('count')}"
+            text += f" → earns {pts}" if pts else ""
+            return text, note, None
+        if k == "drew" and p is not None:
+            note, got = r.apply(p, DRAW)
+            r.sizes[p] += 1
+            left = ev.get("boneyard_left")
+            r.boneyard = int(left) if isinstance(left, int) else r.boneyard - 1
+            shown = f"[{got.low}|{got.high}]" if got is not None else "a tile"
+            return f"{self.who(p)} draws {shown} · {r.boneyard} left", note, (p, got)
+        if k == "passed":
+            return f"{self.who(p)} passes: cannot play and the boneyard is empty", None, None
+        if k == "auction" and p is not None:
+            text = str(ev.get("action"))
+            note = None
+            try:
+                action = parse_action(text)
+            except RulesError:
+                return f"{self.who(p)}: {text}", "not an auction action", None
+            note, _ = r.apply(p, action)
+            r.auction.append((p, text))
+            if text.startswith("bid"):
+                r.bid, r.bidder = int(text.split()[1]), p
+                word = "bids" if len(r.auction) == 1 else "raises to"
+                return f"{self.who(p)} {word} {r.bid}", note, None
+            if text == "decline":
+                return (
+                    f"{self.who(p)} declines: {self.who(r.jockey)} opens for free",
+                    note,
+                    None,
+                )
+            return f"{self.who(p)} accepts {r.bid} from {self.who(r.bidder)}", note, None
+        if k == "transfer":
+            bal = ev.get("balances") or list(self.balances)
+            self.balances = (int(bal[0]), int(bal[1]))
+            payer, payee = ev.get("payer"), ev.get("payee")
+            amount, requested = ev.get("amount"), ev.get("requested")
+            reason = ev.get("reason")
+            capped = f" (of {requested}: all {self.who(payer)} had)" if amount != requested else ""
+            if reason == "auction":
+                credit = ""
+                if r.bid is not None and requested != r.bid:
+                    credit = f" (bid {r.bid} less the jockey's credit 15)"
+                r.payment = f"{self.who(payer)} pays {amount}{credit}"
+            return (
+                f"{self.who(payer)} pays {self.who(payee)} {amount}{capped} for the {reason}"
+                f" → {self.balances[0]}–{self.balances[1]}",
+                None,
+                None,
+            )
+        if k == "round_ended":
+            reason = ev.get("reason")
+            w = ev.get("winner")
+            pips = ev.get("pips") or [0, 0]
+            hands = ev.get("hands")
+            note = None
+            if r.match is not None and isinstance(hands, list):
+                known = r.hands()
+                ended = [sorted(_tile(pair) for pair in h) for h in hands]
+                if [sorted(h or []) for h in known] != ended:
+                    note = "the hands the round ended with differ from the rebuilt ones"
+            if reason == "domino":
+                text = f"Round {ev.get('round')} ends: {self.who(w)} dominoes"
+            elif reason == "block":
+                paid = ev.get("payout") or 0
+                text = f"Round {ev.get('round')} is blocked: pips {pips[0]}–{pips[1]}, " + (
+                    f"{self.who(w)} is paid {paid}" if w is not None else "equal, nothing paid"
+                )
+            else:
+                text = f"Round {ev.get('round')} ends: a balance reached 0"
+            return text + f" · pips in hand {pips[0]}–{pips[1]}", note, None
+        if k == "match_ended":
+            return (
+                f"The game is over: {self.who(ev.get('winner'))} wins by {ev.get('reason')}",
+                None,
+                None,
+            )
+        return f"event {k!r}", f"an event of kind {k!r} whose fields the page cannot use", None
+
+
+REASONS = {
+    "balance": "the opponent's balance reached 0",
+    "round_limit": "adjudicated by balance at the round limit",
+    "resign": "resignation",
+    "time": "time: the clock ran out",
+    "illegal": "an illegal action (forfeit)",
+    "crash": "a crash",
+    "protocol": "a protocol error",
+    "startup": "a failed start",
+    "aborted": "aborted by the referee",
+}
+
+
+def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
+    """``alpha (A) wins: time: the clock ran out (B, 50 ms late)`` and the like."""
+    w = end.get("winner")
+    reason = str(end.get("reason"))
+    detail = end.get("detail") or {}
+    who = f"{names[w]} ({SEATS[w]}) wins" if w in (0, 1) else "No winner"
+    why = REASONS.get(reason, reason)
+    extra = []
+    s = detail.get("seat")
+    if s in (0, 1):
+        extra.append(f"{SEATS[s]}")
+    if "overrun_ns" in detail:
+        extra.append(f"{duration(detail['overrun_ns'])} late")
+    for k in ("action", "rule", "message", "problem", "cause", "max_rounds", "signal"):
+        if detail.get(k) not in (None, ""):
+            extra.append(f"{k.replace('_', ' ')} {detail[k]}")
+    if "exit_code" in detail and detail["exit_code"] is not None:
+        extra.append(f"exit code {detail['exit_code']}")
+    bal = end.get("balances")
+    tail = f" · balances {bal[0]}–{bal[1]}" if isinstance(bal, list) and len(bal) == 2 else ""
+    rated = "" if end.get("rated", True) else " · not rated"
+    return f"{who}: {why}" + (f" ({', '.join(extra)})" if extra else "") + tail + rated
+
+
+def build_timeline(data: bytes) -> Timeline:
+    """Every step of the transcript in ``data``; a bad or cut line ends the steps there."""
+    read = read_transcript(data)
+    tl = _Builder([ln.data for ln in read.lines]).build()
+    if read.problem is not None:
+        tl.problem = f"line {read.problem.number}: {read.problem.message}"
+    elif read.truncated_at is not None:
+        tl.problem = f"line {read.truncated_at} is cut short: the transcript stops there"
+    return tl

@@ -1,0 +1,134 @@
+"""The replay page's timeline: rebuilt from the public lines, it agrees with the transcript."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bidref.render.timeline import build_timeline
+from tests.transcript.scripted_seats import referee_transcript
+
+KINDS: dict[str, dict[str, Any]] = {
+    "busy": {"chatty": True, "illegal_rate": 0.1},
+    "time-loss": {"late_at": 7},
+    "forfeit": {"illegal": "forfeit", "illegal_rate": 0.3},
+    "to-the-end": {"max_rounds": None, "seed": 3},
+    "explicit-first-deal": {"explicit_deals": 1},
+}
+_cache: dict[str, bytes] = {}
+
+
+def transcript(kind: str, tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    if kind not in _cache:
+        path = tmp_path_factory.mktemp(kind) / "t.jsonl"
+        _cache[kind] = referee_transcript(path, **KINDS[kind])
+    return _cache[kind]
+
+
+def pair(t: list[int]) -> str:
+    a, b = sorted(t)
+    return f"{a}-{b}"
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_line_is_a_step_that_agrees_with_the_transcript(
+    kind: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    data = transcript(kind, tmp_path_factory)
+    lines = [json.loads(x) for x in data.splitlines()]
+    tl = build_timeline(data)
+    assert tl.problem is None and len(tl.steps) == len(lines)
+    assert [s.line for s in tl.steps] == list(range(1, len(lines) + 1))
+    assert all(s.note is None for s in tl.steps), [s.note for s in tl.steps if s.note]
+    drew = {
+        p["seq"]: pair(p["tile"])
+        for x in lines
+        if x["type"] == "round_reveal"
+        for p in x["private"]
+        if p["kind"] == "drew"
+    }
+    offered: list[str] = []
+    for x, s in zip(lines, tl.steps, strict=True):
+        ev = x.get("event") or {}
+        if ev.get("kind") == "transfer":
+            assert list(s.balances) == ev["balances"]
+        if ev.get("kind") == "drew":
+            assert s.drawn is not None and str(s.drawn[1]) == drew[x["seq"]]
+            assert s.boneyard == ev["boneyard_left"]
+        if ev.get("kind") == "placed":
+            lay, last = tl.layouts[s.layout]
+            assert str(last) == pair(ev["tile"]) and lay.count() == ev["count"]
+        if ev.get("kind") == "round_ended":
+            hands = [sorted(str(t) for t in h or []) for h in s.hands]
+            assert hands == [sorted(pair(t) for t in h) for h in ev["hands"]]
+        if x["type"] == "request":
+            c = s.clocks[x["seat"]]
+            assert (c["bank"], c["delay_left"]) == (
+                x["clock"]["bank_ns"],
+                x["clock"]["delay_left_ns"],
+            )
+            assert s.to_act == x["seat"] and s.legal  # the rules' legal actions
+            offered = s.legal
+        if x["type"] == "reply":
+            assert s.clocks[x["seat"]]["bank"] == x["banks_ns"][x["seat"]]
+            assert s.cost is not None and s.cost["elapsed"] == x["elapsed_ns"]
+            if x["status"] == "accepted":
+                assert x["action"] in offered  # one of the legal actions shown at the request
+    assert tl.result is not None and tl.result["reason"] == lines[-1]["reason"]
+    assert list(tl.steps[-1].balances) == lines[-1]["balances"]
+
+
+def test_a_round_never_revealed_keeps_its_hands_face_down(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    data = transcript("busy", tmp_path_factory)
+    lines = data.splitlines(keepends=True)
+    reveal = next(i for i, x in enumerate(lines) if b'"round_reveal"' in x)
+    cut = b"".join(lines[:reveal]) + lines[reveal][:40]  # killed while writing the reveal
+    tl = build_timeline(cut)
+    assert tl.problem is not None and "cut short" in tl.problem
+    assert len(tl.steps) == reveal
+    last = tl.steps[-1]
+    assert last.hands == (None, None)  # unknown: the deal was never opened
+    assert sum(last.hand_sizes) > 0
+    full = build_timeline(data).steps[reveal - 1]
+    assert last.hand_sizes == full.hand_sizes  # counted from the public lines
+    assert str(tl.layouts[last.layout][0].placed) == str(
+        build_timeline(data).layouts[full.layout][0].placed
+    )
+    assert all(s.drawn is None or s.drawn[1] is None for s in tl.steps)
+
+
+def test_a_line_the_rules_refuse_is_noted_and_the_rest_still_shows(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    data = transcript("busy", tmp_path_factory)
+    lines = [json.loads(x) for x in data.splitlines()]
+    i = next(
+        i
+        for i, x in enumerate(lines)
+        if x["type"] == "event" and x["event"]["kind"] == "placed" and x["event"]["at"]
+    )
+    lines[i]["event"]["at"] = {"tile": [6, 6], "side": "branch_a"}  # not on the table
+    tl = build_timeline(("\n".join(json.dumps(x) for x in lines) + "\n").encode())
+    assert tl.steps[i].note is not None and "[6|6] branch A" in tl.steps[i].note
+    assert len(tl.steps) == len(lines) and tl.result is not None
+
+
+def test_lines_that_are_not_as_documented_are_noted_not_a_traceback(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    assert build_timeline(b"").steps == []
+    assert build_timeline(b"not json\n").problem == "line 1: not valid JSON: " + (
+        "Expecting value: line 1 column 1 (char 0)"
+    )
+    lines = [json.loads(x) for x in transcript("busy", tmp_path_factory).splitlines()]
+    i = next(i for i, x in enumerate(lines) if x["type"] == "event")
+    for broken in ({"kind": "placed", "player": 0}, {"kind": "drew", "player": "x"}, []):
+        bad = [*lines[:i], {**lines[i], "event": broken}, *lines[i + 1 :]]
+        tl = build_timeline(("\n".join(json.dumps(x) for x in bad) + "\n").encode())
+        assert len(tl.steps) == len(lines)
+        if broken:
+            assert tl.steps[i].note is not None
