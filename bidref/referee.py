@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, ExitInfo, Incoming, Line, Overlong
+from .engines import Clock, EngineSpec, Eof, ExitInfo, Incoming, IoGroup, Line, Overlong
 from .engines.framing import MAX_LINE
 from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
 from .protocol import (
@@ -110,6 +110,11 @@ LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine 
 LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
 # rejected replies whose raw line is recorded; further ones are counted (engine_exit)
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
+# Caps on what an engine can make the referee do in one turn (docs/match.md, "Caps"):
+RULES_PER_TURN: Final = 16  # rules requests answered; further ones get a short error
+EXTRA_LINES_PER_TURN: Final = 10_000  # lines other than the reply (logs, rules, stale, ...)
+REJECTED_PER_TURN: Final = 100  # rejected replies (illegal / bad action) in one turn
+REJECTED_PER_MATCH: Final = 1000  # ... and in the whole match; beyond either: a protocol loss
 
 
 # -- the illegal-action policy (outside the rules) ------------------------------------------
@@ -170,10 +175,12 @@ class MatchSpec:
     deals: tuple[Deal, ...] = ()  # explicit first deals (then the seed's)
     startup_timeout_ns: int = 10 * SECOND
     grace_ns: int = 500 * MILLISECOND
-    timing_tolerance_ns: int = 200 * MILLISECOND
+    timing_tolerance_ns: int = 1 * MILLISECOND  # see docs/match.md, "Clock promises"
     stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
     max_line: int = MAX_LINE
     eager_events: bool = False  # write events to both seats at once, not with the next request
+    # per seat (a handicap match); None: both seats play ``time_control``
+    time_controls: tuple[TimeControl, TimeControl] | None = None
 
     def __post_init__(self) -> None:
         if len(self.engines) != 2:
@@ -193,6 +200,10 @@ class MatchSpec:
                 f"{len(self.deals)} explicit deal(s) and no seed: give a seed "
                 "for the rounds after them, or max_rounds <= "
                 f"{len(self.deals)}"
+            )
+        if self.time_controls is not None and len(self.time_controls) != 2:
+            raise ValueError(
+                f"time_controls needs one time control per seat, got {len(self.time_controls)}"
             )
         if self.startup_timeout_ns <= 0 or self.grace_ns < 0 or self.timing_tolerance_ns < 0:
             raise ValueError(
@@ -318,12 +329,14 @@ def run_match(
     """
     if seats is None:
         stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
+        group = IoGroup()  # one wait moves both engines' I/O
         seats = [
             EngineSeat(
                 e,
                 transport=spec.transport,
                 clock=clock,
                 max_line=spec.max_line,
+                group=group,
                 stderr_log=None
                 if stderr_dir is None
                 else stderr_dir / f"{'AB'[i]}-{_file_name(e.name)}.stderr.log",
@@ -362,7 +375,7 @@ class _Referee:
             self.seed = secrets.randbits(63)
         self.names = [s.name for s in seats]
         self.match: Match | None = None
-        self.mclock = MatchClock.start(spec.time_control)
+        self.mclock = MatchClock.start(spec.time_control, spec.time_controls)
         self.req_id = 0
         self.decisions = 0
         self.first_request: int | None = None
@@ -371,6 +384,8 @@ class _Referee:
         self.stales = [0, 0]
         self.rules_asked = [0, 0]
         self.rejected = [0, 0]
+        self.turn_counts = [0, 0, 0]  # this decision: rules requests, other lines, rejected
+        self.t_floor = 0  # the last t_ns written: engine lines are never stamped before it
         self.last: str | None = None
         self.encoder = RequestEncoder()
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
@@ -419,6 +434,20 @@ class _Referee:
                 "rules": RULES_VERSION,
                 "started_at": self.started_at,
                 "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
+                **(
+                    {
+                        "time_controls": [
+                            {"bank_ns": c.bank, "delay_ns": c.delay}
+                            for c in self.spec.time_controls
+                        ]
+                    }
+                    if self.mclock.controls is not None and self.spec.time_controls
+                    else {}
+                ),
+                # the referee's clock origin (raw CLOCK_MONOTONIC when the clock is the
+                # real one): engine logs stamped with CLOCK_MONOTONIC line up with t_ns
+                "monotonic_origin_ns": self.origin,
+                "timing_tolerance_ns": self.spec.timing_tolerance_ns,
                 "max_rounds": self.spec.max_rounds,
                 "illegal": self.policy.name,
                 "transport": self.spec.transport,
@@ -432,14 +461,6 @@ class _Referee:
     # -- start-up ------------------------------------------------------------------------
 
     def _start_seats(self) -> None:
-        tc = self.spec.time_control
-        settings = Settings(
-            bank_ms=tc.bank // MILLISECOND,
-            delay_ms=tc.delay // MILLISECOND,
-            max_rounds=self.spec.max_rounds,
-            illegal=self.spec.illegal,
-            startup_ms=self.spec.startup_timeout_ns // MILLISECOND,
-        )
         hello_lines: list[str] = []
         sent_at: list[int] = []
         for i, seat in enumerate(self.seats):
@@ -450,6 +471,14 @@ class _Referee:
                 raise _End(1 - i, "startup", {"seat": i, "problem": str(e)}, rated=False) from None
         for i, seat in enumerate(self.seats):
             options = dict(self.spec.engines[i].options) if i < len(self.spec.engines) else {}
+            tc = self.mclock.control_of(i)
+            settings = Settings(
+                bank_ms=tc.bank // MILLISECOND,
+                delay_ms=tc.delay // MILLISECOND,
+                max_rounds=self.spec.max_rounds,
+                illegal=self.spec.illegal,
+                startup_ms=self.spec.startup_timeout_ns // MILLISECOND,
+            )
             line = encode(
                 RefereeHello(
                     bidref=__version__,
@@ -498,11 +527,17 @@ class _Referee:
             inc = seat.receive(deadline)
             if inc is None:
                 secs = self.spec.startup_timeout_ns / SECOND
-                raise fail(f"no hello within the start-up timeout of {secs:g} s{self._tail(i)}")
+                raise fail(
+                    f"no hello within the start-up timeout of {secs:g} s{self._tail(i)}"
+                    f"{self._unflushed_hint()}"
+                )
             if isinstance(inc, Eof):
                 info = seat.exit_info(self.spec.grace_ns)
                 how = info.describe() if info else "closed its stdout"
-                raise fail(f"the engine ended before its hello ({how}){self._tail(i)}")
+                raise fail(
+                    f"the engine ended before its hello ({how}){self._tail(i)}"
+                    f"{self._unflushed_hint()}"
+                )
             if isinstance(inc, Overlong):
                 raise fail(f"a line of more than {self.spec.max_line} bytes instead of a hello")
             try:
@@ -520,6 +555,14 @@ class _Referee:
                     f"{PROTOCOL_VERSION!r}"
                 )
             return msg, inc.text, inc.t
+
+    def _unflushed_hint(self) -> str:
+        if self.spec.transport != "pipe":
+            return ""
+        return (
+            " (if it does print a hello, its stdout is probably not flushed on a pipe: "
+            "flush after every line, or run it with --transport pty)"
+        )
 
     def _tail(self, i: int) -> str:
         tail = self.seats[i].stderr_tail().strip()
@@ -597,31 +640,34 @@ class _Referee:
             # before anything is sent or waited for.)
             tx.flush()
         first_t: int | None = None
+        self.turn_counts = [0, 0, 0]
+        self.t_floor = start
         while True:
             inc = seat.receive(deadline)
             if type(inc) is not Line:
                 self._not_a_line(p, inc, deadline)
             assert isinstance(inc, Line)
-            t = inc.t
+            # The line's end reached the referee in (after, read]: after the last
+            # look that found nothing, by the look that read it.
+            read = inc.t
+            after = read if inc.after is None else inc.after
+            t = read  # what the player is charged up to
             if came is not None:
-                # The first line (and the others read with it) came while the
-                # referee was preparing: after the last look that found nothing
-                # (quiet) and by the look that found it (found); the reader thread
-                # could stamp it only once the referee let it run. The player gets
-                # the benefit of that doubt, never the referee's work.
+                # The first line (and the others read with it) was found while the
+                # referee was preparing: after its last look that found nothing
+                # (quiet), by the look that found it (found). The player gets the
+                # benefit of that doubt, never the referee's work.
                 quiet, found = came
                 if first_t is None:
-                    first_t = t
-                if t != first_t:
+                    first_t = read
+                if read != first_t:
                     came = None
                 else:
-                    if quiet < deadline <= found and t >= deadline:
-                        # the deadline passed while the referee prepared: it cannot
-                        # tell whether the line came before it
-                        raise self._timing_fault(p, deadline, found, "prepared")
-                    t = min(t, quiet)
-            if t >= deadline:
-                raise self._late(p, deadline, t, "stamped")
+                    after, read = quiet, min(read, found)
+                    t = quiet
+            if read >= deadline:
+                t = self._judge_late(p, deadline, after, read)
+            t = max(t, self.t_floor)  # never before a line already written (a queued line)
             text = inc.text
             fast = action_reply(text)  # the usual action line, without a JSON parser
             if fast is None:
@@ -632,6 +678,7 @@ class _Referee:
             else:
                 got_id, action_text = fast
             if got_id != rid:
+                self._count(p, 1, text)
                 self._stale(p, got_id, text, t)
                 continue
             # A reply can be stamped before write_line() took its own stamp
@@ -648,9 +695,11 @@ class _Referee:
                 if branch is None:
                     events = match.apply(action, p)
             except (NotationError, IllegalActionError) as err:
+                self._count(p, 2, text)
                 mclock, charge = self.mclock.charge(elapsed)
                 self.mclock = mclock
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
+                self.t_floor = start
                 continue
             if branch is None:
                 branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
@@ -714,7 +763,9 @@ class _Referee:
         """Raise the end that ``inc`` (not a line: a timeout, EOF or an over-long
         line) means for seat ``p``."""
         if inc is None:
-            raise self._late(p, deadline, self.clock(), "woke")
+            # the seat looked at or after the deadline and found nothing: a time
+            # loss, however late the referee looked (the reply was not there)
+            raise self._time_loss(p, max(self.clock() - deadline, 0))
         if isinstance(inc, Eof):
             raise self._crash(p)
         assert isinstance(inc, Overlong)
@@ -728,12 +779,43 @@ class _Referee:
             },
         )
 
-    def _late(self, p: int, deadline: int, seen: int, how: str) -> _End:
-        """A time loss, or a timing fault when the referee was not watching."""
-        late = seen - deadline
-        if late > self.spec.timing_tolerance_ns:
-            return self._timing_fault(p, deadline, seen, how)
-        return self._time_loss(p, max(late, 0))
+    def _judge_late(self, p: int, deadline: int, after: int, read: int) -> int:
+        """A line read at or after the deadline, that reached the referee in
+        (``after``, ``read``]: the time to charge it at if it may have been in
+        time; else raise the end it means (docs/match.md, "Clock promises")."""
+        if after >= deadline:
+            # a look at or after the deadline found nothing: the line came later
+            raise self._time_loss(p, read - deadline)
+        late = read - deadline
+        if late <= self.spec.timing_tolerance_ns:
+            # within the tolerance: it may have come in time, so it counts as in
+            # time, with all the time there was
+            return deadline - 1
+        # the referee was not looking at the deadline (a stall, an overloaded
+        # machine): neither an in-time reply nor a time loss can be proven
+        raise self._timing_fault(p, deadline, read, after)
+
+    def _count(self, p: int, what: int, raw: str) -> None:
+        """Count a line other than the accepted reply against the caps of this
+        decision (and, for rejected replies, of the match): beyond one, the
+        engine loses by ``protocol``."""
+        counts = self.turn_counts
+        counts[what] += 1
+        if what == 2:
+            over = counts[2] > REJECTED_PER_TURN or self.rejected[p] >= REJECTED_PER_MATCH
+            problem = (
+                f"more than {REJECTED_PER_TURN} rejected replies to one request, or "
+                f"{REJECTED_PER_MATCH} in the match (the caps)"
+            )
+        else:
+            counts[1] += what == 0  # a rules request is also a line other than the reply
+            over = counts[1] > EXTRA_LINES_PER_TURN
+            problem = (
+                f"more than {EXTRA_LINES_PER_TURN} lines other than the reply "
+                "to one request (the cap)"
+            )
+        if over:
+            raise _End(1 - p, "protocol", {"seat": p, "line": quote(raw), "problem": problem})
 
     def _slow_reply(self, p: int, text: str, t: int) -> tuple[int, str] | None:
         """Decode a line that is not an action in its usual form: (id, action) for
@@ -746,6 +828,7 @@ class _Referee:
                 1 - p, "protocol", {"seat": p, "line": quote(text), "problem": e.problem}
             ) from None
         if type(msg) is not ActionMsg:
+            self._count(p, 0 if type(msg) is RulesRequest else 1, text)
             self._other_message(p, msg, text, t)
             return None
         return msg.id, msg.action
@@ -869,9 +952,26 @@ class _Referee:
                         "topic": None if msg.topic is None else _cut(msg.topic),
                     },
                 )
-            self._send(
-                p, encode(RulesAnswer(id=msg.id, topic=msg.topic, text=rules_section(msg.topic)))
-            )
+            if self.turn_counts[0] > RULES_PER_TURN:
+                # answered with the clock running, and only so many per request
+                self._send(
+                    p,
+                    encode(
+                        ErrorMsg(
+                            id=None,
+                            code="unexpected",
+                            message=(
+                                f"more than {RULES_PER_TURN} rules requests for one "
+                                "request: not answered (the cap; the rules text does not change)"
+                            ),
+                        )
+                    ),
+                )
+            else:
+                self._send(
+                    p,
+                    encode(RulesAnswer(id=msg.id, topic=msg.topic, text=rules_section(msg.topic))),
+                )
         elif isinstance(msg, Log):
             self._log(p, msg, t)
         elif isinstance(msg, Pong):
@@ -1003,26 +1103,27 @@ class _Referee:
             {"seat": p, "overrun_ns": overrun, "overrun_ms": round(overrun / MILLISECOND, 3)},
         )
 
-    def _timing_fault(self, p: int, deadline: int, seen: int, how: str) -> _End:
-        late = seen - deadline
-        log.warning("referee timing fault: %s %d ns after seat %d's deadline", how, late, p)
-        if how == "prepared":
-            problem = (
-                f"the referee was preparing moves at the deadline and found a line "
-                f"{late / MILLISECOND:.1f} ms after it that may have come before it: "
-                "neither an in-time reply nor a time loss can be proven"
-            )
-        else:
-            problem = (
-                f"the referee {'woke' if how == 'woke' else 'read a reply'} "
-                f"{late / MILLISECOND:.1f} ms after the deadline (tolerance "
-                f"{self.spec.timing_tolerance_ns / MILLISECOND:g} ms): a time loss "
-                "cannot be proven"
-            )
+    def _timing_fault(self, p: int, deadline: int, read: int, after: int) -> _End:
+        late = read - deadline
+        log.warning("referee timing fault: a line read %d ns after seat %d's deadline", late, p)
+        problem = (
+            f"the referee found a line {late / MILLISECOND:.3f} ms after seat "
+            f"{'AB'[p]}'s deadline (tolerance {self.spec.timing_tolerance_ns / MILLISECOND:g} "
+            f"ms), and its last look that found nothing was "
+            f"{(deadline - after) / MILLISECOND:.3f} ms before it: the referee was not "
+            "looking at the deadline (stalled or overloaded), so neither an in-time reply "
+            "nor a time loss can be proven"
+        )
         return _End(
             None,
             "aborted",
-            {"cause": "timing_fault", "seat": p, "late_ns": late, "problem": problem},
+            {
+                "cause": "timing_fault",
+                "seat": p,
+                "late_ns": late,
+                "quiet_before_ns": deadline - after,
+                "problem": problem,
+            },
             rated=False,
         )
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from .framing import MAX_LINE, LineFramer, LineTooLong
+from .io import IoGroup
 from .pipe import PipeTransport
 from .pty import PtyTransport
 from .spec import EngineSpec, EngineSpecError, load_engine_file, resolve_engine, start_hint
@@ -35,8 +36,10 @@ def start_engine(
     clock: Clock = time.monotonic_ns,
     stderr_log: Path | None = None,
     max_line: int = MAX_LINE,
+    group: IoGroup | None = None,
 ) -> Transport:
-    """Start ``spec`` over ``transport`` ("pipe" or "pty")."""
+    """Start ``spec`` over ``transport`` ("pipe" or "pty"). Engines of one match
+    share a ``group``: waiting for one of them moves the I/O of all."""
     cls: type[PipeTransport] | type[PtyTransport]
     if transport == "pipe":
         cls = PipeTransport
@@ -52,6 +55,7 @@ def start_engine(
             clock=clock,
             stderr_log=stderr_log,
             max_line=max_line,
+            group=group,
         )
     except EngineStartError as e:
         raise EngineStartError(f"{e}{start_hint(spec)}") from None
@@ -66,6 +70,7 @@ __all__ = [
     "Eof",
     "ExitInfo",
     "Incoming",
+    "IoGroup",
     "Line",
     "LineFramer",
     "LineTooLong",

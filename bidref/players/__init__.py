@@ -58,6 +58,7 @@ from ..engines import (
     EngineStartError,
     ExitInfo,
     Incoming,
+    IoGroup,
     Transport,
     WriteError,
     start_engine,
@@ -114,8 +115,10 @@ class EngineSeat:
         clock: Clock = time.monotonic_ns,
         stderr_log: Path | None = None,
         max_line: int = MAX_LINE,
+        group: IoGroup | None = None,
     ) -> None:
         self.spec = spec
+        self.group = group
         self.name = spec.name
         self.transport_name = transport
         self.clock = clock
@@ -131,6 +134,7 @@ class EngineSeat:
                 clock=self.clock,
                 stderr_log=self.stderr_log,
                 max_line=self.max_line,
+                group=self.group,
             )
         except (EngineStartError, ValueError, OSError) as e:
             raise SeatStartError(str(e)) from None
