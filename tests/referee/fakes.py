@@ -136,7 +136,7 @@ class PipeSeat(FakeSeat):
     _quiet: int = 0
 
     def _pop(self, after: int) -> Incoming:
-        t, _, text = heapq.heappop(self._queue)
+        _t, _, text = heapq.heappop(self._queue)
         now = self.clock.now
         if text == EOF_MARK:
             return Eof(now)

@@ -107,7 +107,7 @@ def test_a_reply_after_the_deadline_loses(after: int, tmp_path: Path) -> None:
     out, lines, _ = play(first_request_at(after), tmp_path)
     assert (out.reason, out.winner, out.rated) == ("time", 1, True)
     assert out.detail["overrun_ns"] == 0
-    assert [x for x in lines if x["type"] == "timeout"][0]["overrun_ns"] == 0
+    assert next(x for x in lines if x["type"] == "timeout")["overrun_ns"] == 0
 
 
 def test_a_reply_after_the_tolerance_loses_even_to_a_late_look(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_a_rules_flood_is_answered_capped_and_loses_at_the_deadline(tmp_path: Pa
     rules = json.dumps({"type": "rules", "id": 1, "topic": None})
     flood = [(50 * MS, rules)] * 40
     script = first_request_at(10 * SECOND, flood)  # the reply never comes in time
-    out, lines, a = play(script, tmp_path)
+    out, _lines, a = play(script, tmp_path)
     assert (out.reason, out.winner, out.rated) == ("time", 1, True)
     assert out.detail["overrun_ns"] == 0  # the deadline was seen on time
     answers = a.messages("rules")
@@ -193,7 +193,7 @@ def test_deeply_nested_json_is_a_protocol_loss_not_a_crash(tmp_path: Path) -> No
 def test_per_seat_time_controls_are_kept_and_recorded(tmp_path: Path) -> None:
     slow, fast = TimeControl(bank=2 * SECOND, delay=100 * MS), TimeControl(bank=SECOND, delay=0)
     spec = replace(SPEC, time_controls=(slow, fast))
-    out, lines, a = play(first_legal(), tmp_path, spec=spec)
+    out, lines, _a = play(first_legal(), tmp_path, spec=spec)
     assert out.reason == "round_limit"
     header = lines[0]
     assert header["time_controls"] == [
