@@ -1133,6 +1133,10 @@ class _Referee:
         # An interrupt now (a Ctrl-C during a grace period) must not leave engines
         # running: telling them is skipped, ending them is started again.
         with contextlib.suppress(KeyboardInterrupt):
+            # The seats note what close() must end before the engines are told (an
+            # engine may exit on match_ended, and its escaped children with it out
+            # of sight). That scan of /proc takes milliseconds: it is why telling
+            # both engines can take longer than the 5 ms docs/match.md aims at.
             for i, seat in enumerate(self.seats):
                 before_end = getattr(seat, "before_end", None)
                 if before_end is not None and self.opened[i]:
