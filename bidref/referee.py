@@ -34,7 +34,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
@@ -42,6 +42,7 @@ from typing import Any, Final, Literal, Protocol
 from . import __version__
 from .engines import Clock, EngineSpec, Eof, ExitInfo, Incoming, IoGroup, Line, Overlong
 from .engines.framing import MAX_LINE
+from .outcome import END_REASONS, EndReason, EndReasonName, MatchOutcome
 from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
 from .protocol import (
     PROTOCOL_VERSION,
@@ -92,20 +93,6 @@ from .wire import Branch, SeatLines, seat_event_lines
 
 log = logging.getLogger(__name__)
 
-EndReason = Literal[
-    "balance", "round_limit", "resign", "time", "illegal", "crash", "protocol", "startup", "aborted"
-]
-END_REASONS: Final[tuple[str, ...]] = (
-    "balance",
-    "round_limit",
-    "resign",
-    "time",
-    "illegal",
-    "crash",
-    "protocol",
-    "startup",
-    "aborted",
-)
 LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
 LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
 # rejected replies whose raw line is recorded; further ones are counted (engine_exit)
@@ -213,57 +200,6 @@ class MatchSpec:
 
 
 @dataclass(frozen=True)
-class MatchOutcome:
-    """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted)."""
-
-    winner: int | None
-    reason: EndReason
-    detail: dict[str, Any]
-    balances: tuple[int, int]
-    rounds: int
-    engines: tuple[str, str]
-    transcript_path: Path | None
-    rated: bool
-    seed: int | None = None
-    decisions: int = 0  # accepted actions
-    decision_ns: int = 0  # referee clock from the first request to the last accepted action
-    exits: tuple[dict[str, object], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["transcript_path"] = None if self.transcript_path is None else str(self.transcript_path)
-        d["balances"] = list(self.balances)
-        d["engines"] = list(self.engines)
-        d["exits"] = list(self.exits)
-        return d
-
-    def summary(self) -> str:
-        """One line, e.g. ``A (c_first) wins by balance 300-0 after 3 rounds``."""
-        bal = f"{self.balances[0]}-{self.balances[1]}"
-        if self.winner is None:
-            what = "aborted" if self.reason in ("aborted", "startup") else "draw"
-            head = what if what == self.reason else f"{what} ({self.reason})"
-        elif self.reason == "resign":
-            w, lo = self.winner, 1 - self.winner
-            head = f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) wins"
-        else:
-            head = f"{'AB'[self.winner]} ({self.engines[self.winner]}) wins by {self.reason}"
-        extra = ""
-        if self.reason == "time":
-            extra = f", {'AB'[self.detail['seat']]} overran by {self.detail['overrun_ms']} ms"
-        elif self.reason in ("crash", "protocol", "startup", "illegal", "aborted"):
-            bits = {
-                k: v
-                for k, v in self.detail.items()
-                if k in ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")
-            }
-            if "seat" in bits:
-                bits["seat"] = "AB"[bits["seat"]]
-            extra = ", " + ", ".join(f"{k}={v}" for k, v in bits.items() if v is not None)
-        return f"{head}{extra}; balances {bal} after {self.rounds} rounds"
-
-
-@dataclass(frozen=True)
 class LiveState:
     """A snapshot for live displays (``observer`` of :func:`run_match`)."""
 
@@ -298,12 +234,16 @@ def _cut(raw: str) -> str:
 
 class _End(Exception):
     def __init__(
-        self, winner: int | None, reason: EndReason, detail: dict[str, Any], rated: bool = True
+        self,
+        winner: int | None,
+        reason: EndReasonName,
+        detail: dict[str, Any],
+        rated: bool | None = None,
     ) -> None:
         self.winner = winner
         self.reason = reason
         self.detail = detail
-        self.rated = rated
+        self.rated = EndReason(reason).rated if rated is None else rated
         super().__init__(reason)
 
 
@@ -1257,3 +1197,18 @@ class _Referee:
                 outcome=outcome,
             )
         )
+
+
+__all__ = [
+    "END_REASONS",
+    "EndReason",
+    "ForfeitIllegal",
+    "IllegalPolicy",
+    "LiveState",
+    "MatchOutcome",
+    "MatchSpec",
+    "Observer",
+    "RejectIllegal",
+    "illegal_policy",
+    "run_match",
+]
