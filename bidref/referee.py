@@ -40,31 +40,20 @@ from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
 from . import __version__
-from .engines import Clock, EngineSpec, Eof, ExitInfo, Incoming, IoGroup, Line, Overlong
+from .engines import Clock, EngineSpec, ExitInfo, IoGroup
 from .engines.framing import MAX_LINE
 from .outcome import END_REASONS, EndReason, EndReasonName, MatchOutcome
-from .players import EngineSeat, Seat, SeatGone, SeatResigned, SeatStartError
+from .players import EngineSeat, Seat, SeatGone
 from .protocol import (
     PROTOCOL_VERSION,
-    ActionMsg,
-    EngineHello,
     ErrorCode,
     ErrorMsg,
     EventMsg,
     Log,
-    Pong,
-    ProtocolError,
     Quit,
-    RefereeHello,
-    Resign,
-    RulesAnswer,
     RulesRequest,
-    Settings,
-    decode_engine_line,
     encode,
-    quote,
 )
-from .protocol.codec import action_reply
 from .protocol.fastview import RequestEncoder, clock_members, event_json
 from .rules import (
     MILLISECOND,
@@ -87,7 +76,11 @@ from .rules import (
     parse_action,
     seeded_deals,
 )
-from .rules_text import rules_section
+from .session import (
+    EngineSession,
+    SessionEnd,
+    hello_line,
+)
 from .transcript import SaltSource, TranscriptWriter, default_salt
 from .wire import Branch, SeatLines, seat_event_lines
 
@@ -97,11 +90,6 @@ LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine 
 LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
 # rejected replies whose raw line is recorded; further ones are counted (engine_exit)
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
-# Caps on what an engine can make the referee do in one turn (docs/match.md, "Caps"):
-RULES_PER_TURN: Final = 16  # rules requests answered; further ones get a short error
-EXTRA_LINES_PER_TURN: Final = 10_000  # lines other than the reply (logs, rules, stale, ...)
-REJECTED_PER_TURN: Final = 100  # rejected replies (illegal / bad action) in one turn
-REJECTED_PER_MATCH: Final = 1000  # ... and in the whole match; beyond either: a protocol loss
 
 
 # -- the illegal-action policy (outside the rules) ------------------------------------------
@@ -246,6 +234,13 @@ class _End(Exception):
         self.rated = EndReason(reason).rated if rated is None else rated
         super().__init__(reason)
 
+    @classmethod
+    def of(cls, e: SessionEnd) -> _End:
+        """A seat's end: that seat loses (nobody, when the match is aborted)."""
+        seat = e.detail["seat"]
+        winner = None if e.reason == "aborted" else 1 - seat
+        return cls(winner, e.reason, e.detail, e.rated)
+
 
 def run_match(
     spec: MatchSpec,
@@ -288,7 +283,68 @@ def run_match(
     return _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at).run()
 
 
+class _Stats:
+    """What the referee counts for the outcome and live displays."""
+
+    __slots__ = ("decisions", "first_request", "last", "last_accept")
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.first_request: int | None = None
+        self.last_accept = 0
+        self.last: str | None = None  # the last accepted action, for live displays
+
+
+class _Record:
+    """The transcript side of the match: what the sessions report, written with
+    the caps of docs/match.md (a :class:`~bidref.session.Recorder`)."""
+
+    def __init__(self, tx: TranscriptWriter, clock: Clock) -> None:
+        self.tx = tx
+        self.clock = clock
+        self.sessions: list[EngineSession] = []
+
+    def before_send(self) -> None:
+        self.tx.flush()  # what the engine is told is in the transcript first
+
+    def log(self, seat: int, msg: Log, t: int) -> None:
+        if self.sessions[seat].counts["log_lines"] > LOG_LINES_CAP:
+            return
+        seq = self.tx.write("log", t, {"seat": seat, "chars": len(msg.message)})
+        self.tx.private(seq, "log", {"seat": seat, "message": msg.message[:LOG_LINE_CAP]})
+
+    def stale(self, seat: int, got_id: int, pending: int, raw: str, t: int) -> None:
+        if self.sessions[seat].counts["stale_lines"] <= LOG_LINES_CAP:
+            seq = self.tx.write("stale", t, {"seat": seat, "id": got_id, "pending": pending})
+            self.tx.private(seq, "reply_raw", {"seat": seat, "raw": _cut(raw)})
+
+    def rules(self, seat: int, msg: RulesRequest, t: int) -> None:
+        if self.sessions[seat].counts["rules_requests"] <= LOG_LINES_CAP:
+            self.tx.write(
+                "rules",
+                t,
+                {
+                    "seat": seat,
+                    "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
+                    "topic": None if msg.topic is None else _cut(msg.topic),
+                },
+            )
+
+    def resign(self, seat: int, message: str | None, t: int) -> None:
+        seq = self.tx.write("resign", t, {"seat": seat})
+        if message:  # private like a log line: it could say something about the hand
+            self.tx.private(
+                seq, "resign_message", {"seat": seat, "message": message[:LOG_LINE_CAP]}
+            )
+
+    def timeout(self, seat: int, overrun_ns: int) -> None:
+        self.tx.write("timeout", self.clock(), {"seat": seat, "overrun_ns": overrun_ns})
+
+
 class _Referee:
+    """Orchestrates one match: the rules state, the clock, the events to both
+    seats, the transcript. Each seat's protocol is its :class:`EngineSession`."""
+
     def __init__(
         self,
         spec: MatchSpec,
@@ -300,14 +356,15 @@ class _Referee:
         started_at: str | None,
     ) -> None:
         self.spec = spec
-        self.seats = seats
         self.clock = clock
         self.observer = observer
         self.policy = illegal_policy(spec.illegal)
         self.origin = clock()
         self.tx = TranscriptWriter(transcript_path, self.origin, salt)
-        self.transcript_path = transcript_path
-        self.started_at = started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.rec = _Record(self.tx, clock)
+        self.sessions = [EngineSession(s, i, clock, self.rec, spec) for i, s in enumerate(seats)]
+        self.rec.sessions = self.sessions
+        self.header = (transcript_path, started_at)
         self.seed = spec.seed
         if self.seed is None and not spec.deals:
             import secrets
@@ -317,20 +374,10 @@ class _Referee:
         self.match: Match | None = None
         self.mclock = MatchClock.start(spec.time_control, spec.time_controls)
         self.req_id = 0
-        self.decisions = 0
-        self.first_request: int | None = None
-        self.last_accept = 0
-        self.logs = [0, 0]
-        self.stales = [0, 0]
-        self.rules_asked = [0, 0]
-        self.rejected = [0, 0]
-        self.turn_counts = [0, 0, 0]  # this decision: rules requests, other lines, rejected
-        self.t_floor = 0  # the last t_ns written: engine lines are never stamped before it
-        self.last: str | None = None
+        self.stats = _Stats()
         self.encoder = RequestEncoder()
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
-        self.opened = [False, False]
         self.over = False  # the match result is known: stop talking to engines
 
     # -- the whole match ---------------------------------------------------------------
@@ -347,16 +394,18 @@ class _Referee:
             if r.reason == "round_limit":
                 detail = {"max_rounds": self.spec.max_rounds}
             end = _End(r.winner, r.reason, detail)
+        except SessionEnd as e:
+            end = _End.of(e)
         except _End as e:
             end = e
         except KeyboardInterrupt:
             end = _End(None, "aborted", {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
-            for i, seat in enumerate(self.seats):
-                if self.opened[i]:
+            for sess in self.sessions:
+                if sess.opened:
                     with contextlib.suppress(Exception):
-                        seat.close(None, 0)
+                        sess.seat.close(None, 0)
             self.tx.close()
             raise
         return self._finish(end)
@@ -364,6 +413,8 @@ class _Referee:
     def _header(self) -> None:
         tc = self.spec.time_control
         seed_commitment = self.tx.commit_seed(self.seed) if self.seed is not None else None
+        started_at = self.header[1] or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        controls = self.mclock.controls
         self.tx.write(
             "header",
             self.origin,
@@ -372,16 +423,11 @@ class _Referee:
                 "bidref": __version__,
                 "protocol": PROTOCOL_VERSION,
                 "rules": RULES_VERSION,
-                "started_at": self.started_at,
+                "started_at": started_at,
                 "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
                 **(
-                    {
-                        "time_controls": [
-                            {"bank_ns": c.bank, "delay_ns": c.delay}
-                            for c in self.spec.time_controls
-                        ]
-                    }
-                    if self.mclock.controls is not None and self.spec.time_controls
+                    {"time_controls": [{"bank_ns": c.bank, "delay_ns": c.delay} for c in controls]}
+                    if controls is not None
                     else {}
                 ),
                 # the referee's clock origin (raw CLOCK_MONOTONIC when the clock is the
@@ -394,119 +440,42 @@ class _Referee:
                 "seeded": self.seed is not None,
                 "explicit_deals": len(self.spec.deals),
                 "seed_commitment": seed_commitment,
-                "engines": [{"seat": i, **s.describe()} for i, s in enumerate(self.seats)],
+                "engines": [{"seat": s.index, **s.seat.describe()} for s in self.sessions],
             },
         )
 
     # -- start-up ------------------------------------------------------------------------
 
     def _start_seats(self) -> None:
-        hello_lines: list[str] = []
-        sent_at: list[int] = []
-        for i, seat in enumerate(self.seats):
-            try:
-                seat.open()
-                self.opened[i] = True
-            except SeatStartError as e:
-                raise _End(1 - i, "startup", {"seat": i, "problem": str(e)}, rated=False) from None
-        for i, seat in enumerate(self.seats):
-            options = dict(self.spec.engines[i].options) if i < len(self.spec.engines) else {}
-            tc = self.mclock.control_of(i)
-            settings = Settings(
-                bank_ms=tc.bank // MILLISECOND,
-                delay_ms=tc.delay // MILLISECOND,
-                max_rounds=self.spec.max_rounds,
-                illegal=self.spec.illegal,
-                startup_ms=self.spec.startup_timeout_ns // MILLISECOND,
+        spec = self.spec
+        for sess in self.sessions:
+            sess.open()
+        hellos: list[tuple[str, int]] = []
+        for i, sess in enumerate(self.sessions):
+            line = hello_line(
+                i,
+                self.mclock.control_of(i),
+                max_rounds=spec.max_rounds,
+                illegal=spec.illegal,
+                startup_ns=spec.startup_timeout_ns,
+                options=dict(spec.engines[i].options) if i < len(spec.engines) else {},
             )
-            line = encode(
-                RefereeHello(
-                    bidref=__version__,
-                    rules=RULES_VERSION,
-                    seat=i,
-                    settings=settings,
-                    options=options,
-                )
-            )
-            hello_lines.append(line)
-            try:
-                sent_at.append(seat.send(line))
-            except SeatGone as e:
-                # An engine that already exited closes its stdin first: say how it ended.
-                info = seat.exit_info(self.spec.grace_ns)
-                problem = f"the engine ended before its hello ({info.describe()})" if info else e
-                raise _End(
-                    1 - i,
-                    "startup",
-                    {"seat": i, "problem": f"{problem}{self._tail(i)}"},
-                    rated=False,
-                ) from None
-        for i, seat in enumerate(self.seats):
-            deadline = sent_at[i] + self.spec.startup_timeout_ns
-            hello, raw, t = self._await_hello(i, seat, deadline)
+            hellos.append((line, sess.send_hello(line)))
+        for i, sess in enumerate(self.sessions):
+            line, sent_at = hellos[i]
+            hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
             self.names[i] = hello.name
             self.tx.write(
                 "hello",
                 t,
                 {
                     "seat": i,
-                    "sent": hello_lines[i],
+                    "sent": line,
                     "received": raw,
                     "engine": hello.model_dump(exclude={"type"}),
-                    "elapsed_ns": t - sent_at[i],
+                    "elapsed_ns": t - sent_at,
                 },
             )
-
-    def _await_hello(self, i: int, seat: Seat, deadline: int) -> tuple[EngineHello, str, int]:
-        """The engine's hello, its raw line and the time it was read."""
-
-        def fail(problem: str) -> _End:
-            return _End(1 - i, "startup", {"seat": i, "problem": problem}, rated=False)
-
-        while True:
-            inc = seat.receive(deadline)
-            if inc is None:
-                secs = self.spec.startup_timeout_ns / SECOND
-                raise fail(
-                    f"no hello within the start-up timeout of {secs:g} s{self._tail(i)}"
-                    f"{self._unflushed_hint()}"
-                )
-            if isinstance(inc, Eof):
-                info = seat.exit_info(self.spec.grace_ns)
-                how = info.describe() if info else "closed its stdout"
-                raise fail(
-                    f"the engine ended before its hello ({how}){self._tail(i)}"
-                    f"{self._unflushed_hint()}"
-                )
-            if isinstance(inc, Overlong):
-                raise fail(f"a line of more than {self.spec.max_line} bytes instead of a hello")
-            try:
-                msg = decode_engine_line(inc.text)
-            except ProtocolError as e:
-                raise fail(f"expected a hello: {e}") from None
-            if isinstance(msg, Log):
-                self._log(i, msg, inc.t)
-                continue
-            if not isinstance(msg, EngineHello):
-                raise fail(f"expected a hello, got a {msg.type!r} message: {quote(inc.text)}")
-            if msg.protocol != PROTOCOL_VERSION:
-                raise fail(
-                    f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
-                    f"{PROTOCOL_VERSION!r}"
-                )
-            return msg, inc.text, inc.t
-
-    def _unflushed_hint(self) -> str:
-        if self.spec.transport != "pipe":
-            return ""
-        return (
-            " (if it does print a hello, its stdout is probably not flushed on a pipe: "
-            "flush after every line, or run it with --transport pty)"
-        )
-
-    def _tail(self, i: int) -> str:
-        tail = self.seats[i].stderr_tail().strip()
-        return f"; stderr ends: {tail[-300:]!r}" if tail else ""
 
     # -- the game --------------------------------------------------------------------------
 
@@ -530,7 +499,7 @@ class _Referee:
         # request needs; the rest of the work is done while the player thinks
         # (_prepare). benchmarks/referee_work.py and referee_overhead.py measure it.
         p = match.to_act
-        seat = self.seats[p]
+        sess = self.sessions[p]
         mclock = self.mclock = self.mclock.begin(p, match.turn)
         rid = self.req_id = self.req_id + 1
         banks = mclock.banks
@@ -553,12 +522,12 @@ class _Referee:
             # events not yet sent to the player to move go in the same write
             self.outbox[p] = []
             pending.append(line)
-            start = self._send(p, "\n".join(pending))
+            start = sess.send("\n".join(pending))
         else:
-            start = self._send(p, line)
+            start = sess.send(line)
         deadline = start + available
-        if self.first_request is None:
-            self.first_request = start
+        if self.stats.first_request is None:
+            self.stats.first_request = start
         tx = self.tx
         if tx.enabled:
             seq = tx.write_json(
@@ -573,56 +542,18 @@ class _Referee:
                 flush=False,
             )
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
-        branches, came = self._prepare(match, seat, start, deadline)
+        branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
             # reply already here takes it along with its own lines, in one write,
             # before anything is sent or waited for.)
             tx.flush()
-        first_t: int | None = None
-        self.turn_counts = [0, 0, 0]
-        self.t_floor = start
+        sess.begin(rid, start)
         while True:
-            inc = seat.receive(deadline)
-            if type(inc) is not Line:
-                self._not_a_line(p, inc, deadline)
-            assert isinstance(inc, Line)
-            # The line's end reached the referee in (after, read]: after the last
-            # look that found nothing, by the look that read it.
-            read = inc.t
-            after = read if inc.after is None else inc.after
-            t = read  # what the player is charged up to
-            if came is not None:
-                # The first line (and the others read with it) was found while the
-                # referee was preparing: after its last look that found nothing
-                # (quiet), by the look that found it (found). The player gets the
-                # benefit of that doubt, never the referee's work.
-                quiet, found = came
-                if first_t is None:
-                    first_t = read
-                if read != first_t:
-                    came = None
-                else:
-                    after, read = quiet, min(read, found)
-                    t = quiet
-            if read >= deadline:
-                t = self._judge_late(p, deadline, after, read)
-            t = max(t, self.t_floor)  # never before a line already written (a queued line)
-            text = inc.text
-            fast = action_reply(text)  # the usual action line, without a JSON parser
-            if fast is None:
-                got = self._slow_reply(p, text, t)
-                if got is None:
-                    continue
-                got_id, action_text = got
-            else:
-                got_id, action_text = fast
-            if got_id != rid:
-                self._count(p, 1, text)
-                self._stale(p, got_id, text, t)
-                continue
-            # A reply can be stamped before write_line() took its own stamp
-            # (the reader thread ran first): that is no time at all.
+            _, action_text, text, t, was_prepared = sess.next_action(deadline, came)
+            if not was_prepared:
+                came = None
+            # A reply can be read before the request's stamp (it came early): no time.
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)
             if branch is not None:
@@ -635,11 +566,11 @@ class _Referee:
                 if branch is None:
                     events = match.apply(action, p)
             except (NotationError, IllegalActionError) as err:
-                self._count(p, 2, text)
+                sess.count(2, text)
                 mclock, charge = self.mclock.charge(elapsed)
                 self.mclock = mclock
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
-                self.t_floor = start
+                sess.retry(start)
                 continue
             if branch is None:
                 branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
@@ -655,7 +586,7 @@ class _Referee:
         cannot say so (no ``has_input``) gets nothing prepared.
         Returns the branches by action text, and, when a line came in
         meanwhile, the last time nothing had and the time it was found (see
-        _decision)."""
+        EngineSession.next_action)."""
         has_input = getattr(seat, "has_input", None)
         if has_input is None:
             return {}, None  # no way to stop in time: prepare nothing
@@ -692,86 +623,13 @@ class _Referee:
         self.match = branch.match
         self.encoder = branch.encoder
         self.prepared = branch.request
-        self.decisions += 1
-        self.last_accept = t
+        stats = self.stats
+        stats.decisions += 1
+        stats.last_accept = t
         self._dispatch(branch.events, t, branch.lines)
         if self.observer is not None:
-            self.last = f"{'AB'[p]}: {action}"
-            self._notify(self.last)
-
-    def _not_a_line(self, p: int, inc: Incoming | None, deadline: int) -> None:
-        """Raise the end that ``inc`` (not a line: a timeout, EOF or an over-long
-        line) means for seat ``p``."""
-        if inc is None:
-            # the seat looked at or after the deadline and found nothing: a time
-            # loss, however late the referee looked (the reply was not there)
-            raise self._time_loss(p, max(self.clock() - deadline, 0))
-        if isinstance(inc, Eof):
-            raise self._crash(p)
-        assert isinstance(inc, Overlong)
-        raise _End(
-            1 - p,
-            "protocol",
-            {
-                "seat": p,
-                "line": quote(inc.prefix),
-                "problem": f"a line of more than {self.spec.max_line} bytes (the limit)",
-            },
-        )
-
-    def _judge_late(self, p: int, deadline: int, after: int, read: int) -> int:
-        """A line read at or after the deadline, that reached the referee in
-        (``after``, ``read``]: the time to charge it at if it may have been in
-        time; else raise the end it means (docs/match.md, "Clock promises")."""
-        if after >= deadline:
-            # a look at or after the deadline found nothing: the line came later
-            raise self._time_loss(p, read - deadline)
-        late = read - deadline
-        if late <= self.spec.timing_tolerance_ns:
-            # within the tolerance: it may have come in time, so it counts as in
-            # time, with all the time there was
-            return deadline - 1
-        # the referee was not looking at the deadline (a stall, an overloaded
-        # machine): neither an in-time reply nor a time loss can be proven
-        raise self._timing_fault(p, deadline, read, after)
-
-    def _count(self, p: int, what: int, raw: str) -> None:
-        """Count a line other than the accepted reply against the caps of this
-        decision (and, for rejected replies, of the match): beyond one, the
-        engine loses by ``protocol``."""
-        counts = self.turn_counts
-        counts[what] += 1
-        if what == 2:
-            over = counts[2] > REJECTED_PER_TURN or self.rejected[p] >= REJECTED_PER_MATCH
-            problem = (
-                f"more than {REJECTED_PER_TURN} rejected replies to one request, or "
-                f"{REJECTED_PER_MATCH} in the match (the caps)"
-            )
-        else:
-            counts[1] += what == 0  # a rules request is also a line other than the reply
-            over = counts[1] > EXTRA_LINES_PER_TURN
-            problem = (
-                f"more than {EXTRA_LINES_PER_TURN} lines other than the reply "
-                "to one request (the cap)"
-            )
-        if over:
-            raise _End(1 - p, "protocol", {"seat": p, "line": quote(raw), "problem": problem})
-
-    def _slow_reply(self, p: int, text: str, t: int) -> tuple[int, str] | None:
-        """Decode a line that is not an action in its usual form: (id, action) for
-        an action; None for any other message (handled here)."""
-        try:
-            msg = decode_engine_line(text)
-        except ProtocolError as e:
-            self._send_quietly(p, encode(ErrorMsg(id=None, code=e.code, message=str(e))))
-            raise _End(
-                1 - p, "protocol", {"seat": p, "line": quote(text), "problem": e.problem}
-            ) from None
-        if type(msg) is not ActionMsg:
-            self._count(p, 0 if type(msg) is RulesRequest else 1, text)
-            self._other_message(p, msg, text, t)
-            return None
-        return msg.id, msg.action
+            stats.last = f"{'AB'[p]}: {action}"
+            self._notify(stats.last)
 
     def _record_reply(
         self,
@@ -836,8 +694,7 @@ class _Referee:
                 "banks_ns": list(self.mclock.banks),
             },
         )
-        self.rejected[p] += 1
-        if self.rejected[p] <= LOG_LINES_CAP:
+        if self.sessions[p].counts["rejected"] <= LOG_LINES_CAP:
             tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
             tx.private(seq, "error_raw", {"seat": p, "message": _cut(message)})
         if self.policy.forfeits(p, err):
@@ -846,7 +703,9 @@ class _Referee:
                 "illegal",
                 {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
             )
-        start = self._send(p, encode(ErrorMsg(id=rid, code=code, message=message, rule=rule)))
+        start = self.sessions[p].send(
+            encode(ErrorMsg(id=rid, code=code, message=message, rule=rule))
+        )
         deadline = self.mclock.deadline(start)
         tx.write(
             "retry",
@@ -860,85 +719,6 @@ class _Referee:
             },
         )
         return start, deadline
-
-    def _stale(self, p: int, got_id: int, raw: str, t: int) -> None:
-        self.stales[p] += 1
-        if self.stales[p] <= LOG_LINES_CAP:
-            seq = self.tx.write("stale", t, {"seat": p, "id": got_id, "pending": self.req_id})
-            self.tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
-        self._send(
-            p,
-            encode(
-                ErrorMsg(
-                    id=got_id,
-                    code="stale_id",
-                    message=(
-                        f"action for request {got_id} ignored: the pending request is {self.req_id}"
-                    ),
-                )
-            ),
-        )
-
-    def _other_message(self, p: int, msg: Any, raw: str, t: int) -> None:
-        if isinstance(msg, RulesRequest):
-            self.rules_asked[p] += 1
-            if self.rules_asked[p] <= LOG_LINES_CAP:
-                self.tx.write(
-                    "rules",
-                    t,
-                    {
-                        "seat": p,
-                        "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
-                        "topic": None if msg.topic is None else _cut(msg.topic),
-                    },
-                )
-            if self.turn_counts[0] > RULES_PER_TURN:
-                # answered with the clock running, and only so many per request
-                self._send(
-                    p,
-                    encode(
-                        ErrorMsg(
-                            id=None,
-                            code="unexpected",
-                            message=(
-                                f"more than {RULES_PER_TURN} rules requests for one "
-                                "request: not answered (the cap; the rules text does not change)"
-                            ),
-                        )
-                    ),
-                )
-            else:
-                self._send(
-                    p,
-                    encode(RulesAnswer(id=msg.id, topic=msg.topic, text=rules_section(msg.topic))),
-                )
-        elif isinstance(msg, Log):
-            self._log(p, msg, t)
-        elif isinstance(msg, Pong):
-            pass
-        elif isinstance(msg, Resign):
-            raise self._resign(p, t, msg.message)
-        else:
-            self._send(
-                p,
-                encode(
-                    ErrorMsg(
-                        id=None,
-                        code="unexpected",
-                        message=(
-                            f"a {msg.type!r} message is not expected now; ignored: {quote(raw)}"
-                        ),
-                    )
-                ),
-            )
-
-    def _log(self, p: int, msg: Log, t: int) -> None:
-        self.logs[p] += 1
-        if self.logs[p] > LOG_LINES_CAP:
-            return
-        text = msg.message[:LOG_LINE_CAP]
-        seq = self.tx.write("log", t, {"seat": p, "chars": len(msg.message)})
-        self.tx.private(seq, "log", {"seat": p, "message": text})
 
     # -- events ------------------------------------------------------------------------------
 
@@ -965,9 +745,9 @@ class _Referee:
                 text = "\n".join(out)
                 out.clear()
                 if self.over:
-                    self._send_quietly(s, text)
+                    self.sessions[s].send_quietly(text)
                 else:
-                    self._send(s, text)
+                    self.sessions[s].send(text)
 
     def _record_events(self, events: list[Event], t: int) -> None:
         tx = self.tx
@@ -998,74 +778,7 @@ class _Referee:
                 if tp is RoundEnded:
                     tx.reveal_round(t)
 
-    def _send(self, p: int, text: str) -> int:
-        self.tx.flush()  # what the engine is told is in the transcript first
-        try:
-            return self.seats[p].send(text)
-        except SeatResigned:
-            raise self._resign(p, self.clock(), None) from None
-        except SeatGone as e:
-            raise self._crash(p, str(e)) from None
-
-    def _send_quietly(self, p: int, text: str) -> None:
-        self.tx.flush()
-        with contextlib.suppress(SeatGone):
-            self.seats[p].send(text)
-
     # -- ends ---------------------------------------------------------------------------------
-
-    def _crash(self, p: int, write_problem: str | None = None) -> _End:
-        info = self.seats[p].exit_info(self.spec.grace_ns)
-        if info is not None:
-            problem = info.describe()
-        else:
-            problem = write_problem or "closed its stdout but is still running"
-        detail: dict[str, Any] = {
-            "seat": p,
-            "exit_code": info.exit_code if info else None,
-            "signal": info.signal if info else None,
-            "problem": problem,
-            "stderr_tail": self.seats[p].stderr_tail()[-500:],
-        }
-        return _End(1 - p, "crash", detail)
-
-    def _resign(self, p: int, t: int, message: str | None) -> _End:
-        seq = self.tx.write("resign", t, {"seat": p})
-        if message:  # private like a log line: it could say something about the hand
-            self.tx.private(seq, "resign_message", {"seat": p, "message": message[:LOG_LINE_CAP]})
-        return _End(1 - p, "resign", {"seat": p})
-
-    def _time_loss(self, p: int, overrun: int) -> _End:
-        self.tx.write("timeout", self.clock(), {"seat": p, "overrun_ns": overrun})
-        return _End(
-            1 - p,
-            "time",
-            {"seat": p, "overrun_ns": overrun, "overrun_ms": round(overrun / MILLISECOND, 3)},
-        )
-
-    def _timing_fault(self, p: int, deadline: int, read: int, after: int) -> _End:
-        late = read - deadline
-        log.warning("referee timing fault: a line read %d ns after seat %d's deadline", late, p)
-        problem = (
-            f"the referee found a line {late / MILLISECOND:.3f} ms after seat "
-            f"{'AB'[p]}'s deadline (tolerance {self.spec.timing_tolerance_ns / MILLISECOND:g} "
-            f"ms), and its last look that found nothing was "
-            f"{(deadline - after) / MILLISECOND:.3f} ms before it: the referee was not "
-            "looking at the deadline (stalled or overloaded), so neither an in-time reply "
-            "nor a time loss can be proven"
-        )
-        return _End(
-            None,
-            "aborted",
-            {
-                "cause": "timing_fault",
-                "seat": p,
-                "late_ns": late,
-                "quiet_before_ns": deadline - after,
-                "problem": problem,
-            },
-            rated=False,
-        )
 
     def _finish(self, end: _End) -> MatchOutcome:
         t = self.clock()
@@ -1077,25 +790,26 @@ class _Referee:
             # engine may exit on match_ended, and its escaped children with it out
             # of sight). That scan of /proc takes milliseconds: it is why telling
             # both engines can take longer than the 5 ms docs/match.md aims at.
-            for i, seat in enumerate(self.seats):
-                before_end = getattr(seat, "before_end", None)
-                if before_end is not None and self.opened[i]:
+            for sess in self.sessions:
+                before_end = getattr(sess.seat, "before_end", None)
+                if before_end is not None and sess.opened:
                     before_end()
             if m is not None:
                 self._tell_the_end(m, end)
         quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
         quit_sent = [False, False]
         with contextlib.suppress(KeyboardInterrupt):
-            for i in (0, 1):
+            for i, sess in enumerate(self.sessions):
                 # an engine that had exited already (e.g. crashed) does not quit now
-                if self.opened[i]:
-                    gone = self.seats[i].exit_info(0) is not None
+                if sess.opened:
+                    gone = sess.seat.exit_info(0) is not None
                     with contextlib.suppress(SeatGone):
-                        self.seats[i].send(quit_line)
+                        sess.seat.send(quit_line)
                         quit_sent[i] = not gone
         exits: list[dict[str, object]] = []
-        for i, seat in enumerate(self.seats):
-            info = self._close(seat) if self.opened[i] else None
+        for i, sess in enumerate(self.sessions):
+            seat = sess.seat
+            info = self._close(seat) if sess.opened else None
             if info is not None and info.how == "exited" and quit_sent[i]:
                 info = replace(info, how="quit")  # it exited after our quit line
             exits.append(
@@ -1105,10 +819,7 @@ class _Referee:
                     "signal": info.signal if info else None,
                     "how": info.how if info else "not_started",
                     "stderr_bytes": seat.stderr_bytes(),
-                    "log_lines": self.logs[i],
-                    "stale_lines": self.stales[i],
-                    "rules_requests": self.rules_asked[i],
-                    "rejected": self.rejected[i],
+                    **sess.counts,
                     "stderr_log": seat.describe().get("stderr_log"),
                 }
             )
@@ -1121,6 +832,7 @@ class _Referee:
         rounds = m.round_number if m else 0
         if m is not None and m.result is not None:
             rounds = m.result.rounds
+        stats = self.stats
         outcome = MatchOutcome(
             winner=end.winner,
             reason=end.reason,
@@ -1128,11 +840,11 @@ class _Referee:
             balances=balances,
             rounds=rounds,
             engines=(self.names[0], self.names[1]),
-            transcript_path=self.transcript_path,
+            transcript_path=self.header[0],
             rated=end.rated,
             seed=self.seed,
-            decisions=self.decisions,
-            decision_ns=(self.last_accept - self.first_request) if self.first_request else 0,
+            decisions=stats.decisions,
+            decision_ns=(stats.last_accept - stats.first_request) if stats.first_request else 0,
             exits=tuple(exits),
         )
         self.tx.write(
@@ -1149,7 +861,7 @@ class _Referee:
             },
         )
         self.tx.close()
-        self._notify(self.last, outcome)
+        self._notify(stats.last, outcome)
         return outcome
 
     def _close(self, seat: Seat) -> ExitInfo:
@@ -1175,8 +887,8 @@ class _Referee:
             for out in self.outbox:
                 out.append(line)
         for i, out in enumerate(self.outbox):
-            if out and self.opened[i]:
-                self._send_quietly(i, "\n".join(out))
+            if out and self.sessions[i].opened:
+                self.sessions[i].send_quietly("\n".join(out))
             out.clear()
 
     def _notify(self, last: str | None, outcome: MatchOutcome | None = None) -> None:
@@ -1193,7 +905,7 @@ class _Referee:
                 delay_ns=self.spec.time_control.delay,
                 to_act=None if (m is None or m.over) else m.to_act,
                 last=last,
-                decisions=self.decisions,
+                decisions=self.stats.decisions,
                 outcome=outcome,
             )
         )
