@@ -13,8 +13,8 @@ import pytest
 
 from bidref.engines import EngineSpec
 from bidref.referee import MatchOutcome, MatchSpec, run_match
-from bidref.session import EXTRA_LINES_PER_TURN, REJECTED_PER_TURN, RULES_PER_TURN
 from bidref.rules import MILLISECOND, SECOND, TimeControl
+from bidref.session import EXTRA_LINES_PER_TURN, REJECTED_PER_TURN, RULES_PER_TURN
 from bidref.transcript import counter_salt
 from bidref.transcript.replay import replay
 
