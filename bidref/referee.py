@@ -77,6 +77,7 @@ from .rules import (
     seeded_deals,
 )
 from .session import (
+    DEFAULT_TOLERANCE_NS,
     EngineSession,
     SessionEnd,
     hello_line,
@@ -150,7 +151,7 @@ class MatchSpec:
     deals: tuple[Deal, ...] = ()  # explicit first deals (then the seed's)
     startup_timeout_ns: int = 10 * SECOND
     grace_ns: int = 500 * MILLISECOND
-    timing_tolerance_ns: int = 1 * MILLISECOND  # see docs/match.md, "Clock promises"
+    timing_tolerance_ns: int = DEFAULT_TOLERANCE_NS  # see docs/match.md, "Clock promises"
     stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
     max_line: int = MAX_LINE
     eager_events: bool = False  # write events to both seats at once, not with the next request

@@ -43,6 +43,7 @@ from .protocol.codec import action_reply
 from .rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from .rules_text import rules_section
 
+DEFAULT_TOLERANCE_NS: Final = 1 * MILLISECOND  # MatchSpec.timing_tolerance_ns (docs/match.md)
 # Caps on what an engine can make the referee do for one request (docs/match.md, "Caps"):
 RULES_PER_TURN: Final = 16  # rules requests answered; further ones get a short error
 EXTRA_LINES_PER_TURN: Final = 10_000  # lines other than the reply (logs, rules, stale, ...)
@@ -120,6 +121,26 @@ def rules_reply(msg: RulesRequest, asked_this_turn: int) -> str:
             )
         )
     return encode(RulesAnswer(id=msg.id, topic=msg.topic, text=rules_section(msg.topic)))
+
+
+def judge(deadline: int, after: int, read: int, tolerance_ns: int) -> str:
+    """The clock's verdict on a line read at ``read`` that reached the reader
+    after its look at ``after`` (docs/match.md, "Clock promises"): ``in_time``
+    (read before the deadline), ``band`` (it may have come in time, read within
+    the tolerance: it counts), ``late`` (proven late: a look at or after the
+    deadline found nothing before it), or ``unjudgeable`` (nobody looked at the
+    deadline: a referee timing fault).
+
+    >>> [judge(100, 90, r, 5) for r in (99, 100, 105, 106)]
+    ['in_time', 'band', 'band', 'unjudgeable']
+    >>> judge(100, 100, 101, 5)
+    'late'
+    """
+    if read < deadline:
+        return "in_time"
+    if after >= deadline:
+        return "late"
+    return "band" if read - deadline <= tolerance_ns else "unjudgeable"
 
 
 def unflushed_hint(transport: str) -> str:
@@ -327,10 +348,11 @@ class EngineSession:
         """A line read at or after the deadline, that reached the referee in
         (``after``, ``read``]: the time to charge it at if it may have been in
         time; else raise the end it means (docs/match.md, "Clock promises")."""
-        if after >= deadline:
+        verdict = judge(deadline, after, read, self.spec.timing_tolerance_ns)
+        if verdict == "late":
             # a look at or after the deadline found nothing: the line came later
             raise self.time_loss(read - deadline)
-        if read - deadline <= self.spec.timing_tolerance_ns:
+        if verdict == "band":
             # within the tolerance: it may have come in time, so it counts as in
             # time, with all the time there was
             return deadline - 1
@@ -488,5 +510,6 @@ __all__ = [
     "Recorder",
     "SessionEnd",
     "hello_line",
+    "judge",
     "rules_reply",
 ]
