@@ -11,6 +11,7 @@ says how to reap the process and what to release after it (:meth:`_reap`,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from .io import IoGroup, Reader, Writer
 from .lifecycle import escaped_descendants, exit_info_of, terminate, wait_exit
@@ -23,6 +24,8 @@ from .transport import (
     StderrSink,
     write_all,
 )
+
+QUIT_WRITE_NS: Final = 50_000_000  # how long the quit line may wait for a full pipe
 
 
 class ProcessTransport:
@@ -106,11 +109,12 @@ class ProcessTransport:
         writer = self._writer
 
         def send_quit() -> None:
-            # At the end (only) a write may wait, up to the grace period.
+            # At the end (only) a write may wait, briefly: an engine that has not
+            # read what it was sent will not read its quit line either.
             data = bytes(writer.out) + (quit_line + "\n").encode() if quit_line else b""
             writer.out.clear()
             if data and writer.broken is None:
-                write_all(writer.fd, data, timeout_ns=grace_ns)
+                write_all(writer.fd, data, timeout_ns=min(grace_ns, QUIT_WRITE_NS))
 
         info = terminate(
             self.pid,

@@ -164,3 +164,19 @@ def test_waiting_for_one_engine_drains_the_other() -> None:
     finally:
         a.close(None, SECOND // 10)
         b.close(None, SECOND)
+
+
+def test_an_engine_that_never_reads_cannot_block_the_referee() -> None:
+    # Issue 13, item 4: 12 rules answers (and far more) to an engine that stopped
+    # reading its stdin: every write returns at once; the queue is capped.
+    t = PipeTransport([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        t0 = time.monotonic()
+        for _ in range(200):
+            t.write_line("r" * 60_000)  # 12 MB in all, against a 64 KiB pipe
+        assert time.monotonic() - t0 < 2.0
+        assert len(t._writer.out) <= t._writer.cap and t._writer.dropped > 0
+    finally:
+        t0 = time.monotonic()
+        t.close('{"type":"quit"}', SECOND // 5)
+        assert time.monotonic() - t0 < 3.0  # the quit line does not wait on it for long
