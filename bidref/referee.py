@@ -33,15 +33,23 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final
 
 from . import __version__
-from .engines import Clock, EngineSpec, ExitInfo, IoGroup
-from .engines.framing import MAX_LINE
+from .engines import Clock, ExitInfo, IoGroup
+from .matchspec import (
+    ForfeitIllegal,
+    IllegalPolicy,
+    LiveState,
+    MatchSpec,
+    Observer,
+    RejectIllegal,
+    illegal_policy,
+)
 from .outcome import END_REASONS, EndReason, EndReasonName, MatchOutcome
 from .players import EngineSeat, Seat, SeatGone
 from .protocol import (
@@ -58,10 +66,8 @@ from .protocol.fastview import RequestEncoder, clock_members, event_json
 from .rules import (
     MILLISECOND,
     RULES_VERSION,
-    SECOND,
     Action,
     Charge,
-    Deal,
     Drew,
     Event,
     IllegalActionError,
@@ -71,13 +77,11 @@ from .rules import (
     NotationError,
     RoundEnded,
     RoundStarted,
-    TimeControl,
     listed_deals,
     parse_action,
     seeded_deals,
 )
 from .session import (
-    DEFAULT_TOLERANCE_NS,
     EngineSession,
     SessionEnd,
     hello_line,
@@ -93,118 +97,7 @@ LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rule
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
-# -- the illegal-action policy (outside the rules) ------------------------------------------
-
-
-class IllegalPolicy(Protocol):
-    """Decides what an illegal (or unreadable) action costs the player who sent it."""
-
-    @property
-    def name(self) -> str: ...
-
-    def forfeits(self, seat: int, error: IllegalActionError | NotationError) -> bool:
-        """True: the player loses the match; False: an error reply, the decision stays."""
-        ...
-
-
-@dataclass(frozen=True)
-class RejectIllegal:
-    """RULES.md §8: the game does not change, the same decision stays pending."""
-
-    name: str = "reject"
-
-    def forfeits(self, seat: int, error: IllegalActionError | NotationError) -> bool:
-        return False
-
-
-@dataclass(frozen=True)
-class ForfeitIllegal:
-    """Strict testing: the first illegal action loses the match."""
-
-    name: str = "forfeit"
-
-    def forfeits(self, seat: int, error: IllegalActionError | NotationError) -> bool:
-        return True
-
-
-def illegal_policy(name: str) -> IllegalPolicy:
-    if name == "reject":
-        return RejectIllegal()
-    if name == "forfeit":
-        return ForfeitIllegal()
-    raise ValueError(f"unknown illegal-action policy {name!r}: use reject or forfeit")
-
-
-# -- the public API ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MatchSpec:
-    """Everything that defines a match. Picklable (tournament workers get one each)."""
-
-    engines: tuple[EngineSpec, EngineSpec]
-    seed: int | None = None  # None: a random seed (recorded, revealed at the end)
-    time_control: TimeControl = field(default_factory=TimeControl)
-    max_rounds: int | None = None
-    illegal: Literal["reject", "forfeit"] = "reject"
-    transport: Literal["pipe", "pty"] = "pipe"
-    deals: tuple[Deal, ...] = ()  # explicit first deals (then the seed's)
-    startup_timeout_ns: int = 10 * SECOND
-    grace_ns: int = 500 * MILLISECOND
-    timing_tolerance_ns: int = DEFAULT_TOLERANCE_NS  # see docs/match.md, "Clock promises"
-    stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
-    max_line: int = MAX_LINE
-    eager_events: bool = False  # write events to both seats at once, not with the next request
-    # per seat (a handicap match); None: both seats play ``time_control``
-    time_controls: tuple[TimeControl, TimeControl] | None = None
-
-    def __post_init__(self) -> None:
-        if len(self.engines) != 2:
-            raise ValueError(f"a match needs 2 engines, got {len(self.engines)}")
-        if self.max_rounds is not None and self.max_rounds < 1:
-            raise ValueError(f"max_rounds={self.max_rounds}: give at least 1, or None")
-        if self.illegal not in ("reject", "forfeit"):
-            raise ValueError(f"illegal={self.illegal!r}: use 'reject' or 'forfeit'")
-        if self.transport not in ("pipe", "pty"):
-            raise ValueError(f"transport={self.transport!r}: use 'pipe' or 'pty'")
-        if (
-            self.deals
-            and self.seed is None
-            and (self.max_rounds is None or self.max_rounds > len(self.deals))
-        ):
-            raise ValueError(
-                f"{len(self.deals)} explicit deal(s) and no seed: give a seed "
-                "for the rounds after them, or max_rounds <= "
-                f"{len(self.deals)}"
-            )
-        if self.time_controls is not None and len(self.time_controls) != 2:
-            raise ValueError(
-                f"time_controls needs one time control per seat, got {len(self.time_controls)}"
-            )
-        if self.startup_timeout_ns <= 0 or self.grace_ns < 0 or self.timing_tolerance_ns < 0:
-            raise ValueError(
-                "startup_timeout_ns must be positive; grace_ns and "
-                "timing_tolerance_ns must not be negative"
-            )
-
-
-@dataclass(frozen=True)
-class LiveState:
-    """A snapshot for live displays (``observer`` of :func:`run_match`)."""
-
-    engines: tuple[str, str]
-    round: int
-    turn: int
-    balances: tuple[int, int]
-    banks_ns: tuple[int, int]
-    delay_ns: int
-    to_act: int | None
-    last: str | None  # the last accepted action, e.g. "A: play 1-3 1-1:line_a"
-    decisions: int
-    outcome: MatchOutcome | None = None
-
-
-Observer = Callable[[LiveState], None]
+# (MatchSpec, the illegal-action policies and LiveState: bidref/matchspec.py)
 
 
 def _file_name(name: str) -> str:
@@ -300,9 +193,12 @@ class _Record:
     """The transcript side of the match: what the sessions report, written with
     the caps of docs/match.md (a :class:`~bidref.session.Recorder`)."""
 
-    def __init__(self, tx: TranscriptWriter, clock: Clock) -> None:
+    def __init__(self, tx: TranscriptWriter, clock: Clock, origin: int) -> None:
         self.tx = tx
         self.clock = clock
+        self.origin = origin  # the clock at t_ns 0
+        self.path: Path | None = None
+        self.started_at: str | None = None
         self.sessions: list[EngineSession] = []
 
     def before_send(self) -> None:
@@ -360,18 +256,16 @@ class _Referee:
         self.clock = clock
         self.observer = observer
         self.policy = illegal_policy(spec.illegal)
-        self.origin = clock()
-        self.tx = TranscriptWriter(transcript_path, self.origin, salt)
-        self.rec = _Record(self.tx, clock)
+        origin = clock()
+        self.rec = _Record(TranscriptWriter(transcript_path, origin, salt), clock, origin)
+        self.rec.path, self.rec.started_at = transcript_path, started_at
         self.sessions = [EngineSession(s, i, clock, self.rec, spec) for i, s in enumerate(seats)]
         self.rec.sessions = self.sessions
-        self.header = (transcript_path, started_at)
         self.seed = spec.seed
         if self.seed is None and not spec.deals:
             import secrets
 
             self.seed = secrets.randbits(63)
-        self.names = [s.name for s in seats]
         self.match: Match | None = None
         self.mclock = MatchClock.start(spec.time_control, spec.time_controls)
         self.req_id = 0
@@ -407,18 +301,18 @@ class _Referee:
                 if sess.opened:
                     with contextlib.suppress(Exception):
                         sess.seat.close(None, 0)
-            self.tx.close()
+            self.rec.tx.close()
             raise
         return self._finish(end)
 
     def _header(self) -> None:
         tc = self.spec.time_control
-        seed_commitment = self.tx.commit_seed(self.seed) if self.seed is not None else None
-        started_at = self.header[1] or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        seed_commitment = self.rec.tx.commit_seed(self.seed) if self.seed is not None else None
+        started_at = self.rec.started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         controls = self.mclock.controls
-        self.tx.write(
+        self.rec.tx.write(
             "header",
-            self.origin,
+            self.rec.origin,
             {
                 "format": "bidref-transcript/1",
                 "bidref": __version__,
@@ -433,7 +327,7 @@ class _Referee:
                 ),
                 # the referee's clock origin (raw CLOCK_MONOTONIC when the clock is the
                 # real one): engine logs stamped with CLOCK_MONOTONIC line up with t_ns
-                "monotonic_origin_ns": self.origin,
+                "monotonic_origin_ns": self.rec.origin,
                 "timing_tolerance_ns": self.spec.timing_tolerance_ns,
                 "max_rounds": self.spec.max_rounds,
                 "illegal": self.policy.name,
@@ -465,8 +359,8 @@ class _Referee:
         for i, sess in enumerate(self.sessions):
             line, sent_at = hellos[i]
             hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
-            self.names[i] = hello.name
-            self.tx.write(
+            self.sessions[i].name = hello.name
+            self.rec.tx.write(
                 "hello",
                 t,
                 {
@@ -529,7 +423,7 @@ class _Referee:
         deadline = start + available
         if self.stats.first_request is None:
             self.stats.first_request = start
-        tx = self.tx
+        tx = self.rec.tx
         if tx.enabled:
             seq = tx.write_json(
                 "request",
@@ -538,7 +432,7 @@ class _Referee:
                     f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
                     f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
                     f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
-                    f'"deadline_ns":{deadline - self.origin}'
+                    f'"deadline_ns":{deadline - self.rec.origin}'
                 ),
                 flush=False,
             )
@@ -614,7 +508,7 @@ class _Referee:
         self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int, elapsed: int
     ) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
-        tx = self.tx
+        tx = self.rec.tx
         if tx.enabled:
             mclock, charge = self.mclock.charge(elapsed)
             self._record_reply(p, rid, action, text, t, mclock, charge)
@@ -642,7 +536,7 @@ class _Referee:
         mclock: MatchClock,
         charge: Charge,
     ) -> None:
-        tx = self.tx
+        tx = self.rec.tx
         banks = mclock.banks
         seq = tx.write_json(
             "reply",
@@ -675,7 +569,7 @@ class _Referee:
         code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
         message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
-        tx = self.tx
+        tx = self.rec.tx
         seq = tx.write(
             "reply",
             t,
@@ -714,7 +608,7 @@ class _Referee:
             {
                 "seat": p,
                 "id": rid,
-                "deadline_ns": deadline - self.origin,
+                "deadline_ns": deadline - self.rec.origin,
                 "delay_left_ns": self.mclock.delay_left,
                 "bank_ns": self.mclock.banks[p],
             },
@@ -735,7 +629,7 @@ class _Referee:
         self.outbox[1].extend(own1)
         if over:
             self.over = True
-        tx = self.tx
+        tx = self.rec.tx
         if tx.enabled:
             self._record_events(events, t)
             tx.flush()  # the reply and its events: one write
@@ -751,7 +645,7 @@ class _Referee:
                     self.sessions[s].send(text)
 
     def _record_events(self, events: list[Event], t: int) -> None:
-        tx = self.tx
+        tx = self.rec.tx
         for ev in events:
             tp = type(ev)
             if tp is Drew:
@@ -825,10 +719,10 @@ class _Referee:
                 }
             )
         t_end = self.clock()
-        self.tx.reveal_round(t)
+        self.rec.tx.reveal_round(t)
         for e in exits:
-            self.tx.write("engine_exit", t_end, e)
-        self.tx.reveal_seed(t_end)
+            self.rec.tx.write("engine_exit", t_end, e)
+        self.rec.tx.reveal_seed(t_end)
         balances = (m.balances[0], m.balances[1]) if m else (150, 150)
         rounds = m.round_number if m else 0
         if m is not None and m.result is not None:
@@ -840,15 +734,15 @@ class _Referee:
             detail=end.detail,
             balances=balances,
             rounds=rounds,
-            engines=(self.names[0], self.names[1]),
-            transcript_path=self.header[0],
+            engines=(self.sessions[0].name, self.sessions[1].name),
+            transcript_path=self.rec.path,
             rated=end.rated,
             seed=self.seed,
             decisions=stats.decisions,
             decision_ns=(stats.last_accept - stats.first_request) if stats.first_request else 0,
             exits=tuple(exits),
         )
-        self.tx.write(
+        self.rec.tx.write(
             "result",
             t_end,
             {
@@ -861,7 +755,7 @@ class _Referee:
                 "engines": list(outcome.engines),
             },
         )
-        self.tx.close()
+        self.rec.tx.close()
         self._notify(stats.last, outcome)
         return outcome
 
@@ -898,7 +792,7 @@ class _Referee:
         m = self.match
         self.observer(
             LiveState(
-                engines=(self.names[0], self.names[1]),
+                engines=(self.sessions[0].name, self.sessions[1].name),
                 round=m.round_number if m else 0,
                 turn=m.turn if m else 0,
                 balances=(m.balances[0], m.balances[1]) if m else (150, 150),

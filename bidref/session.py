@@ -160,6 +160,7 @@ class EngineSession:
         "counts",
         "floor",
         "index",
+        "name",
         "opened",
         "pending",
         "rec",
@@ -170,6 +171,7 @@ class EngineSession:
 
     def __init__(self, seat: Seat, index: int, clock: Clock, rec: Recorder, spec: Any) -> None:
         self.seat = seat
+        self.name = seat.name  # the engine's hello may name it
         self.index = index
         self.clock = clock
         self.rec = rec
