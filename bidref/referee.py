@@ -11,17 +11,22 @@ Public API (used by the CLI and the tournament runner)::
     outcome = run_match(spec, transcript_path=Path("t.jsonl"))
     outcome.winner, outcome.reason, outcome.rated
 
-How time is kept (RULES.md §7): one injected monotonic clock in integer ns. A
-player's time runs from the moment the request line has been written to the
-moment the newline of its reply has been read (stamped by the seat's reader);
-the deadline is absolute (:meth:`MatchClock.deadline`). After an illegal action
-the same decision stays pending: the time until the bad reply is charged, and
-a new stretch starts once the error line is written, with what is left of the
-delay and bank — the referee's own work is never charged. Rules help is
-answered without stopping the clock. If the referee finds it was not watching
-at the deadline (it woke more than ``timing_tolerance_ns`` after it, or a
-reply was stamped that late) it cannot prove a time loss: the match ends as
-``aborted`` (timing fault) with no rated result.
+The referee orchestrates: the rules state (:class:`Match`), the one clock
+owner (:class:`MatchClock`), the events to both seats and the transcript. Each
+seat's protocol — hello, ids, stale and extra lines, rules help, caps, the
+judged wait for a reply — is its :class:`~bidref.session.EngineSession`.
+
+How time is kept (RULES.md §7; the promises are in docs/match.md, "Clock
+promises"): one injected monotonic clock in integer ns. A player's time runs
+from the stamp taken just before its request is written to the moment its
+reply is read; the deadline is absolute (:meth:`MatchClock.deadline`). After
+an illegal action the same decision stays pending: the time until the bad
+reply is charged, and a new stretch starts once the error line is written,
+with what is left of the delay and bank — the referee's own work is never
+charged. Rules help is answered without stopping the clock. An empty look at
+or after the deadline is a time loss; a line found more than
+``timing_tolerance_ns`` after the deadline when the last empty look was before
+it cannot be judged: the match ends as ``aborted`` (timing fault), unrated.
 
 What an illegal action costs is a policy outside the rules
 (:class:`RejectIllegal`, :class:`ForfeitIllegal`).

@@ -1,8 +1,9 @@
 """Engine processes: transports (pipe, pty), line framing, start and teardown.
 
 Layers, from the bottom: :mod:`.framing` splits bytes into lines;
-:mod:`.transport` defines the :class:`~.transport.Transport` interface, the
-reader threads and the teardown policy; :mod:`.pipe` and :mod:`.pty` are the
+:mod:`.transport` defines the :class:`~.transport.Transport` interface and
+the stamped line types; :mod:`.io` reads and writes without blocking and waits
+for all the engines of a match at once; :mod:`.pipe` and :mod:`.pty` are the
 two transports; :mod:`.spec` says how to start an engine.
 """
 
