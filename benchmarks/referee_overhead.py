@@ -51,7 +51,7 @@ from bidref.rules import TimeControl  # noqa: E402
 ENGINE = ROOT / "sample_engines" / "c_first" / "engine"
 from benchmarks.engines.build import build  # noqa: E402
 
-REQUEST_BYTES = 600  # about a request line with its events (measured in recorded_writes)
+REQUEST_BYTES = 1650  # a request write with its events: median 1642 B (recorded_writes(0))
 
 
 def floor_round_trips(n: int, size: int = REQUEST_BYTES) -> list[int]:
