@@ -198,3 +198,16 @@ def test_per_seat_time_controls_are_kept_and_recorded(tmp_path: Path) -> None:
     assert req_b["clock"]["delay_left_ns"] == 0 and req_b["deadline_ns"] <= req_b["t_ns"] + SECOND
     hello_b = json.loads(next(x for x in lines if x["type"] == "hello" and x["seat"] == 1)["sent"])
     assert (hello_b["settings"]["bank_ms"], hello_b["settings"]["delay_ms"]) == (1000, 0)
+
+
+def test_replay_checks_per_seat_time_controls_against_the_hellos(tmp_path: Path) -> None:
+    slow, fast = TimeControl(bank=2 * SECOND, delay=100 * MS), TimeControl(bank=SECOND, delay=0)
+    play(first_legal(), tmp_path, spec=replace(SPEC, time_controls=(slow, fast)))
+    path = tmp_path / "t.jsonl"
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["time_controls"][1]["bank_ns"] = 3 * SECOND  # not what seat B was told
+    forged = "\n".join([json.dumps(header), *lines[1:]]) + "\n"
+    report = replay(forged.encode())
+    assert not report.ok
+    assert "other settings than the header's" in str(report.problem)
