@@ -205,13 +205,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer matches per case")
     ap.add_argument("--tolerance-ms", type=float, default=1.0)
+    ap.add_argument("--scale", type=int, default=1, help="run N times as many matches")
     args = ap.parse_args()
     logging.disable(logging.WARNING)  # the timing faults are counted, not logged
     tol = round(args.tolerance_ms * MS)
     build("clock_engine")
     tmp = tempfile.TemporaryDirectory()
-    n_early = 2 if args.quick else 4
-    n_late = 4 if args.quick else 8
+    n_early = (2 if args.quick else 4) * args.scale
+    n_late = (4 if args.quick else 8) * args.scale
     cases: list[tuple[str, int, list[Job]]] = []
     seed = 100
     for conc in (1, 4):
