@@ -40,11 +40,9 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from . import __version__
 from .engines import Clock, ExitInfo, IoGroup
 from .matchspec import (
     ForfeitIllegal,
@@ -58,30 +56,24 @@ from .matchspec import (
 from .outcome import END_REASONS, EndReason, EndReasonName, MatchOutcome
 from .players import EngineSeat, Seat, SeatGone
 from .protocol import (
-    PROTOCOL_VERSION,
     ErrorCode,
     ErrorMsg,
     EventMsg,
-    Log,
     Quit,
-    RulesRequest,
     encode,
 )
-from .protocol.fastview import RequestEncoder, clock_members, event_json
+from .protocol.fastview import RequestEncoder, clock_members
+from .record import MatchRecord
 from .rules import (
     MILLISECOND,
-    RULES_VERSION,
     Action,
     Charge,
-    Drew,
     Event,
     IllegalActionError,
     Match,
     MatchClock,
     MatchConfig,
     NotationError,
-    RoundEnded,
-    RoundStarted,
     listed_deals,
     parse_action,
     seeded_deals,
@@ -96,9 +88,6 @@ from .wire import Branch, SeatLines, seat_event_lines
 
 log = logging.getLogger(__name__)
 
-LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
-LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
-# rejected replies whose raw line is recorded; further ones are counted (engine_exit)
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
@@ -109,14 +98,6 @@ def _file_name(name: str) -> str:
     """``name`` as one file name (no folders): other characters than letters,
     digits, ``.``, ``-`` and ``_`` become ``_``."""
     return re.sub(r"[^\w.-]", "_", name)
-
-
-def _cut(raw: str) -> str:
-    """An engine's line as held back in the transcript: at most LOG_LINE_CAP
-    characters, and a mark of its length when cut."""
-    if len(raw) <= LOG_LINE_CAP:
-        return raw
-    return f"{raw[:LOG_LINE_CAP]}…[{len(raw)} chars]"
 
 
 class _End(Exception):
@@ -194,55 +175,6 @@ class _Stats:
         self.last: str | None = None  # the last accepted action, for live displays
 
 
-class _Record:
-    """The transcript side of the match: what the sessions report, written with
-    the caps of docs/match.md (a :class:`~bidref.session.Recorder`)."""
-
-    def __init__(self, tx: TranscriptWriter, clock: Clock, origin: int) -> None:
-        self.tx = tx
-        self.clock = clock
-        self.origin = origin  # the clock at t_ns 0
-        self.path: Path | None = None
-        self.started_at: str | None = None
-        self.sessions: list[EngineSession] = []
-
-    def before_send(self) -> None:
-        self.tx.flush()  # what the engine is told is in the transcript first
-
-    def log(self, seat: int, msg: Log, t: int) -> None:
-        if self.sessions[seat].counts["log_lines"] > LOG_LINES_CAP:
-            return
-        seq = self.tx.write("log", t, {"seat": seat, "chars": len(msg.message)})
-        self.tx.private(seq, "log", {"seat": seat, "message": msg.message[:LOG_LINE_CAP]})
-
-    def stale(self, seat: int, got_id: int, pending: int, raw: str, t: int) -> None:
-        if self.sessions[seat].counts["stale_lines"] <= LOG_LINES_CAP:
-            seq = self.tx.write("stale", t, {"seat": seat, "id": got_id, "pending": pending})
-            self.tx.private(seq, "reply_raw", {"seat": seat, "raw": _cut(raw)})
-
-    def rules(self, seat: int, msg: RulesRequest, t: int) -> None:
-        if self.sessions[seat].counts["rules_requests"] <= LOG_LINES_CAP:
-            self.tx.write(
-                "rules",
-                t,
-                {
-                    "seat": seat,
-                    "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
-                    "topic": None if msg.topic is None else _cut(msg.topic),
-                },
-            )
-
-    def resign(self, seat: int, message: str | None, t: int) -> None:
-        seq = self.tx.write("resign", t, {"seat": seat})
-        if message:  # private like a log line: it could say something about the hand
-            self.tx.private(
-                seq, "resign_message", {"seat": seat, "message": message[:LOG_LINE_CAP]}
-            )
-
-    def timeout(self, seat: int, overrun_ns: int) -> None:
-        self.tx.write("timeout", self.clock(), {"seat": seat, "overrun_ns": overrun_ns})
-
-
 class _Referee:
     """Orchestrates one match: the rules state, the clock, the events to both
     seats, the transcript. Each seat's protocol is its :class:`EngineSession`."""
@@ -262,7 +194,7 @@ class _Referee:
         self.observer = observer
         self.policy = illegal_policy(spec.illegal)
         origin = clock()
-        self.rec = _Record(TranscriptWriter(transcript_path, origin, salt), clock, origin)
+        self.rec = MatchRecord(TranscriptWriter(transcript_path, origin, salt), clock, origin)
         self.rec.path, self.rec.started_at = transcript_path, started_at
         self.sessions = [EngineSession(s, i, clock, self.rec, spec) for i, s in enumerate(seats)]
         self.rec.sessions = self.sessions
@@ -285,7 +217,7 @@ class _Referee:
     def run(self) -> MatchOutcome:
         end: _End
         try:
-            self._header()
+            self.rec.header(self.spec, self.policy.name, self.seed, self.mclock.controls)
             self._start_seats()
             self._play()
             assert self.match is not None and self.match.result is not None
@@ -310,40 +242,6 @@ class _Referee:
             raise
         return self._finish(end)
 
-    def _header(self) -> None:
-        tc = self.spec.time_control
-        seed_commitment = self.rec.tx.commit_seed(self.seed) if self.seed is not None else None
-        started_at = self.rec.started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        controls = self.mclock.controls
-        self.rec.tx.write(
-            "header",
-            self.rec.origin,
-            {
-                "format": "bidref-transcript/1",
-                "bidref": __version__,
-                "protocol": PROTOCOL_VERSION,
-                "rules": RULES_VERSION,
-                "started_at": started_at,
-                "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
-                **(
-                    {"time_controls": [{"bank_ns": c.bank, "delay_ns": c.delay} for c in controls]}
-                    if controls is not None
-                    else {}
-                ),
-                # the referee's clock origin (raw CLOCK_MONOTONIC when the clock is the
-                # real one): engine logs stamped with CLOCK_MONOTONIC line up with t_ns
-                "monotonic_origin_ns": self.rec.origin,
-                "timing_tolerance_ns": self.spec.timing_tolerance_ns,
-                "max_rounds": self.spec.max_rounds,
-                "illegal": self.policy.name,
-                "transport": self.spec.transport,
-                "seeded": self.seed is not None,
-                "explicit_deals": len(self.spec.deals),
-                "seed_commitment": seed_commitment,
-                "engines": [{"seat": s.index, **s.seat.describe()} for s in self.sessions],
-            },
-        )
-
     # -- start-up ------------------------------------------------------------------------
 
     def _start_seats(self) -> None:
@@ -365,17 +263,7 @@ class _Referee:
             line, sent_at = hellos[i]
             hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
             self.sessions[i].name = hello.name
-            self.rec.tx.write(
-                "hello",
-                t,
-                {
-                    "seat": i,
-                    "sent": line,
-                    "received": raw,
-                    "engine": hello.model_dump(exclude={"type"}),
-                    "elapsed_ns": t - sent_at,
-                },
-            )
+            self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
 
     # -- the game --------------------------------------------------------------------------
 
@@ -516,7 +404,7 @@ class _Referee:
         tx = self.rec.tx
         if tx.enabled:
             mclock, charge = self.mclock.charge(elapsed)
-            self._record_reply(p, rid, action, text, t, mclock, charge)
+            self.rec.accepted(p, rid, self.encoder.action_json(action), text, t, mclock, charge)
         else:
             mclock = self.mclock.spend(elapsed)
         self.mclock = mclock
@@ -530,34 +418,6 @@ class _Referee:
         if self.observer is not None:
             stats.last = f"{'AB'[p]}: {action}"
             self._notify(stats.last)
-
-    def _record_reply(
-        self,
-        p: int,
-        rid: int,
-        action: Action,
-        text: str,
-        t: int,
-        mclock: MatchClock,
-        charge: Charge,
-    ) -> None:
-        tx = self.rec.tx
-        banks = mclock.banks
-        seq = tx.write_json(
-            "reply",
-            t,
-            (
-                f'"seat":{p},"id":{rid},"status":"accepted",'
-                f'"action":{self.encoder.action_json(action)},"rule":null,'
-                f'"elapsed_ns":{charge.elapsed},"charge":{{'
-                f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
-                f'"timed_out":{"true" if charge.timed_out else "false"},'
-                f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'
-            ),
-            flush=False,
-        )
-        # the raw line may carry extra fields: private until the round ends
-        tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(text)})
 
     def _illegal(
         self,
@@ -574,29 +434,7 @@ class _Referee:
         code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
         message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
-        tx = self.rec.tx
-        seq = tx.write(
-            "reply",
-            t,
-            {
-                "seat": p,
-                "id": rid,
-                "status": code,
-                "action": None,
-                "rule": rule,
-                "elapsed_ns": charge.elapsed,
-                "charge": {
-                    "delay_used_ns": charge.delay_used,
-                    "bank_used_ns": charge.bank_used,
-                    "timed_out": charge.timed_out,
-                    "overrun_ns": charge.overrun,
-                },
-                "banks_ns": list(self.mclock.banks),
-            },
-        )
-        if self.sessions[p].counts["rejected"] <= LOG_LINES_CAP:
-            tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
-            tx.private(seq, "error_raw", {"seat": p, "message": _cut(message)})
+        self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t)
         if self.policy.forfeits(p, err):
             raise _End(
                 1 - p,
@@ -607,17 +445,7 @@ class _Referee:
             encode(ErrorMsg(id=rid, code=code, message=message, rule=rule))
         )
         deadline = self.mclock.deadline(start)
-        tx.write(
-            "retry",
-            start,
-            {
-                "seat": p,
-                "id": rid,
-                "deadline_ns": deadline - self.rec.origin,
-                "delay_left_ns": self.mclock.delay_left,
-                "bank_ns": self.mclock.banks[p],
-            },
-        )
+        self.rec.retry(p, rid, start, deadline, self.mclock.delay_left, self.mclock.banks[p])
         return start, deadline
 
     # -- events ------------------------------------------------------------------------------
@@ -636,7 +464,7 @@ class _Referee:
             self.over = True
         tx = self.rec.tx
         if tx.enabled:
-            self._record_events(events, t)
+            self.rec.events(events, t, self.match)
             tx.flush()  # the reply and its events: one write
         if not self.over and self.match is not None and not self.spec.eager_events:
             return  # each seat gets its lines with its next request
@@ -648,35 +476,6 @@ class _Referee:
                     self.sessions[s].send_quietly(text)
                 else:
                     self.sessions[s].send(text)
-
-    def _record_events(self, events: list[Event], t: int) -> None:
-        tx = self.rec.tx
-        for ev in events:
-            tp = type(ev)
-            if tp is Drew:
-                assert isinstance(ev, Drew)
-                seq = tx.write_json(
-                    "event", t, '"event":' + event_json(ev.public_form()), flush=False
-                )
-                tx.private(
-                    seq, "drew", {"seat": ev.player, "tile": ev.tile.as_list() if ev.tile else None}
-                )
-            elif tp is RoundStarted:
-                assert isinstance(ev, RoundStarted)
-                tx.start_round(
-                    t,
-                    ev.round,
-                    ev.deal.to_dict(),
-                    {
-                        "opening": ev.opening,
-                        "jockey": ev.jockey,
-                        "balances": list(self.match.balances) if self.match else None,
-                    },
-                )
-            else:
-                tx.write_json("event", t, '"event":' + event_json(ev), flush=False)
-                if tp is RoundEnded:
-                    tx.reveal_round(t)
 
     # -- ends ---------------------------------------------------------------------------------
 
@@ -724,10 +523,7 @@ class _Referee:
                 }
             )
         t_end = self.clock()
-        self.rec.tx.reveal_round(t)
-        for e in exits:
-            self.rec.tx.write("engine_exit", t_end, e)
-        self.rec.tx.reveal_seed(t_end)
+        self.rec.exits(t, t_end, exits)
         balances = (m.balances[0], m.balances[1]) if m else (150, 150)
         rounds = m.round_number if m else 0
         if m is not None and m.result is not None:
@@ -747,20 +543,7 @@ class _Referee:
             decision_ns=(stats.last_accept - stats.first_request) if stats.first_request else 0,
             exits=tuple(exits),
         )
-        self.rec.tx.write(
-            "result",
-            t_end,
-            {
-                "winner": outcome.winner,
-                "reason": outcome.reason,
-                "detail": outcome.detail,
-                "balances": list(balances),
-                "rounds": rounds,
-                "rated": outcome.rated,
-                "engines": list(outcome.engines),
-            },
-        )
-        self.rec.tx.close()
+        self.rec.result(t_end, outcome)
         self._notify(stats.last, outcome)
         return outcome
 
