@@ -1,44 +1,32 @@
-"""Referee overhead: per-decision wall time in real matches vs a raw ping round trip.
+"""Referee overhead: wall time per decision in real matches vs the physical floor.
 
 Run (after `make -C sample_engines`)::
 
     .venv/bin/python benchmarks/referee_overhead.py [--pings 3000] [--matches 10]
 
-(a) the raw round trip: a ``ping`` line written to the compiled first-legal C
-    engine over the pipe transport until its ``pong`` line is back in the
-    caller's hands (from the start of the write call to the return of ``read``).
-    It waits the way the referee waits for a reply: one look for bytes already
-    there (``has_input``, which takes them at once), then ``read``, which
-    sleeps until the reader thread hands the line over. The time from the end
-    of the write to the reply's stamp (what an engine is charged) is printed too;
-(b) the wall time per decision inside real matches between two of those engines:
-    the time between consecutive replies the referee reads (which includes the
-    referee's work — applying the action, sending events to both engines,
-    building and writing the next request — and the engine's round trip). The
-    referee prepares where each legal action leads while the engine thinks,
-    looking for the reply between two branches and taking it at once when it
-    is there; a reply that comes after that waits for the hand-over, as a ping
-    does. Its
-    two parts are printed too: from a reply's stamp to the end of the next
-    request's write (the hand-over from the reader thread and the referee's
-    work), and from there to the next reply's stamp (the engine reading the
-    request with its events, choosing, and the transport).
+(a) the **physical floor**: ``benchmarks/engines/floor.c`` (built on first use),
+    a small C program that writes a request-sized line to a C echo process and
+    blocks on read() until the line is back, timing each round trip with
+    CLOCK_MONOTONIC. No referee can answer a decision faster than one such
+    round trip (fastchess runs at about 1.6x it);
+(b) the wall time per decision inside real matches between two instant C
+    engines (sample_engines/c_first): the time between consecutive replies the
+    referee reads (the referee's work — applying the action, sending events to
+    both engines, building and writing the next request — plus the engine's
+    round trip). Its two parts are printed too: from a reply's stamp to the
+    next request's stamp (the referee) and from there to the next reply's
+    stamp (the engine and the pipes).
 
-Prints both medians and their ratio; the target is a ratio <= 1.5. With
-``--transcript`` every match also writes its transcript (to a temporary
-directory), as ``bidref match --transcript`` does.
+Floor blocks and matches are interleaved, so load from elsewhere on the machine
+affects both alike. Prints the medians, their ratio (target <= 1.5, goal 1.2)
+and the p99 per decision (target <= 200 us). ``--transcript`` makes every match
+write its transcript (to a temporary directory), as ``bidref match
+--transcript`` does. ``--control`` adds (c): the same request writes as in a
+real match, byte for byte, replayed to two fresh engines through bidref's
+transport with no referee work in between.
 
-``--control`` adds (c): the same request writes as in a real match (events
-and request, byte for byte, to the same seat), replayed to two fresh engines
-with no referee work between a reply and the next write, each reply waited
-for as a ping is (one look, then sleep until the hand-over).
-
-For reference it also prints a ping that never sleeps (it looks for the reply
-in a loop until it is there). On a virtual machine whose idle CPUs are parked,
-a process that sleeps pays tens of microseconds to be woken, and that is most
-of (a): the busy loop shows the round trip without it. The referee does not
-busy-wait — an engine may think for minutes — but it does not sleep while it
-has branches to prepare, which is why (b) can come out below (c).
+For reference it also prints the Python ping (a ``ping`` through the same
+transport to the C engine, waited for as the referee waits for a reply).
 """
 
 from __future__ import annotations
@@ -61,6 +49,22 @@ from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
 
 ENGINE = ROOT / "sample_engines" / "c_first" / "engine"
+from benchmarks.engines.build import build  # noqa: E402
+
+REQUEST_BYTES = 1650  # a request write with its events: median 1642 B (recorded_writes(0))
+
+
+def floor_round_trips(n: int, size: int = REQUEST_BYTES) -> list[int]:
+    """``n`` round trips (ns) of the C floor program."""
+    out = subprocess.run(
+        [str(build("floor")), str(n), str(size)], check=True, capture_output=True, text=True
+    ).stdout
+    return [int(x) for x in out.split()]
+
+
+def pct(xs: list[int], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))] / 1000
 
 
 class RecordingSeat(EngineSeat):
@@ -200,11 +204,11 @@ def main() -> None:
     if not ENGINE.exists():
         subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True)
     raw_round_trips(200)  # warm up
-    # Interleave ping blocks and matches, so that load from elsewhere on the
+    floor_round_trips(200)
+    # Interleave floor blocks and matches, so that load from elsewhere on the
     # machine affects both measurements alike.
+    floor: list[int] = []
     raw: list[int] = []
-    busy: list[int] = []
-    charged: list[int] = []
     per: list[int] = []
     referee: list[int] = []
     engine: list[int] = []
@@ -213,10 +217,8 @@ def main() -> None:
     writes = recorded_writes(0) if args.control else []
     t0 = time.perf_counter()
     for seed in range(args.matches):
-        full, ch = raw_round_trips(args.pings // args.matches)
-        raw += full
-        charged += ch
-        busy += raw_round_trips(args.pings // args.matches // 3, busy=True)[0]
+        floor += floor_round_trips(args.pings // args.matches)
+        raw += raw_round_trips(args.pings // args.matches // 3)[0]
         intervals, n, ref, eng = decision_times(
             seed, Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None
         )
@@ -228,37 +230,38 @@ def main() -> None:
             control += control_intervals(writes)
     wall = time.perf_counter() - t0
     tmp.cleanup()
-    raw_med = statistics.median(raw) / 1000
+    floor_med = statistics.median(floor) / 1000
     per_med = statistics.median(per) / 1000
     print(
-        f"raw ping round trip (C engine, pipe): median {raw_med:8.1f} us  "
-        f"({len(raw)} pings; write end to reply stamp: "
-        f"{statistics.median(charged) / 1000:.1f} us)"
+        f"physical floor (C writer <-> C echo, {REQUEST_BYTES} B line): median "
+        f"{floor_med:7.1f} us  p99 {pct(floor, 0.99):7.1f} us  ({len(floor)} round trips)"
     )
     what = "C vs C, transcript" if args.transcript else "C vs C"
-    pad = " " * max(1, 12 - len(what))
     print(
-        f"wall time per decision ({what}):{pad}median {per_med:8.1f} us  "
-        f"({decisions} decisions in {args.matches} matches; {wall:.2f} s in all)"
+        f"wall time per decision ({what}): median {per_med:7.1f} us  p99 "
+        f"{pct(per, 0.99):7.1f} us  ({decisions} decisions in {args.matches} matches; "
+        f"{wall:.2f} s in all)"
     )
-    ref_med = statistics.median(referee) / 1000
-    eng_med = statistics.median(engine) / 1000
     print(
-        f"  parts (medians): reply stamped -> next request written {ref_med:.1f} us "
-        f"(referee); written -> reply stamped {eng_med:.1f} us (engine)"
+        f"  parts (medians): reply stamped -> next request stamped "
+        f"{statistics.median(referee) / 1000:.1f} us (referee); -> next reply stamped "
+        f"{statistics.median(engine) / 1000:.1f} us (engine and pipes)"
     )
     if control:
         ctl_med = statistics.median(control) / 1000
         print(
-            f"control: the same writes, no referee work: median {ctl_med:8.1f} us  "
-            f"(ratio {ctl_med / raw_med:.2f})"
+            f"control: the same writes, no referee work: median {ctl_med:7.1f} us  "
+            f"(ratio {ctl_med / floor_med:.2f})"
         )
-    busy_med = statistics.median(busy) / 1000
     print(
-        f"for reference, a ping that never sleeps:   median {busy_med:8.1f} us  "
-        f"(decisions take {per_med / busy_med:.1f}x that)"
+        f"for reference, a Python ping through the transport: median "
+        f"{statistics.median(raw) / 1000:7.1f} us"
     )
-    print(f"ratio per-decision / raw round trip:  {per_med / raw_med:.2f}  (target <= 1.5)")
+    print(
+        f"ratio per-decision / physical floor: {per_med / floor_med:.2f}  "
+        f"(target <= 1.5, goal 1.2); p99 per decision {pct(per, 0.99):.1f} us "
+        "(target <= 200)"
+    )
 
 
 if __name__ == "__main__":

@@ -32,9 +32,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Final
 
-from bidref import __version__
 from bidref.engines import EngineSpec, EngineStartError, Transport, WriteError, start_engine
-from bidref.engines.transport import Clock, Eof, Overlong
+from bidref.engines.transport import Clock, Eof, Line, Overlong
 from bidref.protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
@@ -46,10 +45,7 @@ from bidref.protocol import (
     Pong,
     ProtocolError,
     Quit,
-    RefereeHello,
-    RulesAnswer,
     RulesRequest,
-    Settings,
     decode_engine_line,
     encode,
     encode_request,
@@ -57,7 +53,6 @@ from bidref.protocol import (
 from bidref.rules import (
     DRAW,
     MILLISECOND,
-    RULES_VERSION,
     SECOND,
     Bid,
     IllegalActionError,
@@ -66,9 +61,11 @@ from bidref.rules import (
     Phase,
     Play,
     Side,
+    TimeControl,
     parse_action,
     player_view,
 )
+from bidref.session import DEFAULT_TOLERANCE_NS, hello_line, judge, rules_reply
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +211,8 @@ class _Dead(Exception):
 class _Reply:
     message: EngineMessage
     elapsed: int  # ns from the request write to the reply line
+    read: int  # clock time the line was read
+    after: int  # the last look before it that found nothing (see bidref.engines.Line)
 
 
 class _Session:
@@ -240,6 +239,7 @@ class _Session:
         self.requests_since_start = 0  # decision requests sent to this process
         self.answers_since_start = 0  # and actions it sent back
         self.stuck = False  # a request was left unanswered: restart before the next item
+        self.rules_asked = 0  # rules requests since the last decision request
 
     # -- process ---------------------------------------------------------------------------
 
@@ -327,36 +327,33 @@ class _Session:
             if isinstance(msg, RulesRequest):
                 self._answer_rules(msg)
                 continue
-            return _Reply(msg, item.t - sent_at)
+            assert isinstance(item, Line)
+            after = item.t if item.after is None else item.after
+            return _Reply(msg, item.t - sent_at, item.t, after)
 
     def _answer_rules(self, req: RulesRequest) -> None:
-        from bidref.rules_text import rules_section
-
-        text = rules_section(req.topic)
-        self.send(encode(RulesAnswer(id=req.id, topic=req.topic, text=text)))
+        # as the referee answers (the same cap per request: the counter is reset
+        # by each request)
+        self.rules_asked += 1
+        self.send(rules_reply(req, self.rules_asked))
 
     # -- protocol steps ------------------------------------------------------------------
 
     def do_hello(self) -> CheckResult:
         name = "hello"
         s = self.settings
-        hello = RefereeHello(
-            bidref=__version__,
-            rules=RULES_VERSION,
-            seat=SEAT,
-            settings=Settings(
-                bank_ms=s.bank // MILLISECOND,
-                delay_ms=s.delay // MILLISECOND,
-                max_rounds=None,
-                illegal="reject",
-                startup_ms=s.startup // MILLISECOND,
-            ),
+        hello = hello_line(
+            SEAT,
+            TimeControl(s.bank, s.delay),
+            max_rounds=None,
+            illegal="reject",
+            startup_ns=s.startup,
             options=dict(self.spec.options),
         )
         bad_before = len(self.bad_lines)
         try:
             try:
-                t0 = self.send(encode(hello))
+                t0 = self.send(hello)
             except _Dead:
                 # An engine that already exited has closed its stdin: say how it ended.
                 if self.transport is not None:
@@ -439,6 +436,7 @@ class _Session:
             encode_request(self.next_id, view, clock, [str(a) for a in m.legal_actions()])
         )
         self.requests_since_start += 1
+        self.rules_asked = 0
         return self.next_id, t0, t0 + s.delay + s.bank
 
     def await_action(
@@ -479,6 +477,18 @@ class _Session:
                 break
         if not isinstance(msg, ActionMsg):
             return None, f"sent a {msg.type!r} message instead of an action"
+        if timed and judge(deadline, reply.after, reply.read, DEFAULT_TOLERANCE_NS) in (
+            "late",
+            "unjudgeable",
+        ):
+            # judged as the referee judges it (bidref.session.judge): a line read
+            # after the deadline that was not there at a look past it is too late
+            self.late.append(what)
+            return None, (
+                f"answered after {reply.elapsed / MILLISECOND:.0f} ms, past the deadline "
+                f"of {(deadline - sent) / MILLISECOND:.0f} ms: too slow; answer within "
+                "the request's clock.deadline_ms (delay left + bank), keeping a margin"
+            )
         self.latencies.append(reply.elapsed)
         self.answers_since_start += 1
         if msg.id != req_id:

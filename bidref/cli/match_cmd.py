@@ -90,6 +90,15 @@ def match(
     ] = "reject",
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            help="The referee's timing tolerance, in ms (docs/match.md, 'Clock promises'): "
+            "a reply read later than this after the deadline, that may have come in time, "
+            "aborts the match unrated instead of being judged.",
+            metavar="MS",
+        ),
+    ] = 1.0,
     stderr_dir: Annotated[
         Path | None,
         typer.Option(
@@ -135,6 +144,8 @@ def match(
     problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(transcript)
     if problem:
         raise bad(problem)
+    if not 0 <= tolerance <= 60_000:
+        raise bad(f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)")
     try:
         engines = (engine_spec_for(engine_a), engine_spec_for(engine_b))
     except EngineSpecError as e:
@@ -159,6 +170,7 @@ def match(
         illegal=ill,
         transport=tr,
         startup_timeout_ns=round(startup * SECOND),
+        timing_tolerance_ns=round(tolerance * SECOND / 1000),
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
     )
     seats = listen_for_remote_engines(

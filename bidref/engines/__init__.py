@@ -1,8 +1,9 @@
 """Engine processes: transports (pipe, pty), line framing, start and teardown.
 
 Layers, from the bottom: :mod:`.framing` splits bytes into lines;
-:mod:`.transport` defines the :class:`~.transport.Transport` interface, the
-reader threads and the teardown policy; :mod:`.pipe` and :mod:`.pty` are the
+:mod:`.transport` defines the :class:`~.transport.Transport` interface and
+the stamped line types; :mod:`.io` reads and writes without blocking and waits
+for all the engines of a match at once; :mod:`.pipe` and :mod:`.pty` are the
 two transports; :mod:`.spec` says how to start an engine.
 """
 
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 from .framing import MAX_LINE, LineFramer, LineTooLong
+from .io import IoGroup
 from .pipe import PipeTransport
 from .pty import PtyTransport
 from .spec import EngineSpec, EngineSpecError, load_engine_file, resolve_engine, start_hint
@@ -35,8 +37,10 @@ def start_engine(
     clock: Clock = time.monotonic_ns,
     stderr_log: Path | None = None,
     max_line: int = MAX_LINE,
+    group: IoGroup | None = None,
 ) -> Transport:
-    """Start ``spec`` over ``transport`` ("pipe" or "pty")."""
+    """Start ``spec`` over ``transport`` ("pipe" or "pty"). Engines of one match
+    share a ``group``: waiting for one of them moves the I/O of all."""
     cls: type[PipeTransport] | type[PtyTransport]
     if transport == "pipe":
         cls = PipeTransport
@@ -52,6 +56,7 @@ def start_engine(
             clock=clock,
             stderr_log=stderr_log,
             max_line=max_line,
+            group=group,
         )
     except EngineStartError as e:
         raise EngineStartError(f"{e}{start_hint(spec)}") from None
@@ -66,6 +71,7 @@ __all__ = [
     "Eof",
     "ExitInfo",
     "Incoming",
+    "IoGroup",
     "Line",
     "LineFramer",
     "LineTooLong",

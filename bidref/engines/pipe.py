@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import subprocess
 import threading
 import time
@@ -12,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from .framing import MAX_LINE
+from .io import IoGroup
 from .process import ProcessTransport
-from .transport import Clock, EngineStartError, Incoming, StderrSink, StdoutReader, drain
+from .transport import Clock, EngineStartError, StderrSink, drain
 
 
 class PipeTransport(ProcessTransport):
@@ -28,6 +28,7 @@ class PipeTransport(ProcessTransport):
         clock: Clock = time.monotonic_ns,
         stderr_log: Path | None = None,
         max_line: int = MAX_LINE,
+        group: IoGroup | None = None,
     ) -> None:
         self.clock = clock
         self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
@@ -49,14 +50,8 @@ class PipeTransport(ProcessTransport):
             raise EngineStartError(f"cannot start {list(argv)!r}: {e.strerror or e}") from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.pid = self.proc.pid
-        self._wfd = self.proc.stdin.fileno()
-        os.set_blocking(self._wfd, False)
-        self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
-        self._reader = StdoutReader(self.proc.stdout.fileno(), clock, self._queue, max_line)
+        self._attach(self.proc.stdout.fileno(), self.proc.stdin.fileno(), max_line, group)
         self._threads = [
-            threading.Thread(
-                target=self._reader.run, name=f"engine-{self.pid}-stdout", daemon=True
-            ),
             threading.Thread(
                 target=drain,
                 name=f"engine-{self.pid}-stderr",

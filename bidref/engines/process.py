@@ -1,17 +1,19 @@
-"""What the pipe and pty transports share: one engine process, its line queue,
-its stderr log, and the teardown policy (see :mod:`bidref.engines.transport`).
+"""What the pipe and pty transports share: one engine process, its non-blocking
+stdin and stdout (:mod:`.io`), its stderr log, and the teardown policy (see
+:mod:`bidref.engines.transport`).
 
-A subclass starts the process and its reader threads, then sets ``pid``,
-``_wfd`` (the descriptor lines are written to), ``_reader`` (a
-:class:`StdoutReader`, whose thread it starts), ``_queue`` and ``_sink``; it
+A subclass starts the process (and its stderr thread), then calls
+:meth:`_attach` with the descriptors lines are written to and read from; it
 says how to reap the process and what to release after it (:meth:`_reap`,
 :meth:`_release`).
 """
 
 from __future__ import annotations
 
-import queue
+from collections.abc import Callable
+from typing import Final
 
+from .io import IoGroup, Reader, Writer
 from .lifecycle import escaped_descendants, exit_info_of, terminate, wait_exit
 from .transport import (
     EXIT_POLL_NS,
@@ -20,55 +22,73 @@ from .transport import (
     ExitInfo,
     Incoming,
     StderrSink,
-    StdoutReader,
-    get_incoming,
     write_all,
 )
+
+QUIT_WRITE_NS: Final = 50_000_000  # how long the quit line may wait for a full pipe
 
 
 class ProcessTransport:
     clock: Clock
     pid: int
-    _wfd: int
-    _reader: StdoutReader
-    _queue: queue.SimpleQueue[Incoming]
+    _reader: Reader
+    _writer: Writer
+    _group: IoGroup
     _sink: StderrSink
     _closed: ExitInfo | None = None
     _noted: dict[int, int] | None = None  # escaped descendants noted before the end
 
+    def _attach(
+        self,
+        rfd: int,
+        wfd: int,
+        max_line: int,
+        group: IoGroup | None,
+        on_other: Callable[[bytes], None] | None = None,
+    ) -> None:
+        self._reader = Reader(rfd, self.clock, max_line, on_other)
+        self._writer = Writer(wfd)
+        self._group = group if group is not None else IoGroup()
+        self._group.add(self._reader, self._writer)
+
     def write_line(self, text: str) -> int:
-        write_all(self._wfd, (text + "\n").encode())
-        return self.clock()
+        # Stamped before the write: the engine cannot read a byte of it earlier.
+        t = self.clock()
+        self._writer.write((text + "\n").encode())
+        return t
 
     def read(self, deadline: int | None) -> Incoming | None:
-        """The next line; None at ``deadline``. When the engine has exited but
-        its stdout is still open (a process it started holds it), what it wrote
-        is returned, then :class:`Eof`."""
+        """The next line; None once a look that started at or after ``deadline``
+        found nothing. Every call looks at the pipe first, so a line queued just
+        as the deadline passes is returned, and a backlog being worked through
+        never hides the deadline: lines read after a look past the deadline
+        carry that look as their ``after``. When the engine has exited but its
+        stdout is still open (a process it started holds it), what it wrote is
+        returned, then :class:`Eof`."""
+        r = self._reader
         clock = self.clock
+        group = self._group
+        next_exit_check = 0
         while True:
-            look = clock() + EXIT_POLL_NS
-            until = look if deadline is None or look < deadline else deadline
-            got = get_incoming(self._queue, clock, until)
-            if got is not None:
-                self._reader.taken(got)
-                return got
-            if until == deadline:
+            if r.look() or r.items:
+                return r.take()
+            now = r.quiet if r.wants_read() else clock()
+            if deadline is not None and now >= deadline:
                 return None
-            if exit_info_of(self.pid, "running") is not None:
-                self._reader.take_all()
-                if self._queue.empty():
-                    return Eof(clock())
+            if now >= next_exit_check:
+                if next_exit_check and exit_info_of(self.pid, "running") is not None:
+                    if not r.look():
+                        return Eof(clock())
+                    continue
+                next_exit_check = now + EXIT_POLL_NS
+            until = next_exit_check if deadline is None else min(deadline, next_exit_check)
+            group.wait(until - clock())
 
     def has_input(self) -> bool:
         """Whether a complete line (or EOF) is there that :meth:`read` has not
-        returned yet; bytes still in the pipe are read (and stamped) now. The
-        start of a line is not input: it is stamped when its newline is read."""
-        if not self._queue.empty():
-            return True
-        if self._reader.waiting():
-            self._reader.take_waiting()
-            return not self._queue.empty()
-        return False
+        returned yet; bytes in the pipe are read (and stamped) now. The start of
+        a line is not input: it is stamped when its newline is read."""
+        return bool(self._reader.items) or self._reader.look()
 
     def note_descendants(self) -> None:
         if self._closed is None:
@@ -84,15 +104,27 @@ class ProcessTransport:
         """Quit line, grace, SIGTERM and SIGKILL to the group, reap; idempotent."""
         if self._closed is not None:
             return self._closed
+        self._group.remove(self._reader, self._writer)
+        drainer = self._reader.discard_until_eof()  # it may write on its way out
+        writer = self._writer
 
         def send_quit() -> None:
-            if quit_line is not None:
-                write_all(self._wfd, (quit_line + "\n").encode(), timeout_ns=grace_ns)
+            # At the end (only) a write may wait, briefly: an engine that has not
+            # read what it was sent will not read its quit line either.
+            data = bytes(writer.out) + (quit_line + "\n").encode() if quit_line else b""
+            writer.out.clear()
+            if data and writer.broken is None:
+                write_all(writer.fd, data, timeout_ns=min(grace_ns, QUIT_WRITE_NS))
 
-        self._reader.release()
         info = terminate(
-            self.pid, send_quit if quit_line else None, grace_ns, self._reap, self._noted
+            self.pid,
+            send_quit if quit_line or writer.out else None,
+            grace_ns,
+            self._reap,
+            self._noted,
         )
+        self._reader.closed = True
+        drainer.join(timeout=1.0)  # before the descriptor can be closed and reused
         self._release()
         self._sink.close()
         self._closed = info
@@ -102,7 +134,7 @@ class ProcessTransport:
         raise NotImplementedError
 
     def _release(self) -> None:
-        """Close descriptors and join reader threads once the process is gone."""
+        """Close descriptors and join threads once the process is gone."""
         raise NotImplementedError
 
     def stderr_tail(self) -> str:

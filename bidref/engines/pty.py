@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
-import threading
 import time
 import tty
 from collections.abc import Mapping, Sequence
@@ -22,8 +20,9 @@ from pathlib import Path
 import pexpect
 
 from .framing import MAX_LINE
+from .io import IoGroup
 from .process import ProcessTransport
-from .transport import Clock, EngineStartError, Incoming, StderrSink, StdoutReader
+from .transport import Clock, EngineStartError, StderrSink
 
 
 class PtyTransport(ProcessTransport):
@@ -38,6 +37,7 @@ class PtyTransport(ProcessTransport):
         clock: Clock = time.monotonic_ns,
         stderr_log: Path | None = None,
         max_line: int = MAX_LINE,
+        group: IoGroup | None = None,
     ) -> None:
         self.clock = clock
         self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
@@ -54,13 +54,7 @@ class PtyTransport(ProcessTransport):
         self._fd = int(self.child.child_fd)
         tty.setraw(self._fd)
         self._wfd = os.dup(self._fd)
-        os.set_blocking(self._wfd, False)
-        self._queue: queue.SimpleQueue[Incoming] = queue.SimpleQueue()
-        self._reader = StdoutReader(self._fd, clock, self._queue, max_line, self._sink.write)
-        self._thread = threading.Thread(
-            target=self._reader.run, name=f"engine-{self.pid}-pty", daemon=True
-        )
-        self._thread.start()
+        self._attach(self._fd, self._wfd, max_line, group, self._sink.write)
 
     def _reap(self) -> None:
         with contextlib.suppress(ChildProcessError):
@@ -72,6 +66,5 @@ class PtyTransport(ProcessTransport):
     def _release(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._wfd)
-        self._thread.join(timeout=1.0)
         with contextlib.suppress(OSError):
             os.close(self._fd)

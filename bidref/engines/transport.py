@@ -1,11 +1,14 @@
 """Transports: move lines between the referee and one engine process.
 
 A transport starts the engine in its own process group, writes lines to its
-stdin, and reads its stdout and stderr **at all times** on background threads,
-so an engine can never block on a full pipe. Each stdout line is stamped with
-the injected monotonic clock the moment its newline is read; the referee
-charges time from the end of a request write to that stamp. Stderr is drained
-into a capped log.
+stdin without ever blocking (:mod:`.io`: a capped out-queue), and reads its
+stdout on the referee's own thread whenever the referee looks or waits (one
+wait per match moves every engine's I/O, :class:`.io.IoGroup`). Each stdout
+line is stamped with the injected monotonic clock when the read that completed
+it returned, together with the start of the last look that found nothing
+(:class:`Line`). A request's clock is stamped *before* it is written. Stderr
+is drained into a capped log by a thread (it is not timed, and an engine that
+floods it must never wait on the referee).
 
 Ending the process is a policy (:func:`.lifecycle.terminate`): a quit line, a grace
 period, SIGTERM to the whole group, SIGKILL to the group, reap. The group
@@ -17,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import select
 import threading
 import time
@@ -25,8 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
-
-from .framing import LineFramer, LineTooLong
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +37,20 @@ STDERR_CAP: Final = 1 << 20  # bytes of stderr kept in a per-engine log
 STDERR_TAIL: Final = 2000  # characters of stderr kept in memory for crash reports
 WRITE_TIMEOUT_NS: Final = 10_000_000_000
 EXIT_POLL_NS: Final = 50_000_000  # how often a read looks whether the engine has exited
-BACKLOG_CAP: Final = 16 << 20  # stdout kept that the referee has not taken (chars, ~)
-LINE_WEIGHT: Final = 64  # what a queued line costs beyond its characters
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """A complete line read from the engine's stdout at clock time ``t``."""
+    """A complete line read from the engine's stdout at clock time ``t``.
+
+    ``after``: the start of the last look before it that found no complete line
+    (the line's end arrived in ``(after, t]``); None when ``t`` is exact (a seat
+    that stamps each line as it is made, e.g. a person's input).
+    """
 
     text: str
     t: int
+    after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +103,15 @@ class Transport(Protocol):
     pid: int
 
     def write_line(self, text: str) -> int:
-        """Write ``text`` + newline; return the clock time once it is written.
-        Raises :class:`WriteError`."""
+        """Write ``text`` + newline without blocking (what the pipe does not take is
+        queued, capped); return the clock time taken just *before* the write, so
+        the engine could not read a byte of it earlier. Raises :class:`WriteError`."""
         ...
 
     def read(self, deadline: int | None) -> Incoming | None:
-        """The next incoming item, or None once the clock reaches ``deadline``."""
+        """The next incoming item, or None after a look that started at or after
+        ``deadline`` found nothing (what is already in the pipe is always returned
+        first, even after the deadline)."""
         ...
 
     def note_descendants(self) -> None:
@@ -181,131 +188,6 @@ def _read(fd: int) -> bytes:
             return b""
 
 
-class StdoutReader:
-    """Reads one engine's stdout: frames lines, stamps them, queues them.
-
-    A background thread (:meth:`run`) reads at all times, so the engine never
-    blocks on a full pipe. The referee may also take bytes that are already
-    there itself (:meth:`take_waiting`), when it is awake anyway, instead of
-    waking up later for the thread's hand-over; a lock keeps the two from
-    splitting one read between them.
-
-    ``on_other`` (pty transport) receives lines that do not look like JSON
-    objects, which are then treated as stderr output.
-
-    What is queued and not yet taken (:meth:`taken`) is kept up to
-    ``backlog_cap``: beyond it the thread stops reading until the referee takes
-    lines, so an engine flooding its stdout waits on its full pipe instead of
-    filling the referee's memory.
-    """
-
-    def __init__(
-        self,
-        fd: int,
-        clock: Clock,
-        out: queue.SimpleQueue[Incoming],
-        max_line: int,
-        on_other: Callable[[bytes], None] | None = None,
-        backlog_cap: int = BACKLOG_CAP,
-    ) -> None:
-        os.set_blocking(fd, False)
-        self.fd = fd
-        self.clock = clock
-        self.out = out
-        self.on_other = on_other
-        self.framer = LineFramer(max_line)
-        self.lock = threading.Lock()
-        self.done = False  # EOF has been queued
-        self.backlog_cap = backlog_cap
-        self.queued = 0  # weight of the lines queued (written by the reading side only)
-        self.taken_weight = 0  # weight of the lines taken (written by the taking side only)
-        self.room = threading.Event()  # set while the backlog is under the cap
-        self.room.set()
-        self._poller = select.poll()
-        self._poller.register(fd, select.POLLIN)
-
-    def run(self) -> None:
-        """Thread body: read until EOF."""
-        poller = select.poll()
-        poller.register(self.fd, select.POLLIN)
-        while True:
-            self._wait_for_room()
-            # Wait for bytes without taking them: they stay in the pipe until this
-            # thread holds the GIL to stamp them, so that meanwhile the referee can
-            # see them (waiting) and take them itself.
-            poller.poll()
-            with self.lock:
-                if not self._take():
-                    return
-
-    def _wait_for_room(self) -> None:
-        while self.queued - self.taken_weight > self.backlog_cap:
-            self.room.clear()
-            if self.queued - self.taken_weight > self.backlog_cap:  # (no lost wake-up)
-                self.room.wait(0.5)
-
-    def taken(self, item: Incoming) -> None:
-        """The referee took ``item`` from the queue: room for more."""
-        if type(item) is Line:
-            self.taken_weight += len(item.text) + LINE_WEIGHT
-            if not self.room.is_set() and self.queued - self.taken_weight <= self.backlog_cap:
-                self.room.set()
-
-    def release(self) -> None:
-        """Stop holding the thread back (the process is being ended)."""
-        self.backlog_cap = 1 << 62
-        self.room.set()
-
-    def waiting(self) -> bool:
-        """Whether bytes (or EOF) are in the pipe, not read yet."""
-        return not self.done and bool(self._poller.poll(0))
-
-    def take_all(self, max_reads: int = 64) -> None:
-        """Read what is in the pipe now, after any read of the thread in progress
-        (e.g. what an engine wrote before it exited)."""
-        with self.lock:
-            for _ in range(max_reads):
-                if not (self.waiting() and self._take()):
-                    return
-
-    def take_waiting(self) -> None:
-        """Read what is in the pipe now, if the thread is not reading already."""
-        if self.lock.acquire(blocking=False):
-            try:
-                self._take()
-            finally:
-                self.lock.release()
-
-    def _take(self) -> bool:
-        """One read (the lock held); False once EOF is queued."""
-        if self.done:
-            return False
-        try:
-            data = os.read(self.fd, 65536)
-        except BlockingIOError:
-            return True
-        except OSError:  # EIO on a pty whose other side is closed; EBADF after close
-            data = b""
-        # Stamp before framing: splitting and decoding the bytes is our work, not
-        # the engine's time.
-        t = self.clock()
-        framer = self.framer
-        if not data:
-            self.done = True
-            self.out.put(Eof(t, framer.rest()))
-            return False
-        on_other = self.on_other
-        for item in framer.feed(data):
-            if isinstance(item, LineTooLong):
-                self.out.put(Overlong(item.prefix, item.length, t))
-            elif on_other is not None and not item.lstrip().startswith("{"):
-                on_other((item + "\n").encode())
-            else:
-                self.queued += len(item) + LINE_WEIGHT
-                self.out.put(Line(item, t))
-        return True
-
-
 def drain(fd: int, sink: StderrSink) -> None:
     """Thread body: copy ``fd`` into ``sink`` until EOF."""
     while True:
@@ -313,27 +195,6 @@ def drain(fd: int, sink: StderrSink) -> None:
         if not data:
             return
         sink.write(data)
-
-
-def get_incoming(
-    q: queue.SimpleQueue[Incoming], clock: Clock, deadline: int | None
-) -> Incoming | None:
-    """The next item of ``q``, or None when ``deadline`` (clock ns) has passed."""
-    # No get_nowait() first: raising and catching Empty costs the referee time
-    # right after it has written a request, when the reply may already be back.
-    while True:
-        if deadline is None:
-            timeout = 3600.0
-        else:
-            left = deadline - clock()
-            if left <= 0:
-                return None if q.empty() else q.get()
-            timeout = left / 1e9
-        try:
-            return q.get(timeout=timeout)
-        except queue.Empty:
-            if deadline is not None and clock() >= deadline:
-                return None
 
 
 def write_all(fd: int, data: bytes, timeout_ns: int = WRITE_TIMEOUT_NS) -> None:

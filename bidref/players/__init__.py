@@ -1,9 +1,11 @@
 """The referee's seats: who sits in seat 0 (player A) and seat 1 (player B).
 
-A **seat** is a line-level, timed connection to one player. The referee owns
-the protocol (``bidref/1``: encoding, ids, stale replies, rules help, logs,
-illegal-action policy and the clock); a seat only moves protocol lines and
-stamps incoming ones with the referee's monotonic clock. Any player that can
+A **seat** is a line-level, timed connection to one player. The protocol
+(``bidref/1``: ids, stale replies, rules help, logs, the judged wait for a
+reply) is the seat's :class:`~bidref.session.EngineSession`, the rules and the
+clock are the referee's; a seat only moves protocol lines and stamps incoming
+ones with the referee's monotonic clock. (The shape of this interface is
+unchanged: a class written for it before sessions existed still works.) Any player that can
 speak protocol lines can sit in a seat — an engine process
 (:class:`EngineSeat`), or, later, a human behind a terminal UI.
 
@@ -14,15 +16,20 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
     def send(self, text: str) -> int
         # Deliver protocol lines to the player: ``text`` is one line, or several
         # joined by "\n" (the referee batches events with the next request), with
-        # no final newline. Return the clock time (ns) once all is delivered: for a
-        # request (always the last line) the player's time starts there. Raise
-        # SeatGone if the player can no longer receive.
+        # no final newline. Return the clock time (ns) taken *before* any of it
+        # could reach the player: for a request (always the last line) the
+        # player's time starts there. Never block for long (an engine seat queues
+        # what the pipe does not take, capped). Raise SeatGone if the player can
+        # no longer receive.
     def receive(self, deadline: int | None) -> Incoming | None
-        # The next line from the player as Line(text, t) with t the clock time its
-        # end was read, Overlong(...) for a line over the limit, or Eof(t) when the
-        # player is gone; None once the clock reaches ``deadline`` (absolute ns).
-        # Lines the player sent while it was not asked anything are queued, never
-        # dropped, and are returned in order.
+        # The next line from the player as Line(text, t, after): ``t`` the clock
+        # time it was read, ``after`` the start of the last look before it that
+        # found nothing (None: ``t`` is exact, e.g. a person's input stamped as
+        # it is entered). Overlong(...) for a line over the limit, Eof(t) when
+        # the player is gone. None only after a look that started at or after
+        # ``deadline`` (absolute ns) found nothing: lines already there are
+        # always returned first, even past the deadline. Lines the player sent
+        # while it was not asked anything are queued, never dropped, in order.
     def before_end(self) -> None    # optional: called once the match is over,
         # before the player is told (e.g. to note an engine's processes)
     def has_input(self) -> bool     # optional
@@ -58,6 +65,7 @@ from ..engines import (
     EngineStartError,
     ExitInfo,
     Incoming,
+    IoGroup,
     Transport,
     WriteError,
     start_engine,
@@ -114,8 +122,10 @@ class EngineSeat:
         clock: Clock = time.monotonic_ns,
         stderr_log: Path | None = None,
         max_line: int = MAX_LINE,
+        group: IoGroup | None = None,
     ) -> None:
         self.spec = spec
+        self.group = group
         self.name = spec.name
         self.transport_name = transport
         self.clock = clock
@@ -131,6 +141,7 @@ class EngineSeat:
                 clock=self.clock,
                 stderr_log=self.stderr_log,
                 max_line=self.max_line,
+                group=self.group,
             )
         except (EngineStartError, ValueError, OSError) as e:
             raise SeatStartError(str(e)) from None

@@ -29,6 +29,11 @@ from .messages import (
 )
 
 MAX_QUOTE: Final = 200
+MAX_DEPTH: Final = 32
+"""The deepest nesting of arrays and objects accepted in a line (no message
+needs more than 4; deeper JSON could exhaust the parser's recursion)."""
+_STRINGS: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS: Final = re.compile(r"[\[\]{}]")
 
 _ENGINE_ADAPTER: TypeAdapter[EngineMessage] = TypeAdapter(EngineMessage)
 _REFEREE_ADAPTER: TypeAdapter[RefereeMessage] = TypeAdapter(RefereeMessage)
@@ -75,7 +80,26 @@ def encode_request(
     return _dumps({"type": "request", "id": req_id, "view": view, "clock": clock, "legal": legal})
 
 
+def _nesting(line: str) -> int:
+    """How deep arrays and objects nest in ``line`` (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(_STRINGS.sub("", line)):
+        if m.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
 def _load_object(line: str) -> dict[str, Any]:
+    # Most lines have a few brackets: only those with many are scanned.
+    if line.count("[") + line.count("{") > MAX_DEPTH and _nesting(line) > MAX_DEPTH:
+        raise BadJson(
+            line,
+            f"JSON nested more than {MAX_DEPTH} levels deep (the limit); "
+            "send one flat JSON object per line",
+        )
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as e:
@@ -84,6 +108,8 @@ def _load_object(line: str) -> dict[str, Any]:
         ) from None
     except ValueError as e:  # e.g. a number too long to convert
         raise BadJson(line, f"not JSON ({e}); send one JSON object per line") from None
+    except RecursionError:  # (the depth check makes this unreachable; never a traceback)
+        raise BadJson(line, "JSON nested too deeply; send one flat JSON object per line") from None
     if not isinstance(obj, dict):
         raise BadJson(
             line,

@@ -71,10 +71,20 @@ class MatchClock(NamedTuple):
     player: int | None = None  # whose turn the clock is running for
     turn: int | None = None
     delay_left: int = 0
+    controls: tuple[TimeControl, TimeControl] | None = None  # per player; None: both ``control``
 
     @classmethod
-    def start(cls, control: TimeControl) -> MatchClock:
-        return cls(control, (control.bank, control.bank))
+    def start(
+        cls, control: TimeControl, controls: tuple[TimeControl, TimeControl] | None = None
+    ) -> MatchClock:
+        """Both banks full. ``controls`` gives each player its own time control
+        (a handicap match); without it both play ``control``."""
+        if controls is None or controls[0] == controls[1] == control:
+            return cls(control, (control.bank, control.bank))
+        return cls(control, (controls[0].bank, controls[1].bank), controls=controls)
+
+    def control_of(self, player: int) -> TimeControl:
+        return self.control if self.controls is None else self.controls[player]
 
     def begin(self, player: int, turn: int) -> MatchClock:
         """The clock for ``player``'s decision in ``turn``.
@@ -85,7 +95,8 @@ class MatchClock(NamedTuple):
         """
         if player == self.player and turn == self.turn:
             return self
-        return MatchClock(self.control, self.banks, player, turn, self.control.delay)
+        delay = (self.control if self.controls is None else self.controls[player]).delay
+        return MatchClock(self.control, self.banks, player, turn, delay, self.controls)
 
     def available(self) -> int:
         """How long the player to move may still think in this turn."""
@@ -105,10 +116,12 @@ class MatchClock(NamedTuple):
             raise ValueError(f"elapsed time {elapsed} ns is negative")
         delay_left = self.delay_left
         if elapsed < delay_left:
-            return MatchClock(self.control, self.banks, p, self.turn, delay_left - elapsed)
+            return MatchClock(
+                self.control, self.banks, p, self.turn, delay_left - elapsed, self.controls
+            )
         bank = max(self.banks[p] - (elapsed - delay_left), 0)
         banks = (bank, self.banks[1]) if p == 0 else (self.banks[0], bank)
-        return MatchClock(self.control, banks, p, self.turn, 0)
+        return MatchClock(self.control, banks, p, self.turn, 0, self.controls)
 
     def charge(self, elapsed: int) -> tuple[MatchClock, Charge]:
         """:meth:`spend`, with a record of what it cost."""
@@ -132,6 +145,11 @@ class MatchClock(NamedTuple):
         return {
             "banks_ms": [b // MILLISECOND for b in self.banks],
             "delay_ms": self.control.delay // MILLISECOND,
+            **(
+                {"delays_ms": [c.delay // MILLISECOND for c in self.controls]}
+                if self.controls
+                else {}
+            ),
             "running_for": self.player,
             "turn": self.turn,
             "delay_left_ms": self.delay_left // MILLISECOND,

@@ -316,8 +316,24 @@ class _Fold:
         self.explicit_deals = explicit
         if bool(d.get("seeded")) != (d.get("seed_commitment") is not None):
             raise Mismatch(n, "'seeded' and 'seed_commitment' disagree")
+        controls = None
+        if d.get("time_controls") is not None:  # per seat (a handicap match)
+            tcs = d["time_controls"]
+            if (
+                not isinstance(tcs, list)
+                or len(tcs) != 2
+                or not all(isinstance(x, dict) for x in tcs)
+            ):
+                raise Mismatch(n, f"time_controls {tcs!r}: expected one per seat")
+            try:
+                controls = (
+                    TimeControl(_int(tcs[0], "bank_ns", n), _int(tcs[0], "delay_ns", n)),
+                    TimeControl(_int(tcs[1], "bank_ns", n), _int(tcs[1], "delay_ns", n)),
+                )
+            except ValueError as e:
+                raise Mismatch(n, str(e)) from None
         self.header = d
-        self.clock = MatchClock.start(control)
+        self.clock = MatchClock.start(control, controls)
 
         def deal(round_number: int) -> Deal:
             rev = self.reveals.get(round_number)
@@ -357,11 +373,12 @@ class _Fold:
                 "the hello sent to the engine ('sent') is not a hello "
                 "with this seat and its settings",
             )
-        tc = h["time_control"]
+        assert self.clock is not None
+        tc = self.clock.control_of(ln.data["seat"])
         said = {k: settings.get(k) for k in ("bank_ms", "delay_ms", "max_rounds", "illegal")}
         derived = {
-            "bank_ms": tc["bank_ns"] // MILLISECOND,
-            "delay_ms": tc["delay_ns"] // MILLISECOND,
+            "bank_ms": tc.bank // MILLISECOND,
+            "delay_ms": tc.delay // MILLISECOND,
             "max_rounds": h.get("max_rounds"),
             "illegal": self.policy,
         }

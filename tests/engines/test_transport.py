@@ -207,25 +207,6 @@ def test_engine_files(tmp_path: Path) -> None:
 
 
 @pytest.mark.e2e
-def test_stdout_is_read_at_all_times_so_an_engine_never_blocks_on_it() -> None:
-    # 4 MB of log lines, far more than a pipe holds, written while nobody calls read()
-    code = (
-        "import sys\nfor i in range(40000):\n"
-        '    sys.stdout.write(\'{"type":"log","message":"\' + \'x\' * 80 + \'"}\\n\')\n'
-        "sys.stdout.flush()\n"
-    )
-    t = PipeTransport([sys.executable, "-c", code])
-    try:
-        info = t.wait_exit(20 * SECOND)
-        assert info is not None and info.exit_code == 0, "the engine blocked on its stdout"
-        n = 0
-        while isinstance(t.read(time.monotonic_ns() + SECOND), Line):
-            n += 1
-        assert n == 40000
-    finally:
-        t.close(None, SECOND)
-
-
 def test_write_all_writes_more_than_a_pipe_holds_in_order() -> None:
     # Over the pipe's capacity the first write is partial: the rest must follow
     # intact once the reader makes room.
@@ -265,55 +246,6 @@ def test_write_all_to_a_closed_pipe_is_a_write_error() -> None:
         os.close(w)
 
 
-def test_a_reply_already_queued_is_returned_even_after_the_deadline() -> None:
-    # The referee decides about lateness from the stamp, so a queued line is
-    # never swallowed by a deadline that passed while the referee was busy.
-    import queue
-
-    from bidref.engines.transport import get_incoming
-
-    now = [10 * SECOND]
-    q: queue.SimpleQueue[Line | Eof] = queue.SimpleQueue()
-    assert get_incoming(q, lambda: now[0], deadline=5 * SECOND) is None
-    q.put(Line("late", 9 * SECOND))
-    assert get_incoming(q, lambda: now[0], deadline=5 * SECOND) == Line("late", 9 * SECOND)
-    q.put(Line("early", 1))
-    assert get_incoming(q, lambda: now[0], deadline=None) == Line("early", 1)
-
-
-def test_stdout_reader_takes_waiting_bytes_in_order_with_one_eof() -> None:
-    # The referee may take bytes itself while the reader thread runs: every line
-    # arrives once, in order, and EOF is reported once.
-    import queue
-    import threading
-
-    from bidref.engines.transport import StdoutReader
-
-    r, w = os.pipe()
-    q: queue.SimpleQueue[Line | Eof] = queue.SimpleQueue()
-    reader = StdoutReader(r, time.monotonic_ns, q, max_line=1000)
-    th = threading.Thread(target=reader.run)
-    th.start()
-    n = 3000
-    try:
-        for i in range(n):
-            os.write(w, f'{{"n":{i}}}\n'.encode())
-            if i % 3 == 0 and reader.waiting():
-                reader.take_waiting()
-    finally:
-        os.close(w)
-    th.join(timeout=10)
-    reader.take_waiting()  # after EOF: nothing more
-    os.close(r)
-    items = []
-    while not q.empty():
-        items.append(q.get())
-    assert [x.text for x in items[:-1]] == [f'{{"n":{i}}}' for i in range(n)]  # type: ignore[union-attr]
-    assert isinstance(items[-1], Eof) and not reader.waiting()
-    stamps = [x.t for x in items]
-    assert stamps == sorted(stamps)
-
-
 def test_has_input_reads_a_waiting_reply_at_once(c_first: Path) -> None:
     t = PipeTransport([str(c_first)])
     try:
@@ -329,40 +261,6 @@ def test_has_input_reads_a_waiting_reply_at_once(c_first: Path) -> None:
         t.close('{"type":"quit"}', SECOND)
 
 
-def test_has_input_ignores_a_line_not_finished_yet() -> None:
-    # The referee stops preparing, and gives the reply the time of its last empty
-    # look, when has_input() is true: the start of a line is not a reply (else an
-    # engine that writes its first bytes at once would think for free). No reader
-    # thread here, so that has_input() itself finds the bytes in the pipe.
-    import queue
-
-    from bidref.engines.process import ProcessTransport
-    from bidref.engines.transport import StdoutReader
-
-    r, w = os.pipe()
-    t = ProcessTransport()
-    t.clock = time.monotonic_ns
-    t._queue = queue.SimpleQueue()
-    t._reader = StdoutReader(r, t.clock, t._queue, max_line=1000)
-    try:
-        os.write(w, b'{"type":"action",')
-        assert not t.has_input()
-        assert not t.has_input()
-        os.write(w, b'"id":1,"action":"draw"}\n{"type":')
-        assert t.has_input()
-        got = t.read(t.clock())
-        assert isinstance(got, Line) and got.text == '{"type":"action","id":1,"action":"draw"}'
-        assert not t.has_input()
-        os.close(w)
-        w = -1
-        assert t.has_input()  # EOF is input
-        assert isinstance(t.read(t.clock()), Eof)
-    finally:
-        os.close(r)
-        if w >= 0:
-            os.close(w)
-
-
 @pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
 def test_a_stderr_log_that_cannot_be_made_starts_no_process(
     cls: type[PipeTransport] | type[PtyTransport], tmp_path: Path
@@ -375,52 +273,6 @@ def test_a_stderr_log_that_cannot_be_made_starts_no_process(
         )
     time.sleep(0.3)
     assert not marker.exists(), "the engine was started and left running"
-
-
-def test_an_engine_flooding_stdout_is_held_back_not_stored_without_end() -> None:
-    # Stdout is read at all times, but what the referee has not taken yet is kept
-    # only up to a cap: beyond it the reader stops, and a flooding engine waits on
-    # its full pipe instead of filling the referee's memory. Taking lines frees room.
-    import queue
-    import threading
-
-    from bidref.engines.process import ProcessTransport
-    from bidref.engines.transport import StdoutReader
-
-    r, w = os.pipe()
-    os.set_blocking(w, False)
-    t = ProcessTransport()
-    t.clock = time.monotonic_ns
-    t._queue = queue.SimpleQueue()
-    t._reader = StdoutReader(r, t.clock, t._queue, max_line=1000, backlog_cap=100_000)
-    th = threading.Thread(target=t._reader.run, daemon=True)
-    th.start()
-    line = b'{"type":"log","message":"' + b"f" * 100 + b'"}\n'
-    written = 0
-    try:
-        give_up = time.monotonic() + 10
-        stuck_since = None
-        while True:  # write until the pipe stays full for 0.3 s
-            try:
-                os.write(w, line)
-                written += 1
-                stuck_since = None
-            except BlockingIOError:
-                stuck_since = stuck_since or time.monotonic()
-                if time.monotonic() - stuck_since > 0.3:
-                    break
-                time.sleep(0.001)
-            assert time.monotonic() < give_up, "the reader kept reading without end"
-        queued = t._queue.qsize()
-        assert 0 < queued * len(line) < 100_000 + 70_000  # the cap, and one more read
-        for _ in range(written):  # every line comes, in order, once room is made
-            got = t.read(time.monotonic_ns() + 5 * SECOND)
-            assert isinstance(got, Line) and got.text == line[:-1].decode()
-    finally:
-        os.close(w)
-        th.join(timeout=5)
-        os.close(r)
-    assert not th.is_alive()
 
 
 def test_a_missing_interpreter_is_named_when_the_engine_cannot_start(tmp_path: Path) -> None:

@@ -129,3 +129,20 @@ def test_long_lines_are_quoted_truncated() -> None:
     assert len(str(info.value)) < 400
     assert "(5000 chars)" in str(info.value)
     assert info.value.line == line
+
+
+def test_deeply_nested_json_is_a_bad_json_error_not_a_recursion_error() -> None:
+    # Issue 14, item 1: 100,000 levels used to raise RecursionError in the parser.
+    from bidref.protocol.codec import MAX_DEPTH, BadJson, decode_engine_line
+
+    for line in (
+        "[" * 100_000 + "]" * 100_000,
+        '{"type":"log","message":"x","a":' + "{" * 5000 + "}" * 5000 + "}",
+        '{"type":"action","id":1,"action":' + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "}",
+    ):
+        with pytest.raises(BadJson, match="nested more than"):
+            decode_engine_line(line)
+    # brackets inside strings are not nesting, and MAX_DEPTH levels are fine
+    assert decode_engine_line('{"type":"log","message":"' + "[" * 500 + '"}').type == "log"
+    ok = '{"type":"log","message":"x","a":' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}"
+    assert decode_engine_line(ok).type == "log"

@@ -121,3 +121,45 @@ class FakeSeat:
 
     def messages(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.received if m["type"] == kind]
+
+
+@dataclass
+class PipeSeat(FakeSeat):
+    """A fake engine behind a pipe, judged as the referee judges a real one: a line
+    is read by a *look* (it carries the last look that found nothing as ``after``),
+    and the referee sleeps between looks until a line arrives or the deadline
+    comes, waking ``wake_late_ns`` late (a stalled or overloaded referee).
+    ``miss_wakeups``: the wait ignores arrivals and sleeps to the deadline (a lost
+    hand-over: only the late look can find the line)."""
+
+    miss_wakeups: bool = False
+    _quiet: int = 0
+
+    def _pop(self, after: int) -> Incoming:
+        _t, _, text = heapq.heappop(self._queue)
+        now = self.clock.now
+        if text == EOF_MARK:
+            return Eof(now)
+        return Line(text, now, after)
+
+    def has_input(self) -> bool:
+        if self._queue and self._queue[0][0] <= self.clock.now:
+            return True
+        self._quiet = self.clock.now
+        return False
+
+    def receive(self, deadline: int | None) -> Incoming | None:
+        while True:
+            now = self.clock.now
+            if self._queue and self._queue[0][0] <= now:
+                return self._pop(self._quiet)
+            self._quiet = now  # this look found nothing
+            if deadline is not None and now >= deadline:
+                return None
+            arrival = self._queue[0][0] if self._queue else None
+            if arrival is not None and (deadline is None or arrival < deadline):
+                wake = deadline if self.miss_wakeups and deadline is not None else arrival
+            else:
+                assert deadline is not None, "the fake engine would never answer"
+                wake = deadline
+            self.clock.advance_to(wake + self.wake_late_ns)

@@ -198,4 +198,3 @@ def test_a_long_branch_continues_in_a_band_and_the_picture_stays_short(
     assert "⋮" in pic and "(4)" in pic  # the branch's end marker, in its band
     assert pic.count("(") == len(lay.scoring())
     assert _places(text) == ["2-6:low", "5-6:low", "3-3:line_b", "3-4:high"]
-
