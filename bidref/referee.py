@@ -174,10 +174,14 @@ class MatchSpec:
     stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
     max_line: int = MAX_LINE
     eager_events: bool = False  # write events to both seats at once, not with the next request
+    # Each seat's own clock (a handicap match); None: both play on time_control.
+    time_controls: tuple[TimeControl, TimeControl] | None = None
 
     def __post_init__(self) -> None:
         if len(self.engines) != 2:
             raise ValueError(f"a match needs 2 engines, got {len(self.engines)}")
+        if self.time_controls is not None and len(self.time_controls) != 2:
+            raise ValueError(f"time_controls: give one per seat, got {len(self.time_controls)}")
         if self.max_rounds is not None and self.max_rounds < 1:
             raise ValueError(f"max_rounds={self.max_rounds}: give at least 1, or None")
         if self.illegal not in ("reject", "forfeit"):

@@ -5,11 +5,51 @@ Each command lives in its own module and registers itself on ``app`` here.
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-app = typer.Typer(
+
+def _plain_help_option(option: Any) -> Any:
+    # typer shows a flag's type as "<bool>"; -h/--help takes no value.
+    if option is not None:
+        option.metavar = ""
+    return option
+
+
+def _no_type(ctx: Any) -> None:
+    return None
+
+
+class _Command(TyperCommand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            # An argument's help says what it is (an engine, a file): "<str>" says nothing.
+            if isinstance(param, TyperArgument):
+                setattr(param, "display_type_rich", _no_type)  # noqa: B010
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain_help_option(super().get_help_option(ctx))
+
+
+class _Group(TyperGroup):
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain_help_option(super().get_help_option(ctx))
+
+
+class _App(typer.Typer):
+    """The app, whose commands show -h/--help without a "<bool>" placeholder."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+        kwargs.setdefault("cls", _Command)
+        return super().command(*args, **kwargs)
+
+
+app = _App(
+    cls=_Group,
     name="bidref",
     help="Referee and toolkit for Spectacular Bid, a two-player Fives dominoes duel.",
     no_args_is_help=True,
@@ -34,6 +74,7 @@ def _root(
         typer.Option(
             "--version",
             "-V",
+            metavar="",
             callback=_print_version,
             is_eager=True,
             help="Print bidref's version and exit.",

@@ -27,6 +27,7 @@ from .common import (
     EXIT_BAD_ARGS,
     BankOption,
     DelayOption,
+    ForceOption,
     MaxRoundsOption,
     SeedOption,
     StartupOption,
@@ -76,6 +77,7 @@ def play(
     max_rounds: MaxRoundsOption = None,
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
+    force: ForceOption = False,
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -108,7 +110,9 @@ def play(
             "neither seat is 'human': to watch two engines play, use `bidref match "
             f"{seat_a} {seat_b}`"
         )
-    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(transcript)
+    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
+        transcript, force=force
+    )
     if problem:
         raise bad(problem)
     if not _on_a_terminal():

@@ -54,12 +54,15 @@ def fake_play(job: MatchJob) -> MatchReport:
                 reason="startup",
                 rated=False,
                 fault_seat=seat,
-                detail="the engine ended before its hello (fake)",
+                detail={"seat": seat, "problem": "the engine ended before its hello (fake)"},
             )
     abort = max(a["abort"], b["abort"])
     if job.attempt == 1 and _unit("abort", job.key.id) < abort:
         return MatchReport(
-            winner=None, reason="aborted", rated=False, detail="referee timing fault (fake)"
+            winner=None,
+            reason="aborted",
+            rated=False,
+            detail={"cause": "referee timing fault (fake)"},
         )
     u = _unit(job.key.seed, job.engine_a.name, job.engine_b.name)
     draw = max(a["draw"], b["draw"])
