@@ -476,10 +476,12 @@ class _Referee:
                     {"seat": i, "problem": f"{problem}{self._tail(i)}"},
                     rated=False,
                 ) from None
+        wants_points = [False, False]
         for i, seat in enumerate(self.seats):
             deadline = sent_at[i] + self.spec.startup_timeout_ns
             hello, raw, t = self._await_hello(i, seat, deadline)
             self.names[i] = hello.name
+            wants_points[i] = "points" in hello.features
             self.tx.write(
                 "hello",
                 t,
@@ -491,6 +493,8 @@ class _Referee:
                     "elapsed_ns": t - sent_at[i],
                 },
             )
+        # engines that asked for it get each legal action's points in their requests
+        self.encoder.points = (wants_points[0], wants_points[1])
 
     def _await_hello(self, i: int, seat: Seat, deadline: int) -> tuple[EngineHello, str, int]:
         """The engine's hello, its raw line and the time it was read."""
