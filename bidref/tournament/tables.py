@@ -170,7 +170,10 @@ def standings_table(
         Column("Games", drop=2),
         Column("W-L-D", drop=1),
         Column("Score"),
-        Column("Elo (pairs)", note="Elo (pairs): from complete pairs, 95 % (n/a below 3 pairs)"),
+        Column(
+            "Elo (pairs)",
+            note="Elo (pairs): from complete pairs, 95 % (n/a: below 3 pairs, or unbounded)",
+        ),
         Column(
             "Elo (joint)",
             drop=1,
