@@ -178,6 +178,7 @@ def _play(
     import json
     import secrets
     import sys
+    from dataclasses import replace
 
     from rich.console import Console
     from rich.live import Live
@@ -206,9 +207,14 @@ def _play(
     seats = engine_seats(
         pair, tr, stderr_dir=stderr_dir, debug=DebugLog(sys.stderr) if debug else None
     )
+    # Engines are shown and reported by the names the command line gave them
+    # (unique: c_first-1, c_first-2); the name in each hello is in the transcript.
+    names = (pair[0].name, pair[1].name)
     if json_out:
         with signals_interrupt():
-            outcome = run_match(spec, transcript_path=transcript, seats=seats)
+            outcome = replace(
+                run_match(spec, transcript_path=transcript, seats=seats), engines=names
+            )
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..engines.spec import check_runnable
 from ..players import EngineSeat, Seat
 from ..players.human import HumanSeat, WatchedEngineSeat
 from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
@@ -127,6 +128,7 @@ def play(
             continue
         try:
             specs.append(resolve_engine(a))
+            check_runnable(specs[-1], a)  # refused before the terminal is taken
         except EngineSpecError as e:
             raise bad(str(e)) from None
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"

@@ -195,7 +195,16 @@ def test_debug_shows_every_line_live_on_stderr_with_time_and_name(tmp_path: Path
     transcript = [json.loads(x) for x in t.read_text().splitlines()]
     requests = sum(1 for ln in lines if '"type":"request"' in ln)
     assert requests >= sum(1 for x in transcript if x["type"] == "action")
-    assert json.loads(res.stdout)["reason"] in ("balance", "round_limit")
+    result = json.loads(res.stdout)
+    assert result["reason"] in ("balance", "round_limit")
+    assert result["engines"] == ["left", "right"]  # the command line's names, not the hellos'
+    hellos = [x for x in transcript if x["type"] == "hello"]
+    assert {
+        h["data"]["engine"]["name"] if "data" in h else h["engine"]["name"] for h in hellos
+    } == {
+        "python_random",
+        "python_greedy",
+    }
 
 
 @pytest.mark.e2e
