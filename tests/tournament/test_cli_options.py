@@ -307,3 +307,42 @@ def test_fitted_tables_drop_columns_to_fit() -> None:
         header = next(line for line in text.splitlines() if "must" in line).split()
         assert header[1:] == shown, (width, text)
         assert max(len(line.rstrip()) for line in text.splitlines()) <= width
+
+
+@pytest.mark.e2e
+def test_on_a_terminal_the_live_view_shows_progress_and_the_time_left(tmp_path: Path) -> None:
+    import os
+
+    import pexpect
+
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-c",
+            "from bidref.cli import main; main()",
+            "tournament",
+            "a=fake strength=2 sleep=0.05",
+            "b=fake sleep=0.05",
+            "--deals",
+            "10",
+            "-j",
+            "1",
+            "--out",
+            str(tmp_path / "t"),
+            *FAKE,
+        ],
+        cwd=str(REPO),
+        env={**os.environ, "COLUMNS": "100", "LINES": "40", "PYTHONPATH": str(REPO)},
+        encoding="utf-8",
+        timeout=120,
+        dimensions=(40, 100),
+    )
+    try:
+        child.expect(r"matches \d+/20")
+        child.expect(r"left ~\d+s")
+        child.expect("Current standings")
+        child.expect("Standings")  # the final tables
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
