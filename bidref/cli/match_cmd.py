@@ -134,8 +134,8 @@ def match(
     cutechess-style engines: a name, options, a handicap clock, every line
     to and from the engines on stderr:
 
-        bidref match --engine "cmd=sample_engines/c_first/engine name=fast tc=5+0.1" \\
-            --engine "cmd=sample_engines/python_greedy/engine.py name=slow" \\
+        bidref match -e "cmd=sample_engines/c_first/engine name=fast tc=5+0.1" \\
+            -e "cmd=sample_engines/python_greedy/engine.py name=slow" \\
             --each "option.depth=2" --bank 20 --delay 1 --debug
 
     An engine whose stdout is buffered on pipes (e.g. C stdio without fflush):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
@@ -62,15 +64,18 @@ def test_choices_are_shown(command: str) -> None:
 
 @pytest.mark.parametrize("command", ["match", "tournament"])
 def test_multi_line_examples_continue_with_a_backslash(command: str) -> None:
-    res = runner.invoke(app, [command, "-h"], env={"COLUMNS": "200"})
+    # in an 80-column terminal: an example that wrapped would not paste
+    res = runner.invoke(app, [command, "-h"], env={"COLUMNS": "80"})
     lines = [ln.strip() for ln in res.output.splitlines()]
     starts = [i for i, ln in enumerate(lines) if ln.startswith(f"bidref {command} ")]
     assert starts
     for i in starts:  # an example goes on only after a "\"
         j = i
+        shlex.split(lines[j].rstrip("\\"))  # whole words: a wrapped quote would not split
         while lines[j].endswith("\\"):
             j += 1
-            assert lines[j].startswith("--") or lines[j].startswith("sample_engines/"), lines[j]
+            assert lines[j].startswith(("--", "-e ", "sample_engines/")), lines[j]
+            shlex.split(lines[j].rstrip("\\"))
         assert j + 1 >= len(lines) or not lines[j + 1].startswith("--"), lines[i : j + 2]
 
 
