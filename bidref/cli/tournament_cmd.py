@@ -893,11 +893,21 @@ def _exit_for(
         )
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if summary.stopped is not None:
+        from rich.text import Text
+
+        from .match_cmd import STARTUP_HINT
+
+        # (as text: the engine's own words are in it, never rich markup)
         err.print(
-            f"[red]error:[/red] {summary.stopped}. Check the engine with bidref "
-            f"check-engine, then continue with --resume --out {out}",
+            Text.assemble(
+                ("error:", "red"),
+                f" {summary.stopped}. Check the engine with bidref check-engine, then "
+                f"continue with --resume --out {out}",
+            ),
             highlight=False,
         )
+        if "(startup)" in summary.stopped:
+            err.print(Text(STARTUP_HINT, style="yellow"), highlight=False)
         raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)

@@ -346,3 +346,13 @@ def test_on_a_terminal_the_live_view_shows_progress_and_the_time_left(tmp_path: 
     finally:
         child.close(force=True)
     assert child.exitstatus == 0
+
+
+def test_an_engine_that_never_starts_stops_the_run_with_the_hint(tmp_path: Path) -> None:
+    code, output = invoke(
+        "a=fake nostart=1", "b=fake", "--deals", "2", "-j", "1", "--out", str(tmp_path / "t")
+    )
+    assert code == 1, output
+    text = flat(output)
+    assert "engine 'a' failed (startup)" in text and "--resume --out" in text
+    assert "flush after every line, or run it with --transport pty" in text
