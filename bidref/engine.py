@@ -24,6 +24,12 @@ A complete engine (``sample_engines/python_sdk_minimal/engine.py``)::
     if __name__ == "__main__":
         run(choose, name="sdk_minimal", author="you")
 
+``req.points_of(action)`` is what an action earns at once. An engine that
+sets ``features=("points",)`` (an :class:`Engine` attribute, or an argument of
+:func:`run`) asks the referee for those points in every request
+(``legal_points``, protocol feature ``points``): then ``points_of`` reads them
+instead of computing them.
+
 For more control, subclass :class:`Engine` (``on_hello``, ``choose``,
 ``on_event``, ``on_error``, ``on_quit``) and pass an instance to :func:`run`.
 Inside ``choose`` you may ask the referee for the rules with
@@ -49,6 +55,7 @@ from bidref.rules import (
     LayoutView,
     Match,
     MatchConfig,
+    Open,
     Phase,
     Play,
     PlayerView,
@@ -59,7 +66,7 @@ from bidref.rules import (
     tile,
 )
 from bidref.rules.determinize import layout_from_view
-from bidref.rules.layout import Side
+from bidref.rules.layout import Side, points_earned
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +174,9 @@ class Request:
     seat: int
     max_rounds: int | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    # What each action of ``legal`` earns at once, as the referee sent it (the
+    # ``points`` feature); None when the engine did not ask for it.
+    legal_points: tuple[int, ...] | None = None
     _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -178,7 +188,20 @@ class Request:
         return Phase(self.view.phase)
 
     def points_of(self, action: Action) -> int:
-        """What a ``play`` action earns at once (0 for every other action)."""
+        """What ``action`` earns at once: a play or an opening the count it makes if
+        that is a multiple of 5; 0 for every other action. Read from the request's
+        ``legal_points`` when the referee sent them (the ``points`` feature)."""
+        if self.legal_points is not None:
+            by_action = self._memo.get("points")
+            if by_action is None:
+                by_action = self._memo["points"] = dict(
+                    zip(self.legal, self.legal_points, strict=False)
+                )
+            if action in by_action:
+                return int(by_action[action])
+        if isinstance(action, Open):
+            t = action.tile
+            return points_earned(2 * t.low if t.double else t.pips)
         if not isinstance(action, Play):
             return 0
         from bidref.engines_ai.greedy import immediate_points
@@ -214,6 +237,7 @@ class Engine:
     name: str = "python-engine"
     author: str = ""
     version: str = __version__
+    features: tuple[str, ...] = ()  # protocol features to ask for, e.g. ("points",)
 
     def __init__(self) -> None:
         self.seat = 0
@@ -324,12 +348,15 @@ ChooseFn = Callable[[Request], Action | str]
 
 
 class _FunctionEngine(Engine):
-    def __init__(self, fn: ChooseFn, name: str, author: str, version: str) -> None:
+    def __init__(
+        self, fn: ChooseFn, name: str, author: str, version: str, features: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.fn = fn
         self.name = name
         self.author = author
         self.version = version
+        self.features = features
 
     def choose(self, request: Request) -> Action | str:
         return self.fn(request)
@@ -341,6 +368,7 @@ def run(
     name: str = "python-engine",
     author: str = "",
     version: str = "1",
+    features: tuple[str, ...] = (),
     stdin: IO[str] | None = None,
     stdout: IO[str] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -349,12 +377,13 @@ def run(
     """Play as an engine on stdin/stdout until the referee says quit; return 0.
 
     ``engine`` is an :class:`Engine` or just a function ``Request -> action``
-    (then ``name``/``author``/``version`` name it in the handshake). Python
+    (then ``name``/``author``/``version`` name it in the handshake, and
+    ``features`` asks for protocol features, e.g. ``("points",)``). Python
     logging goes to stderr; nothing but protocol lines is written to stdout (while it
     runs, a stray ``print`` goes to stderr).
     """
     if not isinstance(engine, Engine):
-        engine = _FunctionEngine(engine, name, author, version)
+        engine = _FunctionEngine(engine, name, author, version, tuple(features))
     if not logging.getLogger().handlers:
         logging.basicConfig(
             stream=sys.stderr, level=log_level, format=f"{engine.name}: %(levelname)s %(message)s"
@@ -389,15 +418,16 @@ def run(
                         PROTOCOL_VERSION,
                     )
                 engine.on_hello(msg)
-                io.send(
-                    {
-                        "type": "hello",
-                        "name": engine.name,
-                        "author": engine.author,
-                        "version": engine.version,
-                        "protocol": PROTOCOL_VERSION,
-                    }
-                )
+                answer: dict[str, Any] = {
+                    "type": "hello",
+                    "name": engine.name,
+                    "author": engine.author,
+                    "version": engine.version,
+                    "protocol": PROTOCOL_VERSION,
+                }
+                if engine.features:
+                    answer["features"] = list(engine.features)
+                io.send(answer)
             elif kind == "request":
                 received = clock()
                 try:
@@ -411,6 +441,9 @@ def run(
                         seat=engine.seat,
                         max_rounds=engine.settings.get("max_rounds"),
                         raw=msg,
+                        legal_points=None
+                        if msg.get("legal_points") is None
+                        else tuple(int(x) for x in msg["legal_points"]),
                     )
                 except (KeyError, TypeError, ValueError) as e:
                     log.error(

@@ -272,11 +272,15 @@ class _Referee:
                 options=dict(spec.engines[i].options) if i < len(spec.engines) else {},
             )
             hellos.append((line, sess.send_hello(line)))
+        wants_points = [False, False]
         for i, sess in enumerate(self.sessions):
             line, sent_at = hellos[i]
             hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
             self.sessions[i].name = hello.name
+            wants_points[i] = "points" in hello.features
             self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
+        # engines that asked for it get each legal action's points in their requests
+        self.encoder.points = (wants_points[0], wants_points[1])
 
     # -- the game --------------------------------------------------------------------------
 

@@ -280,3 +280,50 @@ def test_a_failing_event_hook_is_logged_and_the_engine_plays_on(
     assert [o["type"] for o in out] == ["hello", "action"]
     assert out[1]["id"] == 1
     assert "on_event() failed" in caplog.text
+
+
+def test_points_of_reads_the_referee_s_legal_points_when_sent() -> None:
+    m = Match.new(3)
+    m.apply(m.legal_actions()[0])
+    v = player_view(m, m.to_act)
+    marks = tuple(
+        100 + i for i in range(len(v.legal_actions))
+    )  # not real points: read, not computed
+    req = Request(
+        id=1,
+        view=v,
+        legal=v.legal_actions,
+        clock=view_clock(),
+        received_at=0.0,
+        seat=m.to_act,
+        legal_points=marks,
+    )
+    assert [req.points_of(a) for a in v.legal_actions] == list(marks)
+
+
+def test_an_engine_asks_for_features_in_its_hello() -> None:
+    import io
+
+    from bidref.engine import run
+
+    hello = json.dumps(
+        {
+            "type": "hello",
+            "protocol": "bidref/1",
+            "bidref": "x",
+            "rules": "r",
+            "seat": 0,
+            "settings": {},
+            "options": {},
+        }
+    )
+    for features, expected in (((), None), (("points",), ["points"])):
+        out = io.StringIO()
+        run(
+            lambda req: str(req.legal[0]),
+            features=features,
+            stdin=io.StringIO(hello + '\n{"type":"quit"}\n'),
+            stdout=out,
+        )
+        answer = json.loads(out.getvalue().splitlines()[0])
+        assert answer.get("features") == expected

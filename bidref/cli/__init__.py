@@ -1,59 +1,37 @@
 """The bidref command line: the only place that prints or exits.
 
-Each command lives in its own module and registers itself on ``app`` here.
+Each command lives in its own module and registers itself on ``app`` (built on
+first use by :mod:`._typer_app`). ``bidref --help`` and ``--version`` are
+answered by :mod:`.fast_help` without importing typer or any command, so they
+start in a few times the interpreter's own start-up (benchmarks/startup.py).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    from ._typer_app import _App
 
-app = typer.Typer(
-    name="bidref",
-    help="Referee and toolkit for Spectacular Bid, a two-player Fives dominoes duel.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+    app: _App
 
 
-def _print_version(value: bool) -> None:
-    if value:
-        from .. import __version__
+def __getattr__(name: str) -> Any:
+    # ``app`` is built on first use: ``bidref --help`` needs none of it.
+    if name == "app":
+        from ._typer_app import build
 
-        typer.echo(f"bidref {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            "-V",
-            callback=_print_version,
-            is_eager=True,
-            help="Print bidref's version and exit.",
-        ),
-    ] = False,
-) -> None:
-    """Run matches between engines, replay and validate games, run tournaments, play."""
+        return build()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    app()
+    from .fast_help import answer
 
+    if answer(sys.argv[1:]):
+        return
+    from ._typer_app import build
 
-# Command modules register themselves on import.
-from . import match_cmd  # noqa: E402,F401,I001
-from . import rules_cmd  # noqa: E402,F401
-from . import validate_cmd  # noqa: E402,F401
-from . import replay_cmd  # noqa: E402,F401
-from . import play_cmd  # noqa: E402,F401
-from . import tournament_cmd  # noqa: E402,F401
-from . import check_engine_cmd  # noqa: E402,F401
-from . import connect_cmd  # noqa: E402,F401
-from . import report_cmd  # noqa: E402,F401
+    args = sys.argv[1:]
+    build(args[0] if args else None)()

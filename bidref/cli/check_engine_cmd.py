@@ -2,33 +2,39 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from ..rules import seconds
 from . import app
-from .common import clock_args_problem
+from .common import EachOption, EngineOption, StartupOption, TransportOption
 from .connect_cmd import ConnectInfoOption, TlsCertOption, TlsKeyOption
 
 
 @app.command("check-engine")
 def check_engine_cmd(
     engine: Annotated[
-        str,
+        str | None,
         typer.Argument(
+            metavar="ENGINE",
             help="The engine: a program, a .py file, an engine file (.toml/.json) or a "
-            'command line in quotes, e.g. "node my_engine.js".'
+            'command line in quotes, e.g. "node my_engine.js" (or give it with --engine).',
+            show_default=False,
         ),
-    ],
-    bank: Annotated[float, typer.Option(help="Bank in seconds announced and enforced.")] = 2.0,
-    delay: Annotated[float, typer.Option(help="Delay per turn in seconds.")] = 0.2,
-    startup: Annotated[float, typer.Option(help="Seconds allowed for the hello.")] = 10.0,
-    transport: Annotated[str, typer.Option(help="pipe or pty.")] = "pipe",
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    ] = None,
+    engine_opt: EngineOption = None,
+    each: EachOption = None,
+    bank: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Bank in seconds announced and enforced.")
+    ] = 2.0,
+    delay: Annotated[
+        float, typer.Option(metavar="SECONDS", help="Delay per turn in seconds.")
+    ] = 0.2,
+    startup: StartupOption = 10.0,
+    transport: TransportOption = "pipe",
+    as_json: Annotated[
+        bool, typer.Option("--json", metavar="", help="Print the report as JSON.")
+    ] = False,
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
@@ -42,35 +48,58 @@ def check_engine_cmd(
     to do. Exit code 0 only if every item passes, 1 if one fails, 2 for bad
     arguments.
 
-    Example: bidref check-engine sample_engines/js_random/engine.js
+    Examples:
+
+        bidref check-engine sample_engines/js_random/engine.js
+
+        bidref check-engine --engine "cmd=./my_engine option.depth=2 transport=pty"
 
     A remote engine (docs/network.md): bidref check-engine listen://0.0.0.0:9000
     --startup 120, then `bidref connect` on the engine's machine.
     """
+    import json
+
+    from rich.console import Console
+    from rich.table import Table
+
     from ..check_engine import CheckSettings, check_engine
     from ..engines import EngineSpecError
     from ..net import is_listen
     from ..net.match_seats import engine_spec_for
+    from ..rules import SECOND
+    from . import options as opt
     from .connect_cmd import listen_for_remote_check
 
-    problem = clock_args_problem(transport, bank, delay, startup)
-    if problem is None and bank + delay <= 0:
-        problem = f"--bank {bank:g} / --delay {delay:g}: give the engine some time to answer"
-    if problem:
-        typer.echo(f"check-engine: {problem}", err=True)
-        raise typer.Exit(code=2)
     try:
-        spec = engine_spec_for(engine)
-    except EngineSpecError as e:
-        typer.echo(f"check-engine: {e}", err=True)
-        raise typer.Exit(code=2) from None
+        tc = opt.clock(bank, delay)
+        startup_ns = opt.startup_ns(startup)
+        tr = opt.transport(transport)
+        remote = engine is not None and is_listen(engine)
+        choices = (
+            [] if remote else opt.engines([engine] if engine else [], engine_opt or [], each or [])
+        )
+        if remote:
+            try:
+                remote_spec = engine_spec_for(engine or "")
+            except EngineSpecError as e:
+                raise opt.Refused(str(e)) from None
+        if not remote and len(choices) != 1:
+            raise opt.Refused(
+                f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
+                "bidref check-engine ./engine"
+            )
+    except opt.Refused as e:
+        raise opt.refusal(str(e)) from None
+    spec = remote_spec if remote else choices[0].spec
+    if spec.time_control is not None:
+        tc = spec.time_control
     settings = CheckSettings(
-        bank=seconds(bank), delay=seconds(delay), startup=seconds(startup), transport=transport
+        bank=tc.bank, delay=tc.delay, startup=startup_ns, transport=spec.transport or tr
     )
     starter = None
-    if is_listen(engine):
+    if remote:
         starter = listen_for_remote_check(
-            engine,
+            engine or "",
             startup=startup,
             connect_info=connect_info,
             tls_cert=tls_cert,
@@ -84,7 +113,7 @@ def check_engine_cmd(
         console = Console()
         table = Table(
             title=f"check-engine {report.engine_name or spec.name} "
-            f"({bank:g} s bank + {delay:g} s delay)"
+            f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"
         )
         table.add_column("item")
         table.add_column("result")

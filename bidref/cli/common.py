@@ -4,18 +4,16 @@ options that set up a match, and their checks."""
 from __future__ import annotations
 
 import contextlib
-import math
-import os
 import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from ..referee import MatchOutcome
-from ..rules import SECOND
+if TYPE_CHECKING:
+    from ..referee import MatchOutcome
 
 # Exit codes: a finished match (any winner or a draw) is a success.
 EXIT_OK = 0
@@ -25,24 +23,16 @@ EXIT_ABORTED = 4
 EXIT_INTERRUPTED = 130
 
 
-def transcript_problem(path: Path | None) -> str | None:
+def transcript_problem(path: Path | None, *, force: bool = True) -> str | None:
     """Why the transcript cannot be written at ``path`` (checked before any engine
-    starts or the terminal is taken); None if it can."""
-    if path is None:
-        return None
-    folder = path.parent
-    if path.is_dir():
-        why = "it is a folder"
-    elif not folder.is_dir():
-        why = f"there is no folder {str(folder)!r}"
-    elif not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        why = "it is not writable"
-    else:
-        return None
-    return (
-        f"--transcript {str(path)!r}: cannot write it there ({why}); give a file in a "
-        "folder you can write, e.g. --transcript t.jsonl"
-    )
+    starts or the terminal is taken); None if it can. See :mod:`.options`."""
+    from .options import Refused, output_file
+
+    try:
+        output_file("--transcript", path, force=force)
+    except Refused as e:
+        return str(e)
+    return None
 
 
 @contextlib.contextmanager
@@ -84,38 +74,100 @@ def exit_code_for(outcome: MatchOutcome) -> int:
     return EXIT_OK
 
 
+# The options the commands share (types, names and help in one place).
 SeedOption = Annotated[
     int | None,
     typer.Option(
-        help="Seed of the deals (default: random, and shown so the match can be replayed)."
+        metavar="N",
+        help="Seed of the deals (default: random, and shown so the match can be replayed).",
+        show_default=False,
     ),
 ]
-BankOption = Annotated[float, typer.Option(help="Each player's bank for the match, in s.")]
-DelayOption = Annotated[float, typer.Option(help="Delay per genuine turn, in s.")]
+BankOption = Annotated[
+    float, typer.Option(metavar="SECONDS", help="Each player's bank for the match, in s.")
+]
+DelayOption = Annotated[
+    float, typer.Option(metavar="SECONDS", help="Delay per genuine turn, in s.")
+]
 TranscriptOption = Annotated[
-    Path | None, typer.Option(help="Write the JSONL transcript here.", dir_okay=False)
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="Write the JSONL transcript here (an existing file only with --force).",
+        dir_okay=False,
+    ),
 ]
 MaxRoundsOption = Annotated[
-    int | None, typer.Option(help="Stop after N rounds and adjudicate by balance.", min=1)
+    int | None,
+    typer.Option(metavar="N", help="Stop after N rounds and adjudicate by balance.", min=1),
 ]
 TransportOption = Annotated[
-    str, typer.Option(help="pipe, or pty for engines that buffer stdout on pipes.")
+    Literal["pipe", "pty"],
+    typer.Option(
+        metavar="[pipe|pty]", help="pipe, or pty for engines that buffer stdout on pipes."
+    ),
+]
+IllegalOption = Annotated[
+    Literal["reject", "forfeit"],
+    typer.Option(
+        metavar="[reject|forfeit]",
+        help="reject: an illegal action gets an error reply; forfeit: it loses.",
+    ),
 ]
 StartupOption = Annotated[
-    float, typer.Option(help="Time an engine has for its hello, in s (not the game clock).")
+    float,
+    typer.Option(
+        metavar="SECONDS", help="Time an engine has for its hello, in s (not the game clock)."
+    ),
+]
+EngineOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--engine",
+        "-e",
+        metavar='"cmd=... name=..."',
+        help="An engine, cutechess style (repeatable): cmd=COMMAND name=NAME dir=FOLDER "
+        "arg=ARG option.K=V env.K=V tc=BANK+DELAY transport=pipe|pty.",
+        show_default=False,
+    ),
+]
+EachOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        metavar='"option.K=V ..."',
+        help="Settings every engine shares (same keys as --engine; an engine's own win).",
+        show_default=False,
+    ),
+]
+DebugOption = Annotated[
+    bool,
+    typer.Option(
+        "--debug",
+        metavar="",
+        help="Print every line to and from each engine on stderr, with the time and its name.",
+    ),
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option("--force", metavar="", help="Overwrite existing transcript and log files."),
+]
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json", metavar="", help="Print one JSON result object instead of the live display."
+    ),
 ]
 
 
 def clock_args_problem(transport: str, bank: float, delay: float, startup: float) -> str | None:
-    """What is wrong with these options, said so the user can fix it; None if nothing."""
-    if transport not in ("pipe", "pty"):
-        return f"--transport {transport!r}: use pipe or pty"
-    for name, value in (("bank", bank), ("delay", delay), ("startup", startup)):
-        if not math.isfinite(value * SECOND):
-            return f"--{name} {value:g}: give a finite number of seconds, e.g. --{name} 10"
-    if bank < 0 or delay < 0 or startup <= 0:
-        return (
-            f"--bank {bank:g} / --delay {delay:g} / --startup {startup:g}: "
-            "give bank and delay >= 0 and a positive start-up timeout"
-        )
+    """What is wrong with these options, said so the user can fix it; None if nothing.
+    See :mod:`.options`, which checks them for every command."""
+    from . import options
+
+    try:
+        options.transport(transport)
+        options.clock(bank, delay)
+        options.startup_ns(startup)
+    except options.Refused as e:
+        return str(e)
     return None

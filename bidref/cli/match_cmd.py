@@ -1,52 +1,62 @@
-"""`bidref match`: play one match between two engines, live."""
+"""`bidref match`: play one match between two engines, live.
+
+Heavy modules (the referee, rich) are imported inside the command, so that
+``bidref --help`` starts fast.
+"""
 
 from __future__ import annotations
 
-import json
-import secrets
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
-from ..engines import EngineSpecError
-from ..net.match_seats import engine_spec_for
-from ..referee import LiveState, MatchSpec, run_match
-from ..rules import SECOND, TimeControl
 from . import app
 from .common import (
-    EXIT_BAD_ARGS,
     BankOption,
+    DebugOption,
     DelayOption,
+    EachOption,
+    EngineOption,
+    ForceOption,
+    IllegalOption,
+    JsonOption,
     MaxRoundsOption,
     SeedOption,
     StartupOption,
     TranscriptOption,
     TransportOption,
-    clock_args_problem,
-    exit_code_for,
-    signals_interrupt,
-    transcript_problem,
 )
-from .connect_cmd import (
-    ConnectInfoOption,
-    TlsCertOption,
-    TlsKeyOption,
-    listen_for_remote_engines,
+from .connect_cmd import ConnectInfoOption, TlsCertOption, TlsKeyOption
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..engines.spec import EngineSpec
+    from ..referee import LiveState, MatchOutcome
+    from ..rules.clock import TimeControl
+
+# Shown under a start-up failure: the two usual causes of a missing hello.
+STARTUP_HINT = (
+    "hint: an engine that never answers its hello often writes to a buffered stdout "
+    "(C stdio, Python's print to a pipe, ...): flush after every line, or run it with "
+    "--transport pty. Try it alone with: bidref check-engine ENGINE"
 )
 
 
 def _clock_text(ns: int) -> str:
+    from ..rules import SECOND
+
     return f"{ns / SECOND:7.2f} s"
 
 
 def render_state(state: LiveState) -> Table:
     """The live panel: one row per player (balance, bank), then the last action."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(
         title=f"round {state.round} · turn {state.turn} · {state.decisions} decisions",
         title_justify="left",
@@ -73,21 +83,28 @@ def render_state(state: LiveState) -> Table:
 @app.command("match")
 def match(
     engine_a: Annotated[
-        str,
+        str | None,
         typer.Argument(
+            metavar="ENGINE_A",
             help="Engine in seat A: an executable, a .py file, a quoted command line, "
-            "or an engine file (.toml/.json)."
+            "or an engine file (.toml/.json). Or give both engines with --engine.",
+            show_default=False,
         ),
-    ],
-    engine_b: Annotated[str, typer.Argument(help="Engine in seat B (same forms).")],
+    ] = None,
+    engine_b: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="ENGINE_B", help="Engine in seat B (same forms).", show_default=False
+        ),
+    ] = None,
+    engine: EngineOption = None,
+    each: EachOption = None,
     seed: SeedOption = None,
     bank: BankOption = 120.0,
     delay: DelayOption = 10.0,
     transcript: TranscriptOption = None,
     max_rounds: MaxRoundsOption = None,
-    illegal: Annotated[
-        str, typer.Option(help="reject: an illegal action gets an error reply; forfeit: it loses.")
-    ] = "reject",
+    illegal: IllegalOption = "reject",
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
     tolerance: Annotated[
@@ -102,13 +119,14 @@ def match(
     stderr_dir: Annotated[
         Path | None,
         typer.Option(
-            help="Keep each engine's stderr (capped) in a log file in this folder.", file_okay=False
+            metavar="DIR",
+            help="Keep each engine's stderr (capped) in a log file in this folder.",
+            file_okay=False,
         ),
     ] = None,
-    json_out: Annotated[
-        bool,
-        typer.Option("--json", help="Print one JSON result object instead of the live display."),
-    ] = False,
+    debug: DebugOption = False,
+    force: ForceOption = False,
+    json_out: JsonOption = False,
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
@@ -117,93 +135,222 @@ def match(
 
     Examples (after `make -C sample_engines`):
 
-        bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py
-        --seed 7 --bank 10 --delay 0.5 --transcript t.jsonl
+        bidref match sample_engines/c_first/engine \\
+            sample_engines/python_greedy/engine.py \\
+            --seed 7 --bank 10 --delay 0.5 --transcript t.jsonl
 
     Fast, strict testing of your engine (a quoted command line, or an engine
     file with name, command, cwd, env, options), one JSON result:
 
-        bidref match "python3 my_bot.py --fast" sample_engines/c_first/engine
-        --bank 2 --delay 0.05 --illegal forfeit --json
+        bidref match "python3 my_bot.py --fast" sample_engines/c_first/engine \\
+            --bank 2 --delay 0.05 --illegal forfeit --json
+
+    cutechess-style engines: a name, options, a handicap clock, every line
+    to and from the engines on stderr:
+
+        bidref match -e "cmd=sample_engines/c_first/engine name=fast tc=5+0.1" \\
+            -e "cmd=sample_engines/python_greedy/engine.py name=slow" \\
+            --each "option.depth=2" --bank 20 --delay 1 --debug
 
     An engine whose stdout is buffered on pipes (e.g. C stdio without fflush):
-    add --transport pty.
+    add --transport pty (or transport=pty in its --engine).
 
     Exit codes: 0 a finished match (whoever won), 2 bad arguments, 3 an engine
     failed to start, 4 aborted by a referee timing fault, 130 interrupted
     (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
-    err = Console(stderr=True)
+    from . import options as opt
 
-    def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
-        return typer.Exit(code=EXIT_BAD_ARGS)
-
-    if illegal not in ("reject", "forfeit"):
-        raise bad(f"--illegal {illegal!r}: use reject or forfeit")
-    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(transcript)
-    if problem:
-        raise bad(problem)
-    if not 0 <= tolerance <= 60_000:
-        raise bad(f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)")
     try:
-        engines = (engine_spec_for(engine_a), engine_spec_for(engine_b))
-    except EngineSpecError as e:
-        raise bad(str(e)) from None
-    if stderr_dir is not None:
-        try:
-            stderr_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise bad(
-                f"--stderr-dir {str(stderr_dir)!r}: cannot create it "
-                f"({e.strerror or e}); give another folder"
-            ) from None
+        base = opt.clock(bank, delay)
+        startup_ns = opt.startup_ns(startup)
+        tr = opt.transport(transport)
+        ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
+        transcript = opt.output_file("--transcript", transcript, force=force)
+        if not 0 <= tolerance <= 60_000:
+            raise opt.Refused(
+                f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)"
+            )
+        positional = [a for a in (engine_a, engine_b) if a is not None]
+        engines, args = _engines(positional, engine or [], each or [])
+        folder = opt.output_folder("--stderr-dir", stderr_dir)
+        opt.stderr_logs(folder, [e.name for e in engines], force=force)
+    except opt.Refused as e:
+        raise opt.refusal(str(e)) from None
+    remote = _Remote(args, connect_info, tls_cert, tls_key)
+    _play(
+        engines,
+        base,
+        seed,
+        max_rounds,
+        ill,
+        tr,
+        startup_ns,
+        round(tolerance * 1_000_000),
+        folder,
+        transcript,
+        debug,
+        json_out,
+        remote,
+    )
+
+
+@dataclass(frozen=True)
+class _Remote:
+    """What network seats need (docs/network.md): each seat's engine argument
+    (``listen://HOST:PORT`` for a remote engine) and the TLS/connect-info options."""
+
+    args: tuple[str, str]
+    connect_info: Path | None
+    tls_cert: Path | None
+    tls_key: Path | None
+
+
+def _engines(
+    positional: list[str], engine_opts: list[str], each_opts: list[str]
+) -> tuple[tuple[EngineSpec, EngineSpec], tuple[str, str]]:
+    """The two engines, and each seat's argument text (``listen://...`` for a
+    network seat, which no local check applies to)."""
+    from ..engines import EngineSpecError
+    from ..net import is_listen
+    from ..net.match_seats import engine_spec_for
+    from . import options as opt
+
+    local = [a for a in positional if not is_listen(a)]
+    choices = iter(opt.engines(local, engine_opts, each_opts))
+    specs: list[EngineSpec] = []
+    texts: list[str] = []
+    for arg in positional:
+        if is_listen(arg):
+            try:
+                specs.append(engine_spec_for(arg))
+            except EngineSpecError as e:
+                raise opt.Refused(str(e)) from None
+            texts.append(arg)
+        else:
+            specs.append(next(choices).spec)
+            texts.append(arg)
+    for rest in choices:
+        specs.append(rest.spec)
+        texts.append(" ".join(rest.spec.command))
+    pair = opt.two_engines(
+        [opt.EngineChoice(sp, tx) for sp, tx in zip(specs, texts, strict=True)], "match"
+    )
+    return pair, (texts[0], texts[1])
+
+
+def _play(
+    pair: tuple[EngineSpec, EngineSpec],
+    base: TimeControl,
+    seed: int | None,
+    max_rounds: int | None,
+    ill: Literal["reject", "forfeit"],
+    tr: Literal["pipe", "pty"],
+    startup_ns: int,
+    tolerance_ns: int,
+    stderr_dir: Path | None,
+    transcript: Path | None,
+    debug: bool,
+    json_out: bool,
+    remote: _Remote,
+) -> None:
+    import json
+    import secrets
+    import sys
+    from dataclasses import replace
+
+    from rich.console import Console
+    from rich.live import Live
+    from rich.markup import escape
+
+    from ..net import is_listen
+    from ..players.make import engine_seats
+    from ..players.tap import DebugLog
+    from ..referee import MatchSpec, run_match
+    from .common import exit_code_for, signals_interrupt
+    from .connect_cmd import listen_for_remote_engines
+    from .options import describe_clock, seat_clocks
+
     if seed is None:
         seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
-    ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
-    tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
+    clocks = seat_clocks(pair, base)
     spec = MatchSpec(
-        engines=engines,
+        engines=pair,
         seed=seed,
-        time_control=TimeControl.of_seconds(bank, delay),
+        time_control=base,
+        time_controls=clocks,
         max_rounds=max_rounds,
         illegal=ill,
         transport=tr,
-        startup_timeout_ns=round(startup * SECOND),
-        timing_tolerance_ns=round(tolerance * SECOND / 1000),
+        startup_timeout_ns=startup_ns,
+        timing_tolerance_ns=tolerance_ns,
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
     )
-    seats = listen_for_remote_engines(
-        spec,
-        (engine_a, engine_b),
-        connect_info=connect_info,
-        tls_cert=tls_cert,
-        tls_key=tls_key,
-        err=err,
+    seats = engine_seats(
+        pair, tr, stderr_dir=stderr_dir, debug=DebugLog(sys.stderr) if debug else None
     )
+    network = listen_for_remote_engines(
+        spec,
+        remote.args,
+        connect_info=remote.connect_info,
+        tls_cert=remote.tls_cert,
+        tls_key=remote.tls_key,
+        err=Console(stderr=True),
+    )
+    if network is not None:  # a listen:// seat takes the place of its engine's seat
+        seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
+    # Engines are shown and reported by the names the command line gave them
+    # (unique: c_first-1, c_first-2); the name in each hello is in the transcript.
+    names = (pair[0].name, pair[1].name)
     if json_out:
         with signals_interrupt():
-            outcome = run_match(spec, transcript_path=transcript, seats=seats)
+            outcome = replace(
+                run_match(spec, transcript_path=transcript, seats=seats), engines=names
+            )
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
+    if clocks is None:
+        when = base.describe()
+    else:
+        when = (
+            f"handicap: A {describe_clock(clocks[0])}, B {describe_clock(clocks[1])} (bank+delay)"
+        )
     console.print(
-        f"[bold]A[/bold] {escape(engines[0].name)}  vs  "
-        f"[bold]B[/bold] {escape(engines[1].name)}"
-        f"  ·  {spec.time_control.describe()}  ·  seed {seed}",
+        f"[bold]A[/bold] {escape(pair[0].name)}  vs  [bold]B[/bold] {escape(pair[1].name)}"
+        f"  ·  {escape(when)}  ·  seed {seed}",
         highlight=False,
     )
-    with signals_interrupt(), Live(console=console, refresh_per_second=8, transient=False) as live:
+    # With --debug the engines' lines go to stderr as they come: a live panel
+    # redrawn on the same terminal would tear them apart.
+    with signals_interrupt():
+        if debug:
+            outcome = run_match(spec, transcript_path=transcript, seats=seats)
+        else:
+            with Live(console=console, refresh_per_second=8, transient=False) as live:
 
-        def observe(state: LiveState) -> None:
-            live.update(render_state(state))
+                def observe(state: LiveState) -> None:
+                    live.update(render_state(state))
 
-        outcome = run_match(spec, transcript_path=transcript, observer=observe, seats=seats)
+                outcome = run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
+    _print_result(console, outcome, when)
+
+
+def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    from .common import exit_code_for
+
     if not console.is_terminal:
         console.line()
     style = "green" if outcome.reason not in ("startup", "aborted") else "red"
-    console.print(Group(Text(f"result: {outcome.summary()}", style=style)))
+    console.print(Text(f"result: {outcome.summary()}", style=style))
+    if when.startswith("handicap"):
+        console.print(Text(when))
+    if outcome.reason == "startup":
+        Console(stderr=True).print(Text(STARTUP_HINT, style="yellow"))
     if outcome.transcript_path is not None:
         console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..engines.spec import check_runnable
 from ..players import EngineSeat, Seat
 from ..players.human import HumanSeat, WatchedEngineSeat
 from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
@@ -27,6 +28,7 @@ from .common import (
     EXIT_BAD_ARGS,
     BankOption,
     DelayOption,
+    ForceOption,
     MaxRoundsOption,
     SeedOption,
     StartupOption,
@@ -76,6 +78,7 @@ def play(
     max_rounds: MaxRoundsOption = None,
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
+    force: ForceOption = False,
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -108,7 +111,9 @@ def play(
             "neither seat is 'human': to watch two engines play, use `bidref match "
             f"{seat_a} {seat_b}`"
         )
-    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(transcript)
+    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
+        transcript, force=force
+    )
     if problem:
         raise bad(problem)
     if not _on_a_terminal():
@@ -123,6 +128,7 @@ def play(
             continue
         try:
             specs.append(resolve_engine(a))
+            check_runnable(specs[-1], a)  # refused before the terminal is taken
         except EngineSpecError as e:
             raise bad(str(e)) from None
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"

@@ -2,49 +2,28 @@
 
 from __future__ import annotations
 
-import importlib
-import json
 import logging
 import math
 import os
-import secrets
 import signal
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import typer
-from rich.console import Console, Group
-from rich.live import Live
-from rich.progress_bar import ProgressBar
-from rich.table import Table
-from rich.text import Text
-
-from bidref.tournament import (
-    MatchSettings,
-    Plan,
-    PlayFn,
-    Progress,
-    ResultsError,
-    ResultsStore,
-    RunSummary,
-    Sprt,
-    new_header,
-    run,
-    seeds_from_master,
-)
-from bidref.tournament.engines import EngineArgError, check_programs, resolve_entries
-from bidref.tournament.local import LocalBackend, available_cores
-from bidref.tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Backend, missing
-from bidref.tournament.schedule import FORMATS, Format, ScheduleError, read_deal_book
-from bidref.tournament.store import hold
-from bidref.tournament.tables import export_pairs, pairs_table, sprt_line, standings_table
 
 from . import app
-from .report_cmd import write_html_report
+from .common import EachOption, EngineOption
+
+if TYPE_CHECKING:  # imported in the command (bidref --help starts fast)
+    from rich.console import Console, Group
+
+    from bidref.tournament import MatchRecord, Plan, PlayFn, Progress, ResultsStore, RunSummary
+    from bidref.tournament.model import MatchSettings
+    from bidref.tournament.ratings import Sprt
+    from bidref.tournament.runner import Backend
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +38,37 @@ DEFAULT_PLAY = "bidref.tournament.play:play_match"
 EPILOG = """\
 Examples:\n\n
 200 matches (100 deals x 2 seats), 2 at a time, on a fast clock:\n
-  bidref tournament c=sample_engines/c_first/engine sample_engines/python_greedy/engine.py \\
-  --deals 100 --bank 5 --delay 0.1 -j 2 --out runs/c-vs-greedy\n\n
+  bidref tournament c=sample_engines/c_first/engine \\
+    sample_engines/python_greedy/engine.py \\
+    --deals 100 --bank 5 --delay 0.1 -j 2 --out runs/c-vs-greedy\n\n
 After a crash or Ctrl-C, play exactly the missing matches:\n
   bidref tournament --resume --out runs/c-vs-greedy\n\n
 Is new stronger than old by 10 Elo? Stop as soon as the SPRT decides:\n
-  bidref tournament new=./engine-new old=./engine-old --sprt 0 10 0.05 0.05 \\
-  --deals 2000\n\n
+  bidref tournament new=./engine-new old=./engine-old \\
+    --sprt 0 10 0.05 0.05 --deals 2000\n\n
+cutechess-style engines, one with a handicap clock, shared options:\n
+  bidref tournament --engine "cmd=./engine name=full" \\
+    --engine "cmd=./engine name=fast tc=5+0.1" --each "option.depth=3" \\
+    --deals 50 --out runs/handicap\n\n
 One engine against the field, on a dask cluster (engines at the same paths on the workers):\n
   bidref tournament hero.toml a.toml b.toml --format gauntlet \\
-  --cluster tcp://head:8786
+    --cluster tcp://head:8786
 """
 
 
 def _fail(console: Console, message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    console.print(f"[red]error:[/red] {message}", highlight=False)
+    from rich.text import Text
+
+    console.print(Text.assemble(("error:", "red"), " ", message), highlight=False)
     return typer.Exit(code=code)
 
 
 def _load_play(ref: str) -> PlayFn:
+    import importlib
+
     module, _, attr = ref.partition(":")
     fn = getattr(importlib.import_module(module), attr or "play_match")
-    return cast(PlayFn, fn)
+    return cast("PlayFn", fn)
 
 
 @contextmanager
@@ -106,23 +94,57 @@ def _duration(seconds: float) -> str:
     return f"{h}h{m:02d}m{s:02d}s" if h else f"{m}m{s:02d}s" if m else f"{s}s"
 
 
-def _live_view(p: Progress, sprt: Sprt | None, top: int = 10) -> Group:
+def _live_view(p: Progress, plan: Plan, top: int = 10) -> Group:
+    from rich.console import Group
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text
+
+    from bidref.tournament.tables import sprt_line, standings_table
+
     bar = Table.grid(padding=(0, 1))
     bar.add_row(
         Text(f"matches {p.done}/{p.total}"),
-        ProgressBar(total=max(p.total, 1), completed=p.done, width=40),
+        ProgressBar(total=max(p.total, 1), completed=p.done, width=30),
         Text(
             f"{100 * p.done / max(p.total, 1):.0f}%  elapsed {_duration(p.elapsed_s)}  "
-            f"ETA {_duration(p.eta_s)}"
+            f"left ~{_duration(p.eta_s)}"
         ),
     )
-    table = standings_table(p.standings, title="Current standings", limit=top)
-    parts: list[Any] = [bar, table]
-    if sprt is not None:
-        line = sprt_line(sprt, p.standings)
+    parts: list[Any] = [bar]
+    if p.last is not None:
+        parts.append(Text(f"last: {match_line(p.last)}", overflow="ellipsis", no_wrap=True))
+    parts.append(
+        standings_table(p.standings, title="Current standings", limit=top, hero=_hero(plan))
+    )
+    if plan.sprt is not None:
+        line = sprt_line(plan.sprt, p.standings)
         if line is not None:
             parts.append(line)
     return Group(*parts)
+
+
+def _hero(plan: Plan) -> str | None:
+    """The gauntlet's engine (listed first in its standings); None in a round robin."""
+    return plan.names[0] if plan.header.format == "gauntlet" else None
+
+
+def match_line(r: MatchRecord) -> str:
+    """One finished match in one line (fastchess style), e.g.
+    ``a vs b (seed 7, a is A): 1-0 {a wins by balance 300-120 after 4 rounds}``."""
+    seats = f"seed {r.seed}, {r.engine_a} is A"
+    head = f"{r.engine_a} vs {r.engine_b} ({seats})"
+    if not r.rated:
+        why = r.detail_text() or r.reason
+        return f"{head}: not rated, {r.reason} {{{why}}}"
+    if r.winner is None:
+        score = "1/2-1/2"
+        what = "draw"
+    else:
+        score = "1-0" if r.winner == r.engine_a else "0-1"
+        what = f"{r.winner} wins"
+    bal = f"{r.balances[0]}-{r.balances[1]}"
+    return f"{head}: {score} {{{what} by {r.reason}, {bal} after {r.rounds} rounds}}"
 
 
 def _header_conflicts(plan: Plan, engines: list[str], options: dict[str, object]) -> list[str]:
@@ -151,18 +173,24 @@ def tournament(
     engines: Annotated[
         list[str] | None,
         typer.Argument(
+            metavar="[ENGINE]...",
             help="Engines: command lines (quoted), programs, .py files or engine files "
-            "(.toml/.json); prefix NAME= to name one, e.g. fast=./engine.",
+            "(.toml/.json); prefix NAME= to name one, e.g. fast=./engine. Then the "
+            "--engine ones, in order.",
             show_default=False,
         ),
     ] = None,
+    engine: EngineOption = None,
+    each: EachOption = None,
     fmt: Annotated[
-        str | None,
+        Literal["round-robin", "gauntlet"] | None,
         typer.Option(
             "--format",
             "-f",
+            metavar="[round-robin|gauntlet]",
             help="round-robin (everyone meets everyone) or gauntlet "
-            "(the first engine against each other).",
+            "(the first engine against each other). \\[default: round-robin]",
+            show_default=False,
         ),
     ] = None,
     deals: Annotated[
@@ -171,6 +199,7 @@ def tournament(
             "--deals",
             "-n",
             min=1,
+            metavar="N",
             help="Deal seeds per pairing; each is played twice, "
             f"seats swapped. \\[default: {DEFAULT_DEALS}]",
             show_default=False,
@@ -179,6 +208,7 @@ def tournament(
     seed: Annotated[
         int | None,
         typer.Option(
+            metavar="N",
             help="Master seed the deal seeds come from (recorded). \\[default: random]",
             show_default=False,
         ),
@@ -187,12 +217,14 @@ def tournament(
         Path | None,
         typer.Option(
             "--deal-book",
+            metavar="FILE",
             help="File of deal seeds, one per line (# comments); --deals takes the first N.",
         ),
     ] = None,
     bank: Annotated[
         float | None,
         typer.Option(
+            metavar="SECONDS",
             help=f"Time bank per engine, seconds. \\[default: {DEFAULT_BANK_S:g}]",
             show_default=False,
         ),
@@ -200,6 +232,7 @@ def tournament(
     delay: Annotated[
         float | None,
         typer.Option(
+            metavar="SECONDS",
             help=f"Delay per decision, seconds. \\[default: {DEFAULT_DELAY_S:g}]",
             show_default=False,
         ),
@@ -209,30 +242,48 @@ def tournament(
         typer.Option(
             "--max-rounds",
             min=1,
+            metavar="N",
             help="Round limit: adjudicated by balance, equal balances is a draw.",
         ),
     ] = None,
     illegal: Annotated[
-        str | None,
+        Literal["reject", "forfeit"] | None,
         typer.Option(
+            metavar="[reject|forfeit]",
             help="reject (error reply, decide again) or forfeit (the first illegal "
             "request loses). \\[default: reject]",
             show_default=False,
         ),
     ] = None,
     transport: Annotated[
-        str | None,
+        Literal["pipe", "pty"] | None,
         typer.Option(
+            metavar="[pipe|pty]",
             help="pipe, or pty for engines that buffer stdout on pipes. \\[default: pipe]",
             show_default=False,
         ),
     ] = None,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Output folder: results.jsonl and transcripts/.")
+        Path,
+        typer.Option(
+            "--out", "-o", metavar="DIR", help="Output folder: results.jsonl and transcripts/."
+        ),
     ] = Path("tournament"),
     resume: Annotated[
         bool,
-        typer.Option(help="Continue the tournament in --out: play exactly the missing matches."),
+        typer.Option(
+            metavar="",
+            help="Continue the tournament in --out: play exactly the missing matches.",
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            metavar="",
+            help="Overwrite what is there: --export files, and (without --resume) a "
+            "tournament in --out: its results.jsonl, transcripts/ and debug/ are deleted "
+            "first.",
+        ),
     ] = False,
     concurrency: Annotated[
         int | None,
@@ -240,6 +291,7 @@ def tournament(
             "--concurrency",
             "-j",
             min=1,
+            metavar="N",
             help="Matches at once. \\[default: the number of cores; "
             "with --cluster: the cluster's threads]",
             show_default=False,
@@ -248,8 +300,9 @@ def tournament(
     cluster: Annotated[
         str | None,
         typer.Option(
+            metavar="ADDRESS",
             help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786 "
-            "(engines and --out at the same paths on the workers)."
+            "(engines and --out at the same paths on the workers).",
         ),
     ] = None,
     sprt: Annotated[
@@ -261,13 +314,48 @@ def tournament(
             show_default=False,
         ),
     ] = None,
+    rating_interval: Annotated[
+        int,
+        typer.Option(
+            "--rating-interval",
+            min=0,
+            metavar="N",
+            help="When the output is not a terminal: standings after every N finished "
+            "matches (0: only at the end).",
+        ),
+    ] = 10,
+    stderr_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--stderr-dir",
+            metavar="DIR",
+            file_okay=False,
+            help="Keep each engine's stderr (capped) per match in this folder.",
+        ),
+    ] = None,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            metavar="",
+            help="Write every line to and from the engines, timed, to OUT/debug/, "
+            "one file per match.",
+        ),
+    ] = False,
     as_json: Annotated[
         bool,
-        typer.Option("--json", help="Print one JSON object with the results instead of tables."),
+        typer.Option(
+            "--json",
+            metavar="",
+            help="Print one JSON object with the results instead of tables.",
+        ),
     ] = False,
     export: Annotated[
         list[Path] | None,
-        typer.Option(help="Write the pairwise table to FILE.csv or FILE.json (repeatable)."),
+        typer.Option(
+            metavar="FILE",
+            help="Write the pairwise table to FILE.csv or FILE.json (repeatable).",
+        ),
     ] = None,
     html: Annotated[
         Path | None,
@@ -282,6 +370,7 @@ def tournament(
         typer.Option(
             "--max-attempts",
             min=1,
+            metavar="N",
             help="Tries per match in this run when matches are aborted (referee timing faults).",
         ),
     ] = 3,
@@ -299,14 +388,32 @@ def tournament(
     Each finished match is appended to OUT/results.jsonl at once:
     --resume after a crash or Ctrl-C plays exactly the missing matches.
 
-    Ends with standings: wins, losses, draws, Elo with a 95 % interval
-    and the likelihood of superiority, from pair statistics.
+    On a terminal: live progress with an estimate of the time left. Piped
+    (CI logs): one line per finished match, and the standings every
+    --rating-interval matches.
+
+    Ends with standings: wins, losses, draws, Elo with a 95 % interval and the
+    likelihood of superiority from pair statistics, joint ratings of all
+    engines (maximum likelihood, as Ordo/BayesElo), results by seat, and a
+    cross-table for round robins.
     """
+    import json
+    import sys
+
+    from rich.console import Console
+
+    from bidref.tournament import ResultsError, ResultsStore
+    from bidref.tournament.engines import EngineArgError
+    from bidref.tournament.runner import RESULTS_FILE, missing
+    from bidref.tournament.schedule import ScheduleError
+    from bidref.tournament.store import hold
+    from bidref.tournament.tables import export_pairs
+
     err = Console(stderr=True, soft_wrap=True)
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        # Redirected to a file or a pipe: keep the tables whole rather than 80 columns wide.
-        console = Console(width=140)
+        # CI logs: 80 columns, which the tables are built to fit.
+        console = Console(width=80)
     try:
         play = _load_play(play_function)
     except (ImportError, AttributeError) as exc:
@@ -314,8 +421,10 @@ def tournament(
     store: ResultsStore | None = None
     held = ExitStack()  # this run's hold on the results file (see store.hold)
     try:
-        sprt_test = _check_options(fmt, illegal, transport, bank, delay, seed, deal_book, sprt)
-        _check_exports(export or [])
+        sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
+        _check_exports(export or [], force=force)
+        if stderr_dir is not None:
+            _make_folder("--stderr-dir", stderr_dir)
         if resume:
             given: dict[str, object] = {
                 "format": fmt,
@@ -327,14 +436,18 @@ def tournament(
                 "seed": seed,
                 "deals": deals,
             }
-            plan, store = _reopen(out, engines or [], given, deal_book, sprt_test, held)
+            plan, store = _reopen(
+                out, [*(engines or []), *(engine or [])], given, deal_book, sprt_test, held
+            )
         else:
+            from bidref.tournament import MatchSettings
+
             settings = MatchSettings(
                 bank_ms=round(1000 * (DEFAULT_BANK_S if bank is None else bank)),
                 delay_ms=round(1000 * (DEFAULT_DELAY_S if delay is None else delay)),
                 max_rounds=max_rounds,
-                illegal=cast(Literal["reject", "forfeit"], illegal or "reject"),
-                transport=cast(Literal["pipe", "pty"], transport or "pipe"),
+                illegal=illegal or "reject",
+                transport=transport or "pipe",
             )
             plan = _new_plan(
                 out,
@@ -345,11 +458,17 @@ def tournament(
                 seed,
                 deal_book,
                 sprt_test,
+                engine_texts=engine or [],
+                each_texts=each or [],
                 check=play_function == DEFAULT_PLAY,
+                force=force,
             )
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
         held.close()
         raise _fail(err, str(exc)) from None
+    from dataclasses import replace
+
+    plan = replace(plan, stderr_dir=stderr_dir, debug=debug)
 
     todo = len(missing(plan, store)) if store is not None else len(plan.keys)
     try:
@@ -361,6 +480,8 @@ def tournament(
         raise _fail(err, str(exc)) from None
     if store is None:  # a new tournament: written only now that it can be played
         try:
+            if force:
+                _clear(out)
             _make_transcripts_dir(out)
             store = ResultsStore.create(out / RESULTS_FILE, plan.header)
             held.enter_context(hold(out / RESULTS_FILE))
@@ -370,11 +491,15 @@ def tournament(
             backend.close()
             held.close()
             raise _fail(err, str(exc)) from None
-    if not as_json:
-        err.print(
-            f"{len(plan.keys)} matches ({todo} to play) in {out}; {backend.slots} at a time",
-            highlight=False,
+        note = f"{len(plan.keys)} matches in {out}"
+    else:
+        done = len(plan.keys) - todo
+        note = (
+            f"resuming the tournament in {out}: {done} of {len(plan.keys)} matches "
+            f"already rated, {todo} to play"
         )
+    if not as_json:
+        err.print(f"{note}; {backend.slots} at a time", highlight=False)
     try:
         with _term_as_interrupt():
             summary = _run_with_progress(
@@ -383,8 +508,8 @@ def tournament(
                 backend,
                 max_attempts,
                 err if as_json else console,
-                err,
                 lines=not as_json,
+                rating_interval=rating_interval,
             )
     finally:
         backend.close()
@@ -407,6 +532,8 @@ def tournament(
         sys.stdout.write(json.dumps(_json_result(plan, summary), indent=2) + "\n")
     else:
         _print_result(console, plan, summary)
+    from .report_cmd import write_html_report
+
     if html is not None and not write_html_report(out, html, err if as_json else console, err):
         export_failed = True
     _exit_for(err, summary, out, max_attempts, as_json)
@@ -419,24 +546,24 @@ class _Refusal(ValueError):
 
 
 def _check_options(
-    fmt: str | None,
-    illegal: str | None,
-    transport: str | None,
     bank: float | None,
     delay: float | None,
     seed: int | None,
     deal_book: Path | None,
     sprt: tuple[float, float, float, float] | None,
 ) -> Sprt | None:
-    if fmt is not None and fmt not in FORMATS:
-        raise _Refusal(f"--format {fmt!r}: use round-robin or gauntlet")
-    if illegal is not None and illegal not in ("reject", "forfeit"):
-        raise _Refusal(f"--illegal {illegal!r}: use reject or forfeit")
-    if transport is not None and transport not in ("pipe", "pty"):
-        raise _Refusal(f"--transport {transport!r}: use pipe or pty")
-    for name, value in (("--bank", bank), ("--delay", delay)):
-        if value is not None and (value < 0 or math.isnan(value)):
-            raise _Refusal(f"{name} {value}: give a number of seconds >= 0")
+    from bidref.tournament import Sprt
+
+    from . import options
+
+    try:
+        if bank is not None or delay is not None:
+            options.clock(
+                DEFAULT_BANK_S if bank is None else bank,
+                DEFAULT_DELAY_S if delay is None else delay,
+            )
+    except options.Refused as exc:
+        raise _Refusal(str(exc)) from None
     if seed is not None and deal_book is not None:
         raise _Refusal("give --seed or --deal-book, not both")
     try:
@@ -445,11 +572,26 @@ def _check_options(
         raise _Refusal(str(exc)) from None
 
 
-def _check_exports(paths: list[Path]) -> None:
-    """Export files that could not be written at the end are refused now."""
+def _make_folder(flag: str, folder: Path) -> None:
+    from . import options
+
+    try:
+        options.output_folder(flag, folder)
+    except options.Refused as exc:
+        raise _Refusal(str(exc)) from None
+
+
+def _check_exports(paths: list[Path], *, force: bool) -> None:
+    """Export files that could not be written at the end (or would overwrite a
+    file, without --force) are refused now."""
     for path in paths:
         if path.suffix.lower() not in (".csv", ".json"):
             raise _Refusal(f"--export {str(path)!r}: give a file ending in .csv or .json")
+        if path.is_file() and not force:
+            raise _Refusal(
+                f"--export {str(path)!r} already exists: add --force to overwrite it, or "
+                "give another file"
+            )
         folder = path.parent
         if path.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
             why = (
@@ -482,6 +624,10 @@ def _reopen(
 ) -> tuple[Plan, ResultsStore]:
     """The tournament recorded in ``out``, refusing options that would change it;
     ``held`` gets this run's hold on the results file (taken before it is opened)."""
+    from bidref.tournament import Plan, ResultsStore, new_header
+    from bidref.tournament.runner import RESULTS_FILE
+    from bidref.tournament.store import hold
+
     results = out / RESULTS_FILE
     if results.is_file():
         held.enter_context(hold(results))
@@ -528,20 +674,31 @@ def _new_plan(
     deal_book: Path | None,
     sprt: Sprt | None,
     *,
+    engine_texts: list[str],
+    each_texts: list[str],
     check: bool = True,
+    force: bool = False,
 ) -> Plan:
     """A new tournament for ``out`` (nothing written yet).
 
     ``check``: refuse engines whose program is not found here (real engines).
+    ``force``: a tournament already in ``out`` is to be replaced (not refused).
     """
-    if len(engines) < 2:
+    import secrets
+
+    from bidref.tournament import Plan, new_header, seeds_from_master
+    from bidref.tournament.engines import resolve_entries
+    from bidref.tournament.runner import RESULTS_FILE
+    from bidref.tournament.schedule import Format, read_deal_book
+
+    if len(engines) + len(engine_texts) < 2:
         raise _Refusal(
             "give at least two engines, e.g. bidref tournament ./engine_a "
             "./engine_b (or --resume --out DIR)"
         )
-    entries = resolve_entries(engines)
-    if check:
-        check_programs(entries)
+    entries = resolve_entries(
+        engines, engine_texts=engine_texts, each_texts=each_texts, check=check
+    )
     master: int | None = None
     if deal_book is not None:
         seeds = read_deal_book(deal_book)
@@ -552,7 +709,7 @@ def _new_plan(
         master = seed if seed is not None else secrets.randbits(63)
         seeds = seeds_from_master(master, deals or DEFAULT_DEALS)
     header = new_header(
-        cast(Format, fmt),
+        cast("Format", fmt),
         entries,
         seeds,
         settings,
@@ -564,16 +721,37 @@ def _new_plan(
     plan.keys  # noqa: B018 - validates the schedule before anything is written
     _check_sprt(plan, sprt)
     results = out / RESULTS_FILE
-    if results.is_file() and results.stat().st_size > 0:  # said before anything is tried
+    if results.is_file() and results.stat().st_size > 0 and not force:
+        # said before anything is tried
         raise _Refusal(
-            f"results file {str(results)!r} already exists: add --resume to "
-            "continue that tournament, or choose another --out folder"
+            f"results file {str(results)!r} already exists: add --resume to continue "
+            "that tournament, --force to replace it, or choose another --out folder"
         )
     return plan
 
 
+def _clear(out: Path) -> None:
+    """--force: remove the tournament in ``out`` (results, transcripts, debug logs)."""
+    import shutil
+
+    from bidref.tournament.runner import DEBUG_DIR, RESULTS_FILE, TRANSCRIPTS_DIR
+
+    try:
+        (out / RESULTS_FILE).unlink(missing_ok=True)
+        for sub in (TRANSCRIPTS_DIR, DEBUG_DIR):
+            if (out / sub).is_dir():
+                shutil.rmtree(out / sub)
+    except OSError as exc:
+        raise _Refusal(
+            f"--force: cannot remove the old tournament in {str(out)!r} ({exc.strerror}); "
+            "remove it yourself or choose another --out folder"
+        ) from None
+
+
 def _make_transcripts_dir(out: Path) -> None:
     """The transcripts folder, made before any match (workers only add files to it)."""
+    from bidref.tournament.runner import TRANSCRIPTS_DIR
+
     folder = out / TRANSCRIPTS_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -588,6 +766,8 @@ def _make_transcripts_dir(out: Path) -> None:
 def _make_backend(
     play: PlayFn, cluster: str | None, concurrency: int | None, todo: int, err: Console
 ) -> Backend:
+    from bidref.tournament.local import LocalBackend, available_cores
+
     if cluster is not None:
         from bidref.tournament.cluster import ClusterBackend, ClusterError
 
@@ -611,29 +791,42 @@ def _run_with_progress(
     store: ResultsStore,
     backend: Backend,
     max_attempts: int,
-    live_console: Console,
-    err: Console,
+    console: Console,
     *,
     lines: bool,
+    rating_interval: int,
 ) -> RunSummary:
-    """Run, showing live progress on a terminal, else (``lines``) a line every 5 %."""
-    step = max(1, len(plan.keys) // 20)
-    printed = [-1]
+    """Run, showing live progress on a terminal; else (``lines``, for CI logs) one
+    line per finished match and the standings every ``rating_interval`` of them."""
+    from rich.live import Live
+    from rich.text import Text
+
+    from bidref.tournament import run
+    from bidref.tournament.tables import standings_table
+
     live = (
-        Live(console=live_console, refresh_per_second=4, transient=True)
-        if live_console.is_terminal
-        else None
+        Live(console=console, refresh_per_second=4, transient=True) if console.is_terminal else None
     )
 
     def on_progress(p: Progress) -> None:
         if live is not None:
-            live.update(_live_view(p, plan.sprt))
-        elif lines and p.done != printed[0] and (p.done % step == 0 or p.done == p.total):
-            printed[0] = p.done
-            err.print(
-                f"matches {p.done}/{p.total}  elapsed {_duration(p.elapsed_s)}  "
-                f"ETA {_duration(p.eta_s)}",
-                highlight=False,
+            live.update(_live_view(p, plan))
+            return
+        if not lines or p.last is None:
+            return
+        console.print(
+            Text(
+                f"Finished match {p.played} ({p.done}/{p.total} rated, left "
+                f"~{_duration(p.eta_s)}): {match_line(p.last)}"
+            ),
+            highlight=False,
+            soft_wrap=True,
+        )
+        if rating_interval and p.played % rating_interval == 0 and p.done < p.total:
+            console.print(
+                standings_table(
+                    p.standings, title=f"Standings after {p.done} rated matches", hero=_hero(plan)
+                )
             )
 
     if live is not None:
@@ -646,6 +839,8 @@ def _run_with_progress(
 
 
 def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
+    from bidref.tournament.runner import RESULTS_FILE
+
     assert summary.standings is not None
     return {
         "results": str(plan.out_dir / RESULTS_FILE),
@@ -660,15 +855,28 @@ def _json_result(plan: Plan, summary: RunSummary) -> dict[str, object]:
         "stopped": summary.stopped,
         "master_seed": plan.header.master_seed,
         "deal_book": plan.header.deal_book,
-        **summary.standings.to_dict(plan.sprt),
+        **summary.standings.to_dict(plan.sprt, hero=_hero(plan)),
     }
 
 
 def _print_result(console: Console, plan: Plan, summary: RunSummary) -> None:
+    from bidref.tournament.runner import RESULTS_FILE
+    from bidref.tournament.tables import (
+        cross_table,
+        pairs_table,
+        seats_table,
+        sprt_line,
+        standings_table,
+    )
+
     standings = summary.standings
     assert standings is not None
-    console.print(standings_table(standings))
+    hero = _hero(plan)
+    console.print(standings_table(standings, hero=hero))
     console.print(pairs_table(standings, plan.sprt))
+    if plan.header.format == "round-robin" and len(standings.engines) > 2:
+        console.print(cross_table(standings))
+    console.print(seats_table(standings, hero=hero))
     if plan.sprt is not None:
         line = sprt_line(plan.sprt, standings)
         if line is not None:
@@ -697,11 +905,21 @@ def _exit_for(
         )
         raise typer.Exit(code=EXIT_INTERRUPTED)
     if summary.stopped is not None:
+        from rich.text import Text
+
+        from .match_cmd import STARTUP_HINT
+
+        # (as text: the engine's own words are in it, never rich markup)
         err.print(
-            f"[red]error:[/red] {summary.stopped}. Check the engine with bidref "
-            f"check-engine, then continue with --resume --out {out}",
+            Text.assemble(
+                ("error:", "red"),
+                f" {summary.stopped}. Check the engine with bidref check-engine, then "
+                f"continue with --resume --out {out}",
+            ),
             highlight=False,
         )
+        if "(startup)" in summary.stopped:
+            err.print(Text(STARTUP_HINT, style="yellow"), highlight=False)
         raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)

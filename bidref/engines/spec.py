@@ -16,19 +16,50 @@ An engine file (TOML shown; JSON has the same keys)::
     options = { depth = 3 }               # sent to the engine in the referee's hello
 
 A relative program path in ``command`` is taken relative to ``cwd``.
+
+On the command line an engine can also be given cutechess-style, as one
+``--engine`` string of ``key=value`` settings (split like a shell would, so a
+value with spaces is quoted), parsed by :func:`parse_engine_args`::
+
+    --engine "cmd=./engine name=fast dir=bots/fast arg=--quiet option.depth=3 tc=5+0.1"
+
+Keys: ``cmd`` (what :func:`resolve_engine` takes: a program, a ``.py`` file, an
+engine file or a quoted command line; relative to ``dir``), ``name``, ``dir``
+(the engine's working folder), ``arg`` (one more argument, repeatable),
+``option.K=V`` (sent in the hello; ``V`` is read as JSON when it can be, so
+``option.depth=3`` is the number 3 and ``option.book=x.txt`` a string),
+``env.K=V`` (added to the environment), ``tc=BANK+DELAY`` (seconds: this
+engine's own clock, a handicap) and ``transport=pipe|pty``. ``--each`` takes the
+same keys for every engine; an engine's own setting wins.
+
+Names: an engine is called by its ``name=``, else its engine file's ``name``,
+else after the file it runs (``sample_engines/js_random/engine.js`` is
+``js_random``, also behind an interpreter: ``node js/engine.js``), else after
+its program. Engines that end up with the same name are all numbered:
+``node-1``, ``node-2`` (:func:`unique_names`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import shlex
+import shutil
 import sys
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from ..rules.clock import SECOND, TimeControl
+
+TRANSPORTS = ("pipe", "pty")
+# The longest bank or delay taken (seconds): more is a typo, and engines written
+# in other languages must hold the milliseconds in 64-bit integers.
+MAX_SECONDS = 1e6
 
 
 class EngineSpecError(ValueError):
@@ -44,19 +75,46 @@ class EngineSpec:
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    # This engine's own clock (a handicap match) and transport; None: the match's.
+    time_control: TimeControl | None = None
+    transport: Literal["pipe", "pty"] | None = None
 
     def __post_init__(self) -> None:
         if not self.command:
             raise EngineSpecError(f"engine {self.name!r} has an empty command")
 
     def describe(self) -> dict[str, object]:
-        return {"name": self.name, "command": list(self.command), "cwd": self.cwd}
+        d: dict[str, object] = {"name": self.name, "command": list(self.command), "cwd": self.cwd}
+        if self.time_control is not None:  # recorded in the transcript header
+            d["time_control"] = {
+                "bank_ns": self.time_control.bank,
+                "delay_ns": self.time_control.delay,
+            }
+        return d
 
 
 def _name_from_path(p: Path) -> str:
     if p.stem.startswith("engine") and p.parent.name:
         return p.parent.name
     return p.stem
+
+
+# Programs that run a script named after them: the engine is named after the script.
+_INTERPRETER = re.compile(
+    r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|sh|bash|dash|zsh|ruby|perl|php|lua"
+    r"[0-9.]*|luajit|Rscript|julia|java|dotnet|guile|racket|sbcl|ocaml|elixir|escript)$"
+)
+
+
+def _name_from_command(parts: Sequence[str]) -> str:
+    """The engine's name from its command: the program, or the script an
+    interpreter runs (``node js/engine.js`` is ``js``'s engine)."""
+    prog = Path(parts[0])
+    if _INTERPRETER.match(prog.name):
+        for part in parts[1:]:
+            if not part.startswith("-") and Path(part).is_file():
+                return _name_from_path(Path(part))
+    return _name_from_path(prog) if prog.is_file() else prog.name
 
 
 def _python_or_program(p: Path) -> tuple[str, ...]:
@@ -133,8 +191,7 @@ def resolve_engine(arg: str) -> EngineSpec:
             f"engine {arg!r} does not exist; for a compiled sample engine run "
             "`make -C sample_engines` first"
         )
-    name = _name_from_path(first) if first.is_file() else first.name
-    return EngineSpec(name, tuple(parts))
+    return EngineSpec(_name_from_command(parts), tuple(parts))
 
 
 def start_hint(spec: EngineSpec) -> str:
@@ -159,3 +216,263 @@ def start_hint(spec: EngineSpec) -> str:
             f'"python3 {spec.command[0]}")'
         )
     return ""
+
+
+def check_runnable(spec: EngineSpec, label: str | None = None) -> None:
+    """Refuse an engine whose program cannot be started here, before anything starts.
+
+    A program named without a folder must be on ``PATH`` (the engine's own, if
+    it sets one); a path must be an executable file (relative to the engine's
+    ``cwd``).
+    """
+    label = label or spec.name
+    program = spec.command[0]
+    if os.sep in program:
+        path = Path(program)
+        if not path.is_absolute() and spec.cwd:
+            path = Path(spec.cwd) / path
+        if not path.is_file():
+            raise EngineSpecError(
+                f"engine {label!r}: {program!r} does not exist; give the path of the "
+                "engine's program (for a compiled sample engine run `make -C sample_engines`)"
+            )
+        if not os.access(path, os.X_OK):
+            raise EngineSpecError(
+                f"engine {label!r}: {program!r} is not executable: run `chmod +x {program}`, "
+                f'or give the interpreter, e.g. "python3 {program}"'
+            )
+    elif shutil.which(program, path=spec.env.get("PATH")) is None:
+        raise EngineSpecError(
+            f"engine {label!r}: there is no program {program!r} (not on PATH); give its "
+            "path, e.g. ./engine, or install it"
+        )
+
+
+def parse_seconds(flag: str, text: str | float) -> float:
+    """A number of seconds for ``flag``: finite, >= 0 and at most MAX_SECONDS."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise EngineSpecError(f"{flag} {text!r}: give a number of seconds, e.g. 10") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+        shown = text if isinstance(text, str) else f"{value:g}"
+        raise EngineSpecError(
+            f"{flag} {shown}: give a finite number of seconds from 0 to {MAX_SECONDS:g}, e.g. 10"
+        )
+    return value
+
+
+def time_control_of(flag: str, bank: str | float, delay: str | float) -> TimeControl:
+    """A checked clock: bank and delay in seconds, at least one of them positive."""
+    b, d = parse_seconds(flag, bank), parse_seconds(flag, delay)
+    tc = TimeControl(round(b * SECOND), round(d * SECOND))
+    if tc.bank == 0 and tc.delay == 0:
+        raise EngineSpecError(
+            f"{flag} {b:g}+{d:g}: a clock with neither bank nor delay gives no time to "
+            "answer; give a bank, a delay or both, e.g. 10+0.5"
+        )
+    return tc
+
+
+def parse_time_control(text: str, flag: str = "tc") -> TimeControl:
+    """``BANK+DELAY`` in seconds (``120+10``, ``5+0.1``), or ``BANK`` alone (no delay).
+
+    >>> parse_time_control("5+0.1")
+    TimeControl(bank=5000000000, delay=100000000)
+    """
+    bank, plus, delay = text.partition("+")
+    if not bank or (plus and not delay):
+        raise EngineSpecError(
+            f"{flag}={text!r}: write BANK+DELAY in seconds, e.g. {flag}=120+10 or {flag}=5+0.1"
+        )
+    return time_control_of(f"{flag}=", bank, delay if plus else "0")
+
+
+def parse_transport(text: str, flag: str = "--transport") -> Literal["pipe", "pty"]:
+    if text == "pipe":
+        return "pipe"
+    if text == "pty":
+        return "pty"
+    raise EngineSpecError(
+        f"{flag} {text!r}: use pipe, or pty for an engine that buffers its output on pipes"
+    )
+
+
+@dataclass(frozen=True)
+class EngineArgs:
+    """The ``key=value`` settings of one ``--engine`` (or ``--each``), not yet resolved."""
+
+    cmd: str | None = None
+    name: str | None = None
+    dir: str | None = None
+    args: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    time_control: TimeControl | None = None
+    transport: Literal["pipe", "pty"] | None = None
+    text: str = ""  # as given, for messages and the tournament's record
+
+    def under(self, each: EngineArgs) -> EngineArgs:
+        """These settings on top of ``each`` (what every engine shares): ours win."""
+        return EngineArgs(
+            cmd=self.cmd or each.cmd,
+            name=self.name or each.name,
+            dir=self.dir or each.dir,
+            args=(*each.args, *self.args),
+            options={**each.options, **self.options},
+            env={**each.env, **self.env},
+            time_control=self.time_control or each.time_control,
+            transport=self.transport or each.transport,
+            text=self.text,
+        )
+
+
+ENGINE_KEYS = "cmd, name, dir, arg, option.K, env.K, tc, transport"
+
+
+def _option_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_engine_args(text: str, flag: str = "--engine") -> EngineArgs:
+    """One ``--engine``/``--each`` string of ``key=value`` settings (see the module doc).
+
+    >>> a = parse_engine_args("cmd='python3 bot.py' name=bot option.depth=3 tc=5+0.1")
+    >>> a.cmd, a.name, dict(a.options), a.time_control.bank
+    ('python3 bot.py', 'bot', {'depth': 3}, 5000000000)
+    """
+    try:
+        words = shlex.split(text)
+    except ValueError as e:
+        raise EngineSpecError(f"{flag} {text!r}: cannot split it ({e}); check the quotes") from None
+    if not words:
+        raise EngineSpecError(f'{flag} {text!r} is empty: give e.g. {flag} "cmd=./engine name=a"')
+    found: dict[str, Any] = {"args": [], "options": {}, "env": {}}
+    for word in words:
+        key, eq, value = word.partition("=")
+        where = f"{flag} {text!r}: {word!r}"
+        if not eq or not key:
+            raise EngineSpecError(f"{where} is not KEY=VALUE; the keys are {ENGINE_KEYS}")
+        if key.startswith("option.") and len(key) > 7:
+            found["options"][key[7:]] = _option_value(value)
+        elif key.startswith("env.") and len(key) > 4:
+            found["env"][key[4:]] = value
+        elif key == "arg":
+            found["args"].append(value)
+        elif key in ("cmd", "name", "dir"):
+            if not value:
+                raise EngineSpecError(f"{where}: give a value after {key}=")
+            found[key] = value
+        elif key == "tc":
+            found["time_control"] = parse_time_control(value)
+        elif key == "transport":
+            found["transport"] = parse_transport(value, f"{flag} transport=")
+        else:
+            raise EngineSpecError(f"{where}: unknown key {key!r}; the keys are {ENGINE_KEYS}")
+    return EngineArgs(
+        cmd=found.get("cmd"),
+        name=found.get("name"),
+        dir=found.get("dir"),
+        args=tuple(found["args"]),
+        options=found["options"],
+        env=found["env"],
+        time_control=found.get("time_control"),
+        transport=found.get("transport"),
+        text=text,
+    )
+
+
+def engine_from_args(a: EngineArgs, flag: str = "--engine") -> EngineSpec:
+    """Resolve ``--engine`` settings into an :class:`EngineSpec`."""
+    if a.cmd is None:
+        raise EngineSpecError(
+            f"{flag} {a.text!r}: no cmd=; give the engine's command, e.g. cmd=./engine"
+        )
+    cmd = a.cmd
+    folder: Path | None = None
+    if a.dir is not None:
+        folder = Path(a.dir).resolve()
+        if not folder.is_dir():
+            raise EngineSpecError(f"{flag} {a.text!r}: dir={a.dir!r} is not a folder")
+        try:
+            parts = shlex.split(cmd)
+        except ValueError as e:
+            raise EngineSpecError(f"cannot split the engine command {cmd!r}: {e}") from None
+        if parts and not os.path.isabs(parts[0]) and (folder / parts[0]).exists():
+            parts[0] = str(folder / parts[0])
+            cmd = shlex.join(parts)
+    spec = resolve_engine(cmd)
+    cwd = str(folder) if folder is not None else spec.cwd
+    return replace(
+        spec,
+        name=a.name or spec.name,
+        command=(*spec.command, *a.args),
+        cwd=cwd,
+        env={**spec.env, **a.env},
+        options={**spec.options, **a.options},
+        time_control=a.time_control,
+        transport=a.transport,
+    )
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """Names made unique: every engine of a repeated name is numbered.
+
+    >>> unique_names(["node", "c_first", "node"])
+    ['node-1', 'c_first', 'node-2']
+    """
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    taken = {n for n in names if counts[n] == 1}
+    out: list[str] = []
+    next_no: dict[str, int] = {}
+    for n in names:
+        if counts[n] == 1:
+            out.append(n)
+            continue
+        k = next_no.get(n, 0)
+        while True:
+            k += 1
+            candidate = f"{n}-{k}"
+            if candidate not in taken:
+                break
+        next_no[n] = k
+        taken.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def resolve_engines(
+    positional: Sequence[str],
+    engine_texts: Sequence[str] = (),
+    each_texts: Sequence[str] = (),
+    *,
+    named: Sequence[str | None] | None = None,
+    check: bool = True,
+) -> list[tuple[EngineSpec, str]]:
+    """The engines of a command line, positional ones first, then each ``--engine``,
+    with unique names; each with the text the user gave for it.
+
+    ``--each`` settings apply to all of them (an engine's own settings win).
+    ``named``: names given to the positional engines (``NAME=engine``), or None.
+    ``check``: refuse a program that is not there or not executable
+    (:func:`check_runnable`).
+    """
+    each = EngineArgs()
+    for text in each_texts:
+        each = parse_engine_args(text, "--each").under(each)
+    given = [
+        EngineArgs(cmd=arg, name=named[i] if named else None, text=arg)
+        for i, arg in enumerate(positional)
+    ]
+    given += [parse_engine_args(text) for text in engine_texts]
+    specs = [engine_from_args(a.under(each)) for a in given]
+    if check:
+        for spec, a in zip(specs, given, strict=True):
+            check_runnable(spec, a.text)
+    names = unique_names([s.name for s in specs])
+    return [(replace(s, name=n), a.text) for s, n, a in zip(specs, names, given, strict=True)]

@@ -7,6 +7,12 @@ attachment points and actions, with the layout's JSON kept while no tile is plac
 and its ``placed`` and ``connections`` lists extended incrementally within a
 round. Tests check the equality on many random games (tests/protocol,
 tests/referee/test_fast_paths.py).
+
+An engine that asks for it in its hello (``"features": ["points"]``) also gets
+``"legal_points"``: what each legal action earns at once, in the order of
+``legal`` (:meth:`RequestEncoder.legal_points`). The referee sets
+:attr:`RequestEncoder.points` per player; the default request is unchanged, byte
+for byte, and costs one test more.
 """
 
 from __future__ import annotations
@@ -22,11 +28,14 @@ from ..rules import (
     Event,
     Layout,
     Match,
+    Open,
     Passed,
     Placed,
+    Play,
     Point,
     Transfer,
 )
+from ..rules.layout import Side, point, points_earned
 from ..rules.tiles import TILES
 
 _TILE: Final = [f"[{t.low},{t.high}]" for t in TILES]
@@ -107,9 +116,21 @@ class RequestEncoder:
     string is made once.
     """
 
-    __slots__ = ("_conns", "_conns_n", "_lay", "_lay_json", "_lay_n", "_placed", "actions_by_text")
+    __slots__ = (
+        "_conns",
+        "_conns_n",
+        "_lay",
+        "_lay_json",
+        "_lay_n",
+        "_placed",
+        "actions_by_text",
+        "points",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, points: tuple[bool, bool] = (False, False)) -> None:
+        self.points = points
+        """Per player: add ``legal_points`` to that player's requests (the
+        engine's hello asked for the ``points`` feature)."""
         self.actions_by_text = ACTIONS_BY_TEXT
         """Every action written, by its canonical text (a parse cache)."""
         self._lay: Layout | None = None
@@ -218,14 +239,17 @@ class RequestEncoder:
             f'"bidder":{"null" if bidder is None else bidder}}},'
             f'"drawn_this_turn":{match.drawn_this_turn},"legal_actions":[{legal}]}},'
             f'"clock":{{',
-            f'}},"legal":[{legal}]}}',
+            f'}},"legal":[{legal}]}}'
+            if not self.points[p]
+            else f'}},"legal":[{legal}],"legal_points":'
+            f"[{','.join(map(str, legal_points(match)))}]}}",
         )
 
     def fork(self, layout: Layout, copy: Layout) -> RequestEncoder:
         """An encoder for a copy of a match: ``copy`` is a copy of ``layout`` (the
         layout this encoder last wrote), so what is cached for ``layout`` holds for
         ``copy`` too. The two encoders are independent from here on."""
-        new = RequestEncoder()
+        new = RequestEncoder(self.points)
         if self._lay is layout:
             new._lay = copy
             new._lay_n = self._lay_n
@@ -234,6 +258,47 @@ class RequestEncoder:
             new._conns = self._conns
             new._conns_n = self._conns_n
         return new
+
+
+_LINE_OTHER: Final = {Side.LINE_A: Side.LINE_B, Side.LINE_B: Side.LINE_A}
+
+
+def legal_points(match: Match) -> list[int]:
+    """What each legal action of the player to act earns at once (RULES.md §4),
+    in the order of ``match.legal_actions()``: a play or an opening earns the
+    count it makes if that is a multiple of 5, every other action 0. (The payer
+    pays at most its balance; see the ``transfer`` event.)
+
+    >>> from bidref.rules import Match
+    >>> m = Match.new(seed=3)
+    >>> [str(a) for a in m.legal_actions()], legal_points(m)
+    (['open 6-6'], [0])
+    """
+    lay = match.layout
+    count: int | None = None
+    out: list[int] = []
+    for a in match.legal_actions():
+        if isinstance(a, Open):  # an opening tile: its count alone
+            t = a.tile
+            out.append(points_earned(2 * t.low if t.double else t.pips))
+            continue
+        if not isinstance(a, Play):
+            out.append(0)
+            continue
+        t, at = a.tile, a.at
+        if count is None:
+            count = lay.count()
+        v = at.value
+        side = at.side
+        if side <= Side.LOW:
+            removed = v
+        elif side <= Side.LINE_B:
+            removed = 0 if point(at.tile, _LINE_OTHER[side]) in lay.open_points else 2 * v
+        else:
+            removed = 0  # an unopened branch counts nothing
+        added = 2 * t.low if t.double else t.other_half(v)
+        out.append(points_earned(count - removed + added))
+    return out
 
 
 def clock_members(delay_left_ms: int, bank_ms: int, opponent_bank_ms: int, deadline_ms: int) -> str:

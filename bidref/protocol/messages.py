@@ -13,7 +13,10 @@ there is one discriminated union per direction: :data:`RefereeMessage` and
 ActionMsg(type='action', id=3, action='draw')
 
 The models are the single source of the JSON Schema in
-``protocols/bidref-1.schema.json`` (see :mod:`bidref.protocol.schema`).
+``protocols/bidref-1.schema.json`` (see :mod:`bidref.protocol.schema`). The
+``view`` of a request is a plain dict at run time (the referee writes it from
+cached fragments, an engine reads what it needs); its shape is the
+:class:`View` model, which types it in the schema.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 PROTOCOL_VERSION = "bidref/1"
+
+# Optional features an engine may ask for in its hello ("features": [...]).
+FEATURES = ("points",)
 
 ErrorCode = Literal[
     "illegal",  # a well-formed action the rules forbid now; same request stays pending
@@ -76,14 +82,99 @@ class ClockInfo(_Message):
     deadline_ms: int = Field(description="delay_left_ms + bank_ms: your time for this reply.")
 
 
+# -- the view (typed for the schema; a dict at run time) ---------------------------------
+
+TileList = Annotated[
+    list[int],
+    Field(
+        min_length=2,
+        max_length=2,
+        description="A tile as [low, high] pips, e.g. [1, 3]; a double is [n, n].",
+    ),
+]
+SideName = Literal["high", "low", "line_a", "line_b", "branch_a", "branch_b"]
+
+
+class PointModel(_Message):
+    """An attachment point: a tile and one of its sides (RULES.md §3)."""
+
+    tile: TileList
+    side: SideName = Field(
+        description="high/low: a non-double's high end (its larger half) and low end; "
+        "line_a/line_b: a double's two sides along the line (attached by line_a, so "
+        "line_b is open); branch_a/branch_b: the spinner's crosswise sides."
+    )
+
+
+class OpenPointModel(PointModel):
+    value: int = Field(ge=0, le=6, description="The pips a tile must show to attach here.")
+
+
+class ScoringEnd(_Message):
+    tile: TileList
+    value: int = Field(description="What this end adds to the count (a double's: both halves).")
+
+
+class LayoutModel(_Message):
+    """The layout: tiles in the order placed, which point joined which, what is open."""
+
+    placed: list[TileList]
+    connections: list[Annotated[list[PointModel], Field(min_length=2, max_length=2)]] = Field(
+        description="[the open point attached to, the new tile's joined side], in the order played."
+    )
+    attachment_points: list[OpenPointModel] = Field(description="Where a tile can go now.")
+    scoring: list[ScoringEnd] = Field(description="The ends that count (RULES.md §4).")
+    count: int = Field(description="The sum of the scoring ends.")
+    spinner: TileList | None = Field(description="The first double of the round, if placed.")
+
+
+class AuctionModel(_Message):
+    standing_bid: int | None
+    bidder: int | None = Field(description="Who made the standing bid (0 = A, 1 = B).")
+
+
+class View(_Message):
+    """Your view of the match (the rules library's ``PlayerView.to_dict()``): never a
+    tile hidden from you."""
+
+    player: int = Field(ge=0, le=1, description="You: 0 (player A) or 1 (player B).")
+    round: int = Field(ge=1)
+    phase: Literal["auction", "opening", "play"]
+    to_act: int | None = Field(description="Whose decision it is (you, in a request).")
+    turn: int
+    hand: list[TileList] = Field(description="Your tiles, sorted.")
+    opponent_hand_size: int
+    boneyard_size: int
+    layout: LayoutModel
+    balances: list[int] = Field(min_length=2, max_length=2, description="[A's, B's].")
+    jockey: int | None = Field(description="The round's jockey (auction rounds), or null.")
+    opening: Literal["forced", "auction"]
+    auction: AuctionModel
+    drawn_this_turn: int = Field(description="Tiles you drew in this turn so far.")
+    legal_actions: list[str] = Field(
+        description="The same list as the request's legal (kept so that a view is complete "
+        "on its own, e.g. in a transcript or a tool that only reads views)."
+    )
+
+
 class Request(_Message):
     """A decision request: reply with an ``action`` echoing ``id``."""
 
     type: Literal["request"] = "request"
     id: int = Field(description="Echo this id in your action.")
-    view: dict[str, Any] = Field(description="Your view of the match (PlayerView.to_dict()).")
+    view: dict[str, Any] = Field(description="Your view of the match: a View.")
     clock: ClockInfo
-    legal: list[str] = Field(description="Every legal action, in canonical notation, sorted.")
+    legal: list[str] = Field(
+        description="Every legal action, in canonical notation, sorted: answer one of them. "
+        "The view's legal_actions is the same list."
+    )
+    legal_points: list[int] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,  # absent, not null, for engines that did not ask
+        description="Only for an engine whose hello asked for the 'points' feature: what "
+        "each action of legal earns at once, in the same order (0 for all but plays and "
+        "openings; the payer pays at most its balance).",
+    )
 
 
 class ErrorMsg(_Message):
@@ -138,6 +229,12 @@ class EngineHello(_Message):
     author: str = Field(default="", max_length=100)
     version: str = Field(default="", max_length=50)
     protocol: str = Field(description="The protocol version the engine speaks: bidref/1.")
+    features: list[str] = Field(
+        default_factory=list,
+        exclude_if=lambda v: not v,  # transcripts of engines that ask for nothing: unchanged
+        description="Optional features asked for: 'points' adds legal_points to every "
+        "request. Unknown names are ignored.",
+    )
 
 
 class ActionMsg(_Message):
@@ -145,7 +242,10 @@ class ActionMsg(_Message):
 
     type: Literal["action"] = "action"
     id: int = Field(description="The id of the request this answers.")
-    action: str = Field(description="One action in bidref notation, e.g. 'play 1-3 1-1:b'.")
+    action: str = Field(
+        description="One action in canonical bidref notation, e.g. 'play 1-3 1-1:line_a', "
+        "'bid 20', 'draw' (best: one of the request's legal)."
+    )
 
 
 class RulesRequest(_Message):

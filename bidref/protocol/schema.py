@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from .messages import PROTOCOL_VERSION, EngineMessage, RefereeMessage
+from .messages import PROTOCOL_VERSION, EngineMessage, RefereeMessage, View
 
 
 def protocol_schema() -> dict[str, Any]:
@@ -27,6 +27,15 @@ def protocol_schema() -> dict[str, Any]:
         s = TypeAdapter[Any](tp).json_schema(ref_template=ref)
         defs.update(s.pop("$defs", {}))
         roots[name] = s
+    # The request's view is a dict at run time; in the schema it is typed by View.
+    view = View.model_json_schema(ref_template=ref)
+    defs.update(view.pop("$defs", {}))
+    defs["View"] = view
+    request_view = defs["Request"]["properties"]["view"]
+    defs["Request"]["properties"]["view"] = {
+        "$ref": "#/$defs/View",
+        "description": request_view.get("description", ""),
+    }
     defs.update(roots)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -27,6 +27,10 @@ class ClusterError(RuntimeError):
     """The cluster cannot be reached or used (the message says the fix)."""
 
 
+# Address schemes of dask.distributed's communication back-ends.
+_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
+
+
 class ClusterBackend:
     """Matches as tasks on a dask.distributed scheduler (``address`` or a ``Client``)."""
 
@@ -49,6 +53,13 @@ class ClusterBackend:
         if client is None:
             if not address:
                 raise ClusterError("give a scheduler address, e.g. --cluster tcp://10.0.0.5:8786")
+            scheme, sep, rest = address.partition("://")
+            if not sep or scheme not in _SCHEMES or not rest:
+                # said before dask is asked (its own errors vary, and take time under load)
+                raise ClusterError(
+                    f"--cluster {address!r} is not a scheduler address; give one like "
+                    "tcp://10.0.0.5:8786"
+                )
             try:
                 client = Client(address, timeout=connect_timeout_s)  # type: ignore[no-untyped-call]
             except ValueError as exc:  # not an address at all

@@ -8,11 +8,12 @@ runner's own process turns reports into ``MatchRecord`` lines of the results fil
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from .schedule import MatchKey, Pairing
 
@@ -39,6 +40,9 @@ class EngineEntry:
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
     options: dict[str, object] = field(default_factory=dict, hash=False, compare=True)
+    # This engine's own clock (bank_ms, delay_ms), a handicap; None: the settings'.
+    time_control_ms: tuple[int, int] | None = None
+    transport: Literal["pipe", "pty"] | None = None  # None: the settings'
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,10 @@ class MatchJob:
     settings: MatchSettings
     transcript: str
     attempt: int = 1
+    # What this run adds (not recorded in the header): --stderr-dir, --debug.
+    stderr_dir: str | None = None  # keep the engines' stderr in this folder
+    stderr_prefix: str = ""  # ... in files named PREFIX + A-name.stderr.log
+    debug_log: str | None = None  # write every line to and from the engines here
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class MatchReport:
     winner: int | None
     reason: str
     rated: bool
-    detail: str = ""
+    detail: dict[str, object] = field(default_factory=dict)  # the referee's, as JSON values
     balances: tuple[int, int] = (0, 0)
     rounds: int = 0
     transcript: str | None = None
@@ -99,6 +107,8 @@ class EngineModel(RecordModel):
     cwd: str | None = None
     env: dict[str, str] = {}
     options: dict[str, object] = {}
+    time_control_ms: tuple[int, int] | None = None
+    transport: Literal["pipe", "pty"] | None = None
 
     @classmethod
     def of(cls, e: EngineEntry) -> EngineModel:
@@ -109,11 +119,20 @@ class EngineModel(RecordModel):
             cwd=e.cwd,
             env=dict(e.env),
             options=dict(e.options),
+            time_control_ms=e.time_control_ms,
+            transport=e.transport,
         )
 
     def entry(self) -> EngineEntry:
         return EngineEntry(
-            self.name, self.spec, tuple(self.command), self.cwd, dict(self.env), dict(self.options)
+            self.name,
+            self.spec,
+            tuple(self.command),
+            self.cwd,
+            dict(self.env),
+            dict(self.options),
+            self.time_control_ms,
+            self.transport,
         )
 
 
@@ -177,12 +196,30 @@ class MatchRecord(RecordModel):
     rated: bool
     winner: str | None  # engine name; None for a draw or an unrated match
     reason: str
-    detail: str
+    detail: dict[str, Any]  # the referee's detail of the end (a JSON object)
     balances: tuple[int, int]
     rounds: int
     transcript: str | None
     elapsed_s: float
     at_fault: str | None = None  # the engine whose fault ended the match, if any
+
+    @field_validator("detail", mode="before")
+    @classmethod
+    def _old_detail(cls, value: object) -> object:
+        """Older results files hold the detail as a JSON string (or plain text)."""
+        if isinstance(value, str):
+            if not value:
+                return {}
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                return {"text": value}
+            return parsed if isinstance(parsed, dict) else {"text": value}
+        return value
+
+    def detail_text(self) -> str:
+        """The detail in one line, e.g. ``seat=1, problem=...``."""
+        return ", ".join(f"{k}={v}" for k, v in self.detail.items())
 
     @property
     def key(self) -> MatchKey:

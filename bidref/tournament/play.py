@@ -8,37 +8,87 @@ itself (quit, grace, SIGTERM, SIGKILL, reap), also when interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .model import ABORTED, FAULT_REASONS, EngineEntry, MatchJob, MatchReport
 
-MAX_DETAIL = 500
+if TYPE_CHECKING:
+    from bidref.engines.spec import EngineSpec
+    from bidref.rules.clock import TimeControl
+
+MAX_DETAIL = 500  # characters kept of each text in a match's detail
 
 
-def _engine_spec(e: EngineEntry) -> object:
+def _time_control(ms: tuple[int, int]) -> TimeControl:
+    from bidref.rules.clock import MILLISECOND, TimeControl
+
+    return TimeControl(ms[0] * MILLISECOND, ms[1] * MILLISECOND)
+
+
+def _engine_spec(e: EngineEntry) -> EngineSpec:
     from bidref.engines.spec import EngineSpec
 
-    return EngineSpec(e.name, e.command, e.cwd, dict(e.env), dict(e.options))
+    return EngineSpec(
+        e.name,
+        e.command,
+        e.cwd,
+        dict(e.env),
+        dict(e.options),
+        time_control=None if e.time_control_ms is None else _time_control(e.time_control_ms),
+        transport=e.transport,
+    )
+
+
+def _json_detail(detail: dict[str, object]) -> dict[str, object]:
+    """The referee's detail as JSON values, long texts cut to MAX_DETAIL characters."""
+    out: dict[str, object] = {}
+    for k, v in json.loads(json.dumps(detail, sort_keys=True, default=str)).items():
+        out[k] = v[:MAX_DETAIL] if isinstance(v, str) else v
+    return out
 
 
 def play_match(job: MatchJob) -> MatchReport:
     """Play ``job`` with the referee, writing its transcript to ``job.transcript``."""
+    from bidref.players.make import engine_seats
+    from bidref.players.tap import DebugLog
     from bidref.referee import MatchSpec, run_match
-    from bidref.rules.clock import MILLISECOND, TimeControl
 
     s = job.settings
+    base = _time_control((s.bank_ms, s.delay_ms))
+    engines = (_engine_spec(job.engine_a), _engine_spec(job.engine_b))
+    own = [e.time_control for e in engines]
     spec = MatchSpec(
-        engines=(_engine_spec(job.engine_a), _engine_spec(job.engine_b)),  # type: ignore[arg-type]
+        engines=engines,
         seed=job.key.seed,
-        time_control=TimeControl(s.bank_ms * MILLISECOND, s.delay_ms * MILLISECOND),
+        time_control=base,
+        time_controls=None if own == [None, None] else (own[0] or base, own[1] or base),
         max_rounds=s.max_rounds,
         illegal=s.illegal,
         transport=s.transport,
     )
     transcript = Path(job.transcript)
     transcript.parent.mkdir(parents=True, exist_ok=True)
-    outcome = run_match(spec, transcript_path=transcript)
+    with contextlib.ExitStack() as stack:
+        debug = None
+        if job.debug_log is not None:
+            path = Path(job.debug_log)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            debug = DebugLog(stack.enter_context(path.open("w", encoding="utf-8")))
+        stderr_dir = None
+        if job.stderr_dir is not None:
+            stderr_dir = Path(job.stderr_dir)
+            stderr_dir.mkdir(parents=True, exist_ok=True)
+        seats = engine_seats(
+            engines,
+            s.transport,
+            stderr_dir=stderr_dir,
+            stderr_prefix=job.stderr_prefix,
+            debug=debug,
+        )
+        outcome = run_match(spec, transcript_path=transcript, seats=seats)
     detail = dict(outcome.detail)
     interrupted = outcome.reason == ABORTED and detail.get("cause") == "interrupted"
     seat = detail.get("seat")
@@ -47,7 +97,7 @@ def play_match(job: MatchJob) -> MatchReport:
         winner=outcome.winner,
         reason=outcome.reason,
         rated=outcome.rated,
-        detail=json.dumps(detail, sort_keys=True, default=str)[:MAX_DETAIL] if detail else "",
+        detail=_json_detail(detail),
         balances=(int(outcome.balances[0]), int(outcome.balances[1])),
         rounds=outcome.rounds,
         transcript=str(transcript),

@@ -269,3 +269,123 @@ class Sprt:
         if llr <= lower:
             return "H0"
         return "continue"
+
+
+ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per natural-log unit of odds
+
+
+@dataclass(frozen=True)
+class JointRating:
+    """One engine's rating from all the results at once (maximum likelihood)."""
+
+    elo: float  # relative to the average of all engines (0)
+    stderr: float  # in Elo; nan when it cannot be estimated
+    matches: int
+
+    @property
+    def margin(self) -> float:
+        """Half the 95 % interval, in Elo."""
+        return Z95 * self.stderr
+
+
+def _inverse(m: list[list[float]]) -> list[list[float]]:
+    """The inverse of a small, well-conditioned square matrix (Gauss-Jordan)."""
+    n = len(m)
+    a = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(m)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) < 1e-300:
+            raise ZeroDivisionError("singular matrix")
+        a[col], a[pivot] = a[pivot], a[col]
+        p = a[col][col]
+        a[col] = [v / p for v in a[col]]
+        for r in range(n):
+            if r != col and a[r][col] != 0.0:
+                f = a[r][col]
+                a[r] = [v - f * w for v, w in zip(a[r], a[col], strict=True)]
+    return [row[n:] for row in a]
+
+
+def joint_ratings(
+    names: Sequence[str],
+    results: dict[tuple[str, str], tuple[float, int]],
+    *,
+    prior_draws: float = 1.0,
+    tolerance: float = 1e-9,
+    max_iterations: int = 10_000,
+) -> dict[str, JointRating]:
+    """Ratings of all engines at once: the maximum-likelihood logistic (Bradley-Terry)
+    model of every rated match, as Ordo and BayesElo compute them.
+
+    ``results[(a, b)] = (points of a, matches)`` for each pair of engines that met
+    (either order; a draw is half a point). ``prior_draws`` virtual draws are added
+    between every two engines that met (BayesElo's prior), so that an engine that
+    won every match still gets a finite rating. The average rating is 0. The
+    standard error comes from the curvature of the likelihood (the Fisher
+    information, constrained to that average); it treats matches as independent,
+    unlike the pairwise Elo, whose pentanomial interval accounts for the pairs.
+
+    Solved with the minorise-maximise iteration of Hunter (2004):
+    ``π_i ← W_i / Σ_j n_ij / (π_i + π_j)``.
+
+    >>> r = joint_ratings(["a", "b"], {("a", "b"): (75.0, 100)}, prior_draws=0)
+    >>> round(r["a"].elo - r["b"].elo, 1)
+    190.8
+    """
+    index = {n: i for i, n in enumerate(names)}
+    k = len(names)
+    games = [[0.0] * k for _ in range(k)]
+    points = [0.0] * k
+    played = [0] * k
+    for (a, b), (pts, n) in results.items():
+        if n <= 0 or a not in index or b not in index:
+            continue
+        i, j = index[a], index[b]
+        games[i][j] += n + prior_draws
+        games[j][i] += n + prior_draws
+        points[i] += pts + prior_draws / 2
+        points[j] += n - pts + prior_draws / 2
+        played[i] += n
+        played[j] += n
+    pi = [1.0] * k
+    active = [i for i in range(k) if any(games[i])]
+    for _ in range(max_iterations):
+        change = 0.0
+        new = pi[:]
+        for i in active:
+            denom = sum(games[i][j] / (pi[i] + pi[j]) for j in active if games[i][j])
+            if denom > 0 and points[i] > 0:
+                new[i] = points[i] / denom
+        # keep the geometric mean at 1 (the average rating at 0)
+        mean = math.exp(sum(math.log(new[i]) for i in active) / max(len(active), 1))
+        for i in active:
+            new[i] /= mean
+            change = max(change, abs(math.log(new[i]) - math.log(pi[i])))
+        pi = new
+        if change < tolerance:
+            break
+    beta = [math.log(p) for p in pi]
+    stderr = [math.nan] * k
+    if len(active) >= 2:
+        m = len(active)
+        h = [[0.0] * m for _ in range(m)]
+        for x, i in enumerate(active):
+            for y, j in enumerate(active):
+                if i != j and games[i][j]:
+                    p = 1.0 / (1.0 + math.exp(beta[j] - beta[i]))
+                    w = games[i][j] * p * (1.0 - p)
+                    h[x][y] -= w
+                    h[x][x] += w
+        try:
+            # The information matrix is singular along "all ratings + c": its
+            # pseudo-inverse (H + J/m)^-1 - J/m is the covariance with the average fixed.
+            inv = _inverse([[v + 1.0 / m for v in row] for row in h])
+            for x, i in enumerate(active):
+                var = inv[x][x] - 1.0 / m
+                stderr[i] = math.sqrt(var) * ELO_PER_NATURAL if var > 0 else math.nan
+        except ZeroDivisionError:
+            pass
+    return {
+        n: JointRating(beta[i] * ELO_PER_NATURAL if i in active else math.nan, stderr[i], played[i])
+        for n, i in index.items()
+    }

@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
 TRANSCRIPTS_DIR = "transcripts"
+DEBUG_DIR = "debug"  # --debug: one log of every engine line per match
 
 
 class TournamentError(ValueError):
@@ -92,6 +93,9 @@ class Plan:
 
     header: Header
     out_dir: Path
+    # This run's extras (not in the header): keep stderr logs, write debug logs.
+    stderr_dir: Path | None = None
+    debug: bool = False
 
     @property
     def engines(self) -> list[EngineEntry]:
@@ -118,17 +122,35 @@ class Plan:
         s = self.header.sprt
         return None if s is None else Sprt(s.elo0, s.elo1, s.alpha, s.beta)
 
-    def transcript(self, key: MatchKey, attempt: int) -> str:
-        """Transcript path relative to the output folder."""
+    def _match_name(self, key: MatchKey, attempt: int) -> tuple[str, str]:
+        """(folder, file stem) naming one match's files: ``a--b``, ``SEED-SEAT[-tryN]``."""
         suffix = "" if attempt == 1 else f"-try{attempt}"
         folder = f"{_safe(key.pairing.first)}--{_safe(key.pairing.second)}"
-        return f"{TRANSCRIPTS_DIR}/{folder}/{key.seed}-{key.seat}{suffix}.jsonl"
+        return folder, f"{key.seed}-{key.seat}{suffix}"
+
+    def transcript(self, key: MatchKey, attempt: int) -> str:
+        """Transcript path relative to the output folder."""
+        folder, stem = self._match_name(key, attempt)
+        return f"{TRANSCRIPTS_DIR}/{folder}/{stem}.jsonl"
 
     def job(self, key: MatchKey, attempt: int) -> MatchJob:
         by_name = {e.name: e for e in self.engines}
         path = (self.out_dir / self.transcript(key, attempt)).resolve()
+        folder, stem = self._match_name(key, attempt)
         return MatchJob(
-            key, by_name[key.engine_a], by_name[key.engine_b], self.settings, str(path), attempt
+            key,
+            by_name[key.engine_a],
+            by_name[key.engine_b],
+            self.settings,
+            str(path),
+            attempt,
+            stderr_dir=None
+            if self.stderr_dir is None
+            else str((self.stderr_dir / folder).resolve()),
+            stderr_prefix=f"{stem}-",
+            debug_log=str((self.out_dir / DEBUG_DIR / folder / f"{stem}.log").resolve())
+            if self.debug
+            else None,
         )
 
 
@@ -158,7 +180,11 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
         report = play(job)
     except KeyboardInterrupt:
         return MatchReport(
-            winner=None, reason=ABORTED, rated=False, detail="interrupted", interrupted=True
+            winner=None,
+            reason=ABORTED,
+            rated=False,
+            detail={"cause": "interrupted"},
+            interrupted=True,
         )
     if not report.elapsed_s:
         report = replace(report, elapsed_s=time.monotonic() - started)
@@ -328,7 +354,7 @@ def run(
             ):
                 summary.stopped = (
                     f"engine {culprit!r} failed ({record.reason}) in its first "
-                    f"matches: {record.detail}"
+                    f"matches: {record.detail_text()}"
                 )
                 log.info("stopping: %s", summary.stopped)
                 pending.clear()
@@ -356,7 +382,10 @@ def run(
                 return
             log.error("match %s failed in the runner: %r", job.key.id, exc)
             report = MatchReport(
-                winner=None, reason=ABORTED, rated=False, detail=f"runner error: {exc!r}"[:500]
+                winner=None,
+                reason=ABORTED,
+                rated=False,
+                detail={"cause": "runner error", "error": repr(exc)[:500]},
             )
         accept(job, report)
 

@@ -4,6 +4,15 @@ Only rated records count. Wins, losses and draws count every rated match; Elo,
 its 95 % interval, the likelihood of superiority and the SPRT use *complete
 pairs* (both seats of a deal seed rated), whose outcomes are the pentanomial
 counts. Aborted (unrated) matches are only counted as such.
+
+Beside the pairwise Elo, :meth:`Standings.joint` rates all engines at once by
+maximum likelihood over every rated match (as Ordo and BayesElo do). Results are
+also split by seat (A moves first in the auction of round 1).
+
+In JSON, no statistic is an "inf" string: an Elo that is infinite (every pair
+won or lost) is given as a finite bound with ``elo_bound`` saying which
+("lower": at least this; "upper": at most this), and an interval is null
+("n/a") below :data:`MIN_PAIRS` complete pairs or where it is unbounded.
 """
 
 from __future__ import annotations
@@ -15,7 +24,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .model import ABORTED, MatchRecord
-from .ratings import Estimate, Pentanomial, Sprt, SprtStatus, Trinomial
+from .ratings import (
+    Estimate,
+    JointRating,
+    Pentanomial,
+    Sprt,
+    SprtStatus,
+    Trinomial,
+    joint_ratings,
+    score_to_elo,
+)
 from .schedule import MatchKey, Pairing
 
 log = logging.getLogger(__name__)
@@ -29,6 +47,8 @@ FAULT_COLUMNS = {
     "protocol": "protocol_errors",
 }
 FAULTS = ("time_losses", "crashes", "illegal_forfeits", "protocol_errors")
+# Fewer complete pairs than this: the spread is too uncertain for an interval ("n/a").
+MIN_PAIRS = 3
 
 
 @dataclass
@@ -43,6 +63,8 @@ class SideStats:
     pair_counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
     opponent_faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
+    # [wins, losses, draws] in seat A and in seat B
+    by_seat: list[list[int]] = field(default_factory=lambda: [[0, 0, 0], [0, 0, 0]])
 
     @property
     def matches(self) -> int:
@@ -69,9 +91,39 @@ class SideStats:
     def estimate(self) -> Estimate:
         return self.pentanomial.estimate
 
+    @property
+    def interval_known(self) -> bool:
+        """Enough complete pairs for a 95 % interval (else it is "n/a")."""
+        return self.estimate.samples >= MIN_PAIRS
+
+    def elo_bound(self) -> tuple[float, str | None]:
+        """The pair Elo, or where it is infinite a finite bound and which bound it is:
+        had one pair gone one half point the other way (WD instead of WW)."""
+        est = self.estimate
+        if not math.isinf(est.elo):
+            return est.elo, None
+        step = 0.25 / est.samples
+        if est.elo > 0:
+            return score_to_elo(1.0 - step), "lower"
+        return score_to_elo(step), "upper"
+
+    def seat_dict(self) -> dict[str, dict[str, object]]:
+        out: dict[str, dict[str, object]] = {}
+        for seat, (w, lo, d) in zip("AB", self.by_seat, strict=True):
+            t = Trinomial(w, lo, d)
+            out[seat] = {
+                "matches": t.n,
+                "wins": w,
+                "losses": lo,
+                "draws": d,
+                "score": _num(t.score),
+            }
+        return out
+
     def to_dict(self) -> dict[str, object]:
         est = self.estimate
-        low, high = est.interval
+        low, high = est.interval if self.interval_known else (math.nan, math.nan)
+        elo, bound = self.elo_bound()
         return {
             "matches": self.matches,
             "wins": self.wins,
@@ -83,20 +135,21 @@ class SideStats:
             "pairs": est.samples,
             "pentanomial": list(self.pentanomial.counts),
             "score": _num(self.trinomial.score),
-            "elo": _num(est.elo),
+            "elo": _num(elo),
+            "elo_bound": bound,
             "elo_low": _num(low),
             "elo_high": _num(high),
             "los": _num(self.pentanomial.los),
+            "by_seat": self.seat_dict(),
             **self.faults,
         }
 
 
-def _num(x: float) -> float | str | None:
-    """JSON form of a statistic: finite numbers rounded, ±inf as strings, nan as null."""
-    if math.isnan(x):
+def _num(x: float) -> float | None:
+    """JSON form of a statistic: finite numbers rounded; nan and ±inf as null
+    (never an "inf" string: see elo_bound)."""
+    if math.isnan(x) or math.isinf(x):
         return None
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
     return round(x, 4)
 
 
@@ -132,9 +185,18 @@ def sprt_dict(sprt: Sprt, penta: Pentanomial) -> dict[str, object]:
 class Standings:
     engines: dict[str, SideStats]
     pairs: dict[Pairing, PairStats]
+    # (a, b) -> [points of a, rated matches], both orders: for the cross-table
+    # and the joint ratings
+    head_to_head: dict[tuple[str, str], list[float]] = field(default_factory=dict)
 
-    def ranked(self) -> list[tuple[str, SideStats]]:
-        """Engines best first: by pair score, then match score, then name."""
+    def joint(self) -> dict[str, JointRating]:
+        """All engines rated at once (maximum likelihood over every rated match)."""
+        results = {(a, b): (v[0], int(v[1])) for (a, b), v in self.head_to_head.items() if a < b}
+        return joint_ratings(list(self.engines), results)
+
+    def ranked(self, hero: str | None = None) -> list[tuple[str, SideStats]]:
+        """Engines best first: by pair score, then match score, then name;
+        ``hero`` (a gauntlet's engine) first of all."""
 
         def key(item: tuple[str, SideStats]) -> tuple[float, float, str]:
             name, s = item
@@ -146,7 +208,10 @@ class Standings:
                 name,
             )
 
-        return sorted(self.engines.items(), key=key)
+        ranked = sorted(self.engines.items(), key=key)
+        if hero is not None and hero in self.engines:
+            ranked = [(hero, self.engines[hero])] + [x for x in ranked if x[0] != hero]
+        return ranked
 
     def sprt_status(self, sprt: Sprt) -> tuple[Pairing, float, SprtStatus] | None:
         """SPRT of the only pairing (SPRT needs a two-engine tournament)."""
@@ -156,13 +221,35 @@ class Standings:
         penta = stats.side.pentanomial
         return pairing, sprt.llr(penta), sprt.status(penta)
 
-    def to_dict(self, sprt: Sprt | None = None) -> dict[str, object]:
+    def to_dict(self, sprt: Sprt | None = None, hero: str | None = None) -> dict[str, object]:
+        """``hero``: a gauntlet's engine, listed first."""
+        joint = self.joint()
+        engines = []
+        for i, (n, s) in enumerate(self.ranked(hero)):
+            j = joint[n]
+            known = s.interval_known and not math.isnan(j.stderr)
+            engines.append(
+                {
+                    "name": n,
+                    "rank": i + 1,
+                    **s.to_dict(),
+                    "joint_elo": _num(j.elo),
+                    "joint_elo_low": _num(j.elo - j.margin) if known else None,
+                    "joint_elo_high": _num(j.elo + j.margin) if known else None,
+                }
+            )
         return {
-            "engines": [
-                {"name": n, "rank": i + 1, **s.to_dict()} for i, (n, s) in enumerate(self.ranked())
-            ],
+            "engines": engines,
             "pairs": [p.to_dict(sprt) for p in self.pairs.values()],
+            "cross_table": self.cross_dict(),
         }
+
+    def cross_dict(self) -> dict[str, dict[str, dict[str, float | int]]]:
+        """Each engine's points and matches against each opponent."""
+        out: dict[str, dict[str, dict[str, float | int]]] = {n: {} for n in self.engines}
+        for (a, b), (points, matches) in sorted(self.head_to_head.items()):
+            out[a][b] = {"points": points, "matches": int(matches)}
+        return out
 
 
 class Tally:
@@ -200,6 +287,11 @@ class Tally:
         _count(pairs[key.pairing].side, r, key.pairing.first)
         for name in (r.engine_a, r.engine_b):
             _count(engines[name], r, name)
+        h2h = self.standings.head_to_head
+        for name, other in ((r.engine_a, r.engine_b), (r.engine_b, r.engine_a)):
+            cell = h2h.setdefault((name, other), [0.0, 0.0])
+            cell[0] += r.points_for(name)
+            cell[1] += 1
         _fault(engines, pairs, r)
         both = self._deals[(key.pairing, key.seed)]
         both.append(r)
@@ -220,12 +312,16 @@ def compute(
 
 
 def _count(side: SideStats, r: MatchRecord, name: str) -> None:
+    seat = side.by_seat[0 if name == r.engine_a else 1]
     if r.winner is None:
         side.draws += 1
+        seat[2] += 1
     elif r.winner == name:
         side.wins += 1
+        seat[0] += 1
     else:
         side.losses += 1
+        seat[1] += 1
     if r.reason == "round_limit":
         side.adjudications += 1
 

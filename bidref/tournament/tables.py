@@ -6,12 +6,17 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from rich import box
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from .ratings import Sprt
+from .ratings import JointRating, Sprt
 from .standings import PairStats, SideStats, Standings, sprt_dict
 
 PAIR_COLUMNS = (
@@ -39,17 +44,30 @@ PAIR_COLUMNS = (
 
 
 def fmt_elo(side: SideStats) -> str:
+    """``+12.3 ± 4.5``; ``+12.3 ± n/a`` below 3 pairs; ``> +553`` for a bound
+    (every pair won: the Elo is above that)."""
     est = side.estimate
     if not est.samples:
         return "-"
-    elo, margin = est.elo + 0.0, est.margin  # + 0.0: no "-0.0"
-    if math.isinf(elo):
-        return "+inf" if elo > 0 else "-inf"
-    if math.isnan(margin):
-        return f"{elo:+.1f}"
-    if math.isinf(margin):
-        return f"{elo:+.1f} ± inf"
+    elo, bound = side.elo_bound()
+    elo += 0.0  # no "-0.0"
+    if bound is not None:
+        return f"> {elo:+.0f}" if bound == "lower" else f"< {elo:+.0f}"
+    if not side.interval_known:
+        return f"{elo:+.1f} ± n/a"
+    margin = est.margin
+    if math.isnan(margin) or math.isinf(margin):
+        return f"{elo:+.1f} ± n/a"
     return f"{elo:+.1f} ± {margin:.1f}"
+
+
+def fmt_joint(j: JointRating, side: SideStats) -> str:
+    if math.isnan(j.elo):
+        return "-"
+    elo = j.elo + 0.0
+    if not side.interval_known or math.isnan(j.stderr):
+        return f"{elo:+.0f} ± n/a"
+    return f"{elo:+.0f} ± {j.margin:.0f}"
 
 
 def _pct(x: float) -> str:
@@ -61,81 +79,158 @@ def _faults(side: SideStats, opponent: bool = False) -> str:
     return f"{f['time_losses']}/{f['crashes']}/{f['illegal_forfeits']}/{f['protocol_errors']}"
 
 
+@dataclass(frozen=True)
+class Column:
+    """A table column: its header, how to justify it, and how soon it is dropped
+    when the table does not fit (0: never; higher: earlier)."""
+
+    header: str
+    justify: str = "right"
+    drop: int = 0
+    no_wrap: bool = True
+    note: str = ""  # said in the caption while the column is shown
+
+
+class Fitted:
+    """A table that fits the console: it drops its optional columns, least useful
+    first, until it is no wider than the console (80 columns in CI logs); what still
+    does not fit wraps inside its cells."""
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        rows: Sequence[Sequence[str | Text]],
+        *,
+        title: str,
+        caption: str | None = None,
+    ) -> None:
+        self.columns = list(columns)
+        self.rows = [list(r) for r in rows]
+        self.title = title
+        self.caption = caption
+
+    def table(self, max_drop: int) -> Table:
+        keep = [i for i, c in enumerate(self.columns) if c.drop <= max_drop]
+        notes = [self.columns[i].note for i in keep if self.columns[i].note]
+        caption = "; ".join([*([self.caption] if self.caption else []), *notes]) or None
+        table = Table(
+            title=self.title,
+            title_justify="left",
+            caption=caption,
+            caption_justify="left",
+            box=box.SIMPLE_HEAD,
+            padding=(0, 1),
+            pad_edge=False,
+        )
+        for i in keep:
+            c = self.columns[i]
+            longest = max((len(str(r[i])) for r in self.rows), default=0)
+            table.add_column(
+                c.header,
+                justify=c.justify,  # type: ignore[arg-type]
+                no_wrap=c.no_wrap,
+                overflow="fold",
+                # a name column may wrap, but not down to nothing
+                min_width=None if c.no_wrap else min(max(longest, len(c.header)), 12),
+            )
+        for row in self.rows:
+            table.add_row(*(row[i] for i in keep))
+        return table
+
+    def fit(self, console: Console, width: int) -> Table:
+        levels = sorted({c.drop for c in self.columns}, reverse=True)
+        # measured unconstrained (a measurement is clamped to the width it is given)
+        wide = console.options.update_width(10_000)
+        for level in levels:
+            table = self.table(level)
+            if Measurement.get(console, wide, table).maximum <= width:
+                return table
+        return self.table(0)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.fit(console, options.max_width)
+
+
 def standings_table(
-    standings: Standings, title: str = "Standings", limit: int | None = None
-) -> Table:
-    """The standings, best first; ``limit``: only the first rows."""
-    ranked = standings.ranked()
+    standings: Standings,
+    title: str = "Standings",
+    limit: int | None = None,
+    hero: str | None = None,
+) -> Fitted:
+    """The standings, best first (``hero``, a gauntlet's engine, first of all);
+    ``limit``: only the first rows."""
+    ranked = standings.ranked(hero)
     if limit is not None and len(ranked) > limit:
         ranked = ranked[:limit]
         title = f"{title} (top {limit} of {len(standings.engines)})"
-    table = Table(
-        title=title,
-        title_justify="left",
-        caption_justify="left",
-        caption="Elo, its 95 % interval and LOS from pairs; T/C/I/P: losses by "
-        "time, crash, illegal forfeit, protocol error",
-    )
-    for name, justify in (
-        ("#", "right"),
-        ("Engine", "left"),
-        ("Matches", "right"),
-        ("W-L-D", "right"),
-        ("Score", "right"),
-        ("Pairs", "right"),
-        ("Elo (95%)", "right"),
-        ("LOS", "right"),
-        ("T/C/I/P", "right"),
-        ("Aborted", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for rank, (name, s) in enumerate(ranked, start=1):
-        table.add_row(
+    joint = standings.joint()
+    columns = [
+        Column("#"),
+        Column("Engine", "left", no_wrap=False),
+        Column("Games", drop=2),
+        Column("W-L-D", drop=1),
+        Column("Score"),
+        Column(
+            "Elo (pairs)",
+            note="Elo (pairs): from complete pairs, 95 % (n/a: below 3 pairs, or unbounded)",
+        ),
+        Column(
+            "Elo (joint)",
+            drop=1,
+            note="Elo (joint): all engines at once, maximum likelihood (as Ordo/BayesElo)",
+        ),
+        Column("LOS", drop=2),
+        Column("Pairs", drop=3),
+        Column(
+            "T/C/I/P",
+            drop=2,
+            note="T/C/I/P: losses by time, crash, illegal forfeit, protocol error",
+        ),
+        Column("Abrt", drop=3, note="Abrt: aborted and played again"),
+    ]
+    rows: list[list[str | Text]] = [
+        [
             str(rank),
-            name,
+            Text(name),
             str(s.matches),
             f"{s.wins}-{s.losses}-{s.draws}",
             _pct(s.trinomial.score),
-            str(s.estimate.samples),
             fmt_elo(s),
+            fmt_joint(joint[name], s),
             _pct(s.pentanomial.los) if s.estimate.samples else "-",
+            str(s.estimate.samples),
             _faults(s),
             str(s.aborted),
-        )
-    return table
+        ]
+        for rank, (name, s) in enumerate(ranked, start=1)
+    ]
+    return Fitted(columns, rows, title=title)
 
 
-def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
-    table = Table(
-        title="Pairings (from the first engine's side)",
-        title_justify="left",
-        caption="Adj.: matches ended at the round limit; T/C/I/P: the first · the "
-        "second engine's losses by time, crash, illegal, protocol",
-        caption_justify="left",
-    )
-    for name in (
-        "Pairing",
-        "W-L-D",
-        "Score",
-        "Ptnml(0-2)",
-        "Elo (95%)",
-        "LOS",
-        "Adj.",
-        "T/C/I/P",
-        "Aborted",
-    ):
-        table.add_column(
-            name,
-            justify="left" if name == "Pairing" else "right",
-            no_wrap=name in ("W-L-D", "Ptnml(0-2)"),
-            min_width=12 if name == "Pairing" else None,
-        )
+def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Fitted:
+    columns = [
+        Column("Pairing", "left", no_wrap=False),
+        Column("W-L-D"),
+        Column("Score"),
+        Column("Ptnml(0-2)", drop=1),
+        Column("Elo (95%)"),
+        Column("LOS", drop=2),
+        Column("Adj.", drop=3, note="Adj.: matches ended at the round limit"),
+        Column(
+            "T/C/I/P",
+            drop=3,
+            note="T/C/I/P: the first · the second engine's losses by time, crash, illegal, "
+            "protocol",
+        ),
+        Column("Abrt", drop=3),
+    ]
     if sprt is not None:
-        table.add_column("SPRT LLR", justify="right")
+        columns.append(Column("SPRT LLR", no_wrap=False))
+    rows = []
     for p in standings.pairs.values():
         s = p.side
-        row = [
-            str(p.pairing),
+        row: list[str | Text] = [
+            Text(str(p.pairing)),
             f"{s.wins}-{s.losses}-{s.draws}",
             _pct(s.trinomial.score),
             " ".join(map(str, s.pentanomial.counts)),
@@ -147,8 +242,62 @@ def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Table:
         ]
         if sprt is not None:
             row.append(sprt_text(sprt, p))
-        table.add_row(*row)
-    return table
+        rows.append(row)
+    return Fitted(columns, rows, title="Pairings (from the first engine's side)")
+
+
+def cross_table(standings: Standings) -> Fitted:
+    """Points of each engine (row) against each opponent (column, by rank)."""
+    ranked = [n for n, _ in standings.ranked()]
+    cross = standings.cross_dict()
+    columns = [Column("#"), Column("Engine", "left", no_wrap=False), Column("Score")]
+    columns += [Column(str(i)) for i in range(1, len(ranked) + 1)]
+    rows = []
+    for rank, name in enumerate(ranked, start=1):
+        s = standings.engines[name]
+        row: list[str | Text] = [str(rank), Text(name), f"{s.points:g}/{s.matches}"]
+        for other in ranked:
+            cell = cross[name].get(other)
+            row.append(
+                "·"
+                if other == name
+                else "-"
+                if cell is None
+                else f"{cell['points']:g}/{cell['matches']}"
+            )
+        rows.append(row)
+    return Fitted(
+        columns,
+        rows,
+        title="Cross-table (points/matches against the engine of that rank)",
+    )
+
+
+def seats_table(standings: Standings, hero: str | None = None) -> Fitted:
+    """Each engine's results in seat A and in seat B."""
+    columns = [
+        Column("Engine", "left", no_wrap=False),
+        Column("as A W-L-D"),
+        Column("as A"),
+        Column("as B W-L-D"),
+        Column("as B"),
+    ]
+    rows = []
+    a_points = a_matches = 0.0
+    for name, s in standings.ranked(hero):
+        row: list[str | Text] = [Text(name)]
+        for seat in s.by_seat:
+            w, lo, d = seat
+            n = w + lo + d
+            row += [f"{w}-{lo}-{d}", _pct((w + 0.5 * d) / n) if n else "-"]
+        rows.append(row)
+        w, lo, d = s.by_seat[0]
+        a_points += w + 0.5 * d
+        a_matches += w + lo + d
+    caption = (
+        f"seat A scored {_pct(a_points / a_matches)} of all rated matches" if a_matches else None
+    )
+    return Fitted(columns, rows, title="Results by seat", caption=caption)
 
 
 def sprt_text(sprt: Sprt, p: PairStats) -> str:

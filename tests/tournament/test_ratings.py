@@ -179,3 +179,28 @@ def test_empty_statistics_are_not_numbers() -> None:
     assert Trinomial(0, 0, 3).los == 0.5
     assert math.isnan(Pentanomial((0, 0, 0, 0, 0)).estimate.elo)
     assert Pentanomial((0, 0, 2, 0, 0)).estimate.margin == 0.0  # all pairs equal: no spread
+
+
+def test_joint_ratings_recover_the_pairwise_elo_of_two_engines() -> None:
+    from bidref.tournament.ratings import joint_ratings
+
+    r = joint_ratings(["a", "b"], {("a", "b"): (75.0, 100)}, prior_draws=0)
+    assert abs((r["a"].elo - r["b"].elo) - score_to_elo(0.75)) < 0.01
+    assert abs(r["a"].elo + r["b"].elo) < 1e-6  # the average is 0
+    # the standard error of a logistic fit: 1/sqrt(n p (1-p)) natural units, halved each
+    se = 400 / math.log(10) / math.sqrt(100 * 0.75 * 0.25) / 2
+    assert abs(r["a"].stderr - se) < 0.01 and r["a"].matches == 100
+
+
+def test_joint_ratings_use_indirect_results_and_stay_finite() -> None:
+    from bidref.tournament.ratings import joint_ratings
+
+    # a beat b, b beat c: a is rated above c although they never met
+    results = {("a", "b"): (7.0, 10), ("b", "c"): (7.0, 10)}
+    r = joint_ratings(["a", "b", "c"], results)
+    assert r["a"].elo > r["b"].elo > r["c"].elo
+    assert abs(r["a"].elo + r["c"].elo) < 1e-6 and abs(r["b"].elo) < 1e-6
+    # a perfect score has a finite rating thanks to the virtual draws of the prior
+    perfect = joint_ratings(["x", "y"], {("x", "y"): (10.0, 10)})
+    assert math.isfinite(perfect["x"].elo) and perfect["x"].elo > 200
+    assert math.isnan(joint_ratings(["x", "y", "z"], {("x", "y"): (1.0, 2)})["z"].elo)

@@ -141,7 +141,9 @@ def test_a_match_that_keeps_aborting_is_given_up_after_max_attempts(
     store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
 
     def always_abort(job: MatchJob) -> MatchReport:
-        return MatchReport(winner=None, reason="aborted", rated=False, detail="timing fault")
+        return MatchReport(
+            winner=None, reason="aborted", rated=False, detail={"cause": "timing fault"}
+        )
 
     with LocalBackend(always_abort, 1, mode="thread") as backend:
         summary = run(plan, store, backend, max_attempts=3)
@@ -165,7 +167,9 @@ def test_a_play_function_that_raises_is_an_aborted_match(make_plan: MakePlan) ->
         summary = run(plan, store, backend)
     assert summary.done == 2 and summary.aborted == 2
     assert all(
-        "runner error: RuntimeError('boom')" in r.detail for r in store.records if not r.rated
+        r.detail == {"cause": "runner error", "error": "RuntimeError('boom')"}
+        for r in store.records
+        if not r.rated
     )
 
 
@@ -248,7 +252,7 @@ def test_a_dying_worker_process_costs_only_a_replay(make_plan: MakePlan, tmp_pat
     specs = [("a", "fake strength=2"), ("b", "fake die=0.15")]
     plan = make_plan(specs, deals=5, out=tmp_path / "die")
     store = play_all(plan, mode="process")
-    assert any("runner error" in r.detail for r in store.records if not r.rated)
+    assert any(r.detail.get("cause") == "runner error" for r in store.records if not r.rated)
     clean = play_all(
         make_plan([("a", "fake strength=2"), ("b", "fake")], deals=5, out=tmp_path / "clean"),
         mode="thread",

@@ -36,13 +36,19 @@ def _params(spec: str) -> dict[str, float]:
     return out
 
 
+def _spec(e: EngineEntry) -> str:
+    """The fake's settings: its command (also for an --engine "cmd='fake x=1' ..."),
+    or the spec of an entry made by hand without one."""
+    return " ".join(e.command) if e.command else e.spec
+
+
 def _unit(*parts: object) -> float:
     digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
 def fake_play(job: MatchJob) -> MatchReport:
-    a, b = _params(job.engine_a.spec), _params(job.engine_b.spec)
+    a, b = _params(_spec(job.engine_a)), _params(_spec(job.engine_b))
     if job.attempt == 1 and _unit("die", job.key.id) < max(a["die"], b["die"]):
         os._exit(9)  # the worker process dies mid-match (as if killed)
     time.sleep(max(a["sleep"], b["sleep"]))
@@ -54,12 +60,15 @@ def fake_play(job: MatchJob) -> MatchReport:
                 reason="startup",
                 rated=False,
                 fault_seat=seat,
-                detail="the engine ended before its hello (fake)",
+                detail={"seat": seat, "problem": "the engine ended before its hello (fake)"},
             )
     abort = max(a["abort"], b["abort"])
     if job.attempt == 1 and _unit("abort", job.key.id) < abort:
         return MatchReport(
-            winner=None, reason="aborted", rated=False, detail="referee timing fault (fake)"
+            winner=None,
+            reason="aborted",
+            rated=False,
+            detail={"cause": "referee timing fault (fake)"},
         )
     u = _unit(job.key.seed, job.engine_a.name, job.engine_b.name)
     draw = max(a["draw"], b["draw"])
