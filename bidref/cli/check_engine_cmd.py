@@ -8,7 +8,7 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption, StartupOption, TransportOption
-from .connect_cmd import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 
 
 @app.command("check-engine")
@@ -68,7 +68,7 @@ def check_engine_cmd(
     from ..net.match_seats import engine_spec_for
     from ..rules import SECOND
     from . import options as opt
-    from .connect_cmd import listen_for_remote_check
+    from .remote import listen_for_remote_check
 
     try:
         tc = opt.clock(bank, delay)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import shlex
 import ssl
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -13,11 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engines import Clock, EngineSpec, EngineSpecError, Transport, resolve_engine
-from ..net import NetSpecError, is_listen
-from ..net.match_seats import MatchSeats, listening_seats, tls_context
-from ..players import Seat
-from ..referee import MatchSpec
+from ..engines import EngineSpecError, resolve_engine
 from ..rules import SECOND
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
@@ -40,6 +35,7 @@ def connect(
     token: Annotated[
         str,
         typer.Option(
+            metavar="TOKEN",
             envvar="BIDREF_TOKEN",
             help="The seat's token as the referee printed it (or set BIDREF_TOKEN, which "
             "other users of this machine cannot read in the process list).",
@@ -49,6 +45,7 @@ def connect(
     ca_file: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="Trust this certificate (PEM) for wss://, e.g. the referee's self-signed one.",
             exists=True,
             dir_okay=False,
@@ -56,7 +53,9 @@ def connect(
     ] = None,
     retry_for: Annotated[
         float,
-        typer.Option(help="Give up after this many seconds without a connection, in s."),
+        typer.Option(
+            metavar="SECONDS", help="Give up after this many seconds without a connection."
+        ),
     ] = 120.0,
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
@@ -135,113 +134,3 @@ def connect(
 
 
 # -- the referee's side: `bidref match listen://...` ---------------------------------------
-
-ConnectInfoOption = Annotated[
-    Path | None,
-    typer.Option(
-        help="With a listen:// engine: write the seats' URLs and tokens here as JSON as soon "
-        'as the referee listens ({"seats": [{"seat": 0, "url": ..., "token": ...}]}).',
-        dir_okay=False,
-    ),
-]
-TlsCertOption = Annotated[
-    Path | None,
-    typer.Option(help="With a listen:// engine: serve wss:// with this certificate (PEM)."),
-]
-TlsKeyOption = Annotated[Path | None, typer.Option(help="The private key (PEM) of --tls-cert.")]
-
-
-def listen_for_remote_engines(
-    spec: MatchSpec,
-    args: tuple[str, str],
-    *,
-    connect_info: Path | None,
-    tls_cert: Path | None,
-    tls_key: Path | None,
-    err: Console,
-) -> list[Seat] | None:
-    """The seats for a match with ``listen://`` engines, listening already (their
-    URLs and tokens printed on stderr and written to ``connect_info``); None when
-    no engine is remote. Bad options exit with status 2."""
-
-    def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
-        return typer.Exit(code=EXIT_BAD_ARGS)
-
-    if not any(is_listen(a) for a in args):
-        if connect_info or tls_cert or tls_key:
-            raise bad(
-                "--connect-info, --tls-cert and --tls-key are for network seats: give an "
-                "engine as listen://HOST:PORT (e.g. listen://127.0.0.1:0)"
-            )
-        return None
-    try:
-        seats = listening_seats(spec, args, tls=tls_context(tls_cert, tls_key))
-    except NetSpecError as e:
-        raise bad(str(e)) from None
-    assert seats is not None
-    for s in seats.network:
-        err.print(
-            f"seat {'AB'[s.seat]} waits for a remote engine: {s.url}  token {s.token}\n"
-            f"  on the engine's machine: bidref connect {s.url} --token {s.token} -- ENGINE",
-            highlight=False,
-            soft_wrap=True,
-        )
-    if connect_info is not None:
-        try:
-            seats.write_connect_info(connect_info)
-        except OSError as e:
-            seats.close()
-            raise bad(
-                f"--connect-info {str(connect_info)!r}: cannot write it ({e.strerror or e}); "
-                "give a file in a folder you can write"
-            ) from None
-    return seats.seats
-
-
-def listen_for_remote_check(
-    arg: str,
-    *,
-    startup: float,
-    connect_info: Path | None,
-    tls_cert: Path | None,
-    tls_key: Path | None,
-    err: Console,
-) -> Callable[[EngineSpec, str, Clock], Transport]:
-    """For `bidref check-engine listen://…`: a listening seat (URL and token
-    printed and written to ``connect_info``) as the checker's engine starter."""
-    from ..net import ListenAddress
-    from ..net.seat import NetworkSeat
-    from ..net.transport import remote_starter
-
-    def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
-        return typer.Exit(code=EXIT_BAD_ARGS)
-
-    try:
-        seat = NetworkSeat(
-            ListenAddress.parse(arg),
-            seat=0,
-            startup_timeout_ns=round(startup * SECOND),
-            tls=tls_context(tls_cert, tls_key),
-        )
-        seat.listen()
-    except NetSpecError as e:
-        raise bad(str(e)) from None
-    seats = MatchSeats([seat], [seat])
-    err.print(
-        f"check-engine waits for a remote engine: {seat.url}  token {seat.token}\n"
-        f"  on the engine's machine: bidref connect {seat.url} --token {seat.token} -- ENGINE",
-        highlight=False,
-        soft_wrap=True,
-    )
-    if connect_info is not None:
-        try:
-            seats.write_connect_info(connect_info)
-        except OSError as e:
-            seats.close()
-            raise bad(
-                f"--connect-info {str(connect_info)!r}: cannot write it ({e.strerror or e}); "
-                "give a file in a folder you can write"
-            ) from None
-    return remote_starter(seat)

@@ -20,7 +20,7 @@ ABOUT = "Run matches between engines, replay and validate games, run tournaments
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("match", "Play a match between two engines and print the result."),
     ("notation", "Check actions in bidref notation and print their canonical form."),
-    ("rules", "Print the rules of Spectacular Bid (RULES.md) that the referee enforces."),
+    ("rules", "Show the rules of Spectacular Bid (RULES.md) that the referee enforces."),
     ("validate", "Check a game typed by hand, one action per line, against the rules."),
     ("replay", "Verify a match transcript through the rules and show the game."),
     ("play", "Play a match yourself: against an engine, or two people on one terminal."),
@@ -32,7 +32,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("connect", "Play in a referee's network seat with a local engine, like lichess-bot."),
     (
         "tournament-report",
-        "Write an HTML report of a tournament, finished or not: standings, ratings, replays.",
+        "Write an HTML report of a tournament, finished or not: standings, ratings with "
+        "their 95 % intervals drawn, a cross-table, and every match linked to its replay.",
     ),
 )
 

@@ -28,7 +28,7 @@ from .common import (
     TranscriptOption,
     TransportOption,
 )
-from .connect_cmd import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -268,8 +268,8 @@ def _play(
     from ..players.tap import DebugLog
     from ..referee import MatchSpec, run_match
     from .common import exit_code_for, signals_interrupt
-    from .connect_cmd import listen_for_remote_engines
     from .options import describe_clock, seat_clocks
+    from .remote import listen_for_remote_engines
 
     if seed is None:
         seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
@@ -301,12 +301,14 @@ def _play(
         seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
     # Engines are shown and reported by the names the command line gave them
     # (unique: c_first-1, c_first-2); the name in each hello is in the transcript.
-    names = (pair[0].name, pair[1].name)
+    # A remote engine has no such name: its hello's name stands.
     if json_out:
         with signals_interrupt():
-            outcome = replace(
-                run_match(spec, transcript_path=transcript, seats=seats), engines=names
-            )
+            outcome = run_match(spec, transcript_path=transcript, seats=seats)
+        names = tuple(
+            outcome.engines[i] if is_listen(remote.args[i]) else pair[i].name for i in (0, 1)
+        )
+        outcome = replace(outcome, engines=(names[0], names[1]))
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
