@@ -8,17 +8,21 @@ clock jumps to each reply's time.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+from bidref import referee
 from bidref.engines.transport import Eof, Incoming, Line
 from bidref.players.inprocess import InProcessSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, Deal, TimeControl
 from bidref.testing import FakeClock
-from bidref.transcript import counter_salt
+from bidref.transcript import FORMAT_V1, TranscriptWriter, counter_salt
+from bidref.transcript.files import read_bytes
 
 
 class ScriptedSeat(InProcessSeat):
@@ -132,8 +136,12 @@ def referee_transcript(
     delay_s: float = 0.5,
     chatty: bool = False,
     explicit_deals: int = 0,
+    format: str = FORMAT_V1,
+    raw_lines: bool = False,
 ) -> bytes:
-    """Have the real referee play two scripted seats and return the transcript's bytes."""
+    """Have the real referee play two scripted seats and return the transcript's bytes,
+    in ``format`` (the tests that edit the clock or event fields use v1, which states
+    them; see also ``test_format_v2.py``)."""
     from bidref.engines import EngineSpec
 
     clock = FakeClock(1_000_000_000)
@@ -151,12 +159,14 @@ def referee_transcript(
         illegal=illegal,  # type: ignore[arg-type]
         deals=tuple(Deal.from_seed(seed + 1000, r) for r in range(1, explicit_deals + 1)),
     )
-    run_match(
-        spec,
-        transcript_path=path,
-        clock=clock,
-        seats=seats,  # type: ignore[arg-type]
-        salt=counter_salt(),
-        started_at="2026-12-02T13:00:00Z",
-    )
-    return path.read_bytes()
+    writer = functools.partial(TranscriptWriter, format=format, raw_lines=raw_lines)
+    with mock.patch.object(referee, "TranscriptWriter", writer):
+        run_match(
+            spec,
+            transcript_path=path,
+            clock=clock,
+            seats=seats,  # type: ignore[arg-type]
+            salt=counter_salt(),
+            started_at="2026-12-02T13:00:00Z",
+        )
+    return read_bytes(path)

@@ -1,0 +1,125 @@
+"""What a replay finds: the first mismatch, the steps to show, the verified stream."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ...rules import Layout, Tile
+from ..lines import AnyLine
+from ..reader import shorten
+
+
+class Mismatch(Exception):
+    """The transcript disagrees with the replay at ``line``."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        self.message = message = shorten(message)
+        super().__init__(f"line {line}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One thing to show: an action with its consequences, a round start or end, a note,
+    a log line.
+
+    ``layout`` is a snapshot after a placement (``last`` is the tile placed).
+    """
+
+    line: int
+    round: int
+    kind: str  # round_start, action, illegal, pass, round_end, match_end, result, note, log
+    text: str
+    player: int | None = None
+    layout: Layout | None = None
+    last: Tile | None = None
+    t_ns: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    line: int
+    item: AnyLine | dict[str, Any]
+    extra: dict[str, Any] | None
+    verified: bool | str
+
+
+@dataclass
+class ReplayReport:
+    ok: bool = True
+    problem: Mismatch | None = None
+    truncated: str | None = None  # where and why the transcript stops early
+    lines: int = 0  # lines read
+    verified_lines: int = 0
+    steps: list[Step] = field(default_factory=list)
+    entries: list[_Entry] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    final_layouts: dict[int, Layout] = field(default_factory=dict)
+    decisions: int = 0  # accepted replies
+    format: str | None = None
+    logs: list[Step] = field(default_factory=list)  # engine log lines and stderr, in place
+
+    @property
+    def stream(self) -> list[dict[str, Any]]:
+        """The verified lines as JSON objects (``--json``): each with its line number
+        and ``verified`` (True, or "public" for a round never revealed); the events a
+        v2 transcript leaves out come with ``"derived": true``."""
+        out = []
+        for e in self.entries:
+            d = e.item if isinstance(e.item, dict) else msgspec.to_builtins(e.item)
+            out.append({"line": e.line, **d, **(e.extra or {}), "verified": e.verified})
+        return out
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean; 1 a disagreement; 3 verified as far as it goes but truncated."""
+        if self.problem is not None:
+            return 1
+        return 3 if self.truncated else 0
+
+    def verdict(self) -> dict[str, Any]:
+        return {
+            "type": "verdict",
+            "ok": self.problem is None and not self.truncated,
+            "problem": None
+            if self.problem is None
+            else {"line": self.problem.line, "message": self.problem.message},
+            "truncated": self.truncated,
+            "lines": self.lines,
+            "verified_lines": self.verified_lines,
+            "result": self.result,
+        }
+
+
+def diff(said: Any, derived: Any) -> str:
+    if isinstance(said, dict) and isinstance(derived, dict):
+        keys = sorted(set(said) | set(derived), key=str)
+        parts = [
+            f"{k}: transcript {said.get(k)!r}, replay {derived.get(k)!r}"
+            for k in keys
+            if said.get(k) != derived.get(k)
+        ]
+        return "; ".join(parts)
+    return f"transcript {said!r}, replay {derived!r}"
+
+
+def seconds(ns: int) -> str:
+    return f"{ns / 1e9:.2f}s"
+
+
+def overrun(ns: int) -> str:
+    """How late: in ms below a second (a time loss is often by less than 0.01 s)."""
+    return seconds(ns) if ns >= 1_000_000_000 else f"{ns / 1e6:.3f} ms"
+
+
+def name(p: int | None) -> str:
+    return "—" if p is None else "AB"[p]
+
+
+def seat_of(n: int, seat: int) -> int:
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise Mismatch(n, f"seat {seat!r} is not 0 or 1")
+    return seat
