@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import msgspec
 
@@ -28,8 +29,7 @@ def shorten(message: str, limit: int = MESSAGE_LIMIT) -> str:
     return f"{message[:keep]} … {message[-keep:]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):
     """One transcript line: its 1-based number in the file and its model."""
 
     number: int

@@ -34,15 +34,15 @@ class ClockCheck:
         self.last_t_before_request = 0
         self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
 
-    def order(self, n: int, kind: str, t: int) -> None:
+    def order(self, n: int, request: bool, t: int) -> None:
         """Time never goes back, except that an engine may answer before the referee
         has stamped its request line: the reply and the lines it causes may then carry
         an earlier time (with elapsed 0), but never one before the line preceding the
         request."""
-        floor = self.last_t if kind == "request" else self.floor
+        floor = self.last_t if request else self.floor
         if t < floor:
             raise Mismatch(n, f"t_ns {t} goes back in time (an earlier line has {floor})")
-        if kind == "request":
+        if request:
             self.floor = self.last_t_before_request
         elif t > self.last_t_before_request:
             self.last_t_before_request = t
@@ -82,8 +82,8 @@ class ClockCheck:
         self.pending = Pending(seat, r.id, r.t_ns, deadline, n)
         return c
 
-    def reply(self, n: int, r: Reply) -> tuple[Pending, Charge, str]:
-        """Charge the pending decision; return it, the charge and a note of the clock."""
+    def reply(self, n: int, r: Reply) -> tuple[Pending, Charge]:
+        """Charge the pending decision; return it and the charge."""
         p = self.pending
         if p is None:
             raise Mismatch(n, "a reply, but no request is pending")
@@ -122,8 +122,11 @@ class ClockCheck:
         if charge.timed_out:
             self.timed_out = (p.seat, charge.overrun, n)
             self.pending = None
-        note = f"{seconds(elapsed)}, bank {seconds(self.clock.banks[p.seat])}"
-        return p, charge, note
+        return p, charge
+
+    def note(self, charge: Charge, seat: int) -> str:
+        """The time a reply took and the bank left, to show."""
+        return f"{seconds(charge.elapsed)}, bank {seconds(self.clock.banks[seat])}"
 
     def retry(self, n: int, r: Retry, rejected_at: int) -> None:
         """After a rejected reply the referee sends an error; the decision goes on from

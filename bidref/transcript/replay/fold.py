@@ -40,6 +40,7 @@ from ..lines import (
     Stale,
     Timeout,
 )
+from ..files import decompress
 from ..reader import Line, ReadResult, read_transcript
 from .accounting import Accounting
 from .clock import ClockCheck
@@ -82,10 +83,12 @@ def collect_reveals(lines: Sequence[Line]) -> dict[int, Reveal]:
 
 
 class Fold:
-    def __init__(self, report: ReplayReport, reveals: dict[int, Reveal]) -> None:
+    def __init__(
+        self, report: ReplayReport, reveals: dict[int, Reveal], *, steps: bool = True
+    ) -> None:
         self.report = report
         self.reveals = reveals
-        self.out = Recorder(report)
+        self.out = Recorder(report, steps=steps)
         self.header: Header | None = None
         self.done = False
         self.seed_revealed = False
@@ -110,7 +113,7 @@ class Fold:
             assert isinstance(d, Header)
             self.on_header(ln, d)
             return
-        self.clock.order(n, ln.type, d.t_ns)
+        self.clock.order(n, tp is Request, d.t_ns)
         handler = _HANDLERS.get(tp)
         if handler is None:
             raise Mismatch(n, f"unknown or repeated line type {ln.type!r}")
@@ -203,8 +206,9 @@ class Fold:
 
     def on_reply(self, ln: Line, r: Reply) -> None:
         n = ln.number
-        p, charge, note = self.clock.reply(n, r)
+        p, charge = self.clock.reply(n, r)
         seat = p.seat
+        note = self.clock.note(charge, seat) if self.out.steps else ""
         if r.status == "accepted" and r.rule is not None:
             raise Mismatch(n, f"an accepted reply names a broken rule {r.rule!r}")
         self.last_reply = r
@@ -357,11 +361,13 @@ _HANDLERS: dict[type[Any], Callable[[Fold, Line, Any], None]] = {
 }
 
 
-def replay_lines(read: ReadResult) -> ReplayReport:
-    """Fold over the lines read from a transcript; never raises on bad input."""
+def replay_lines(read: ReadResult, *, steps: bool = True) -> ReplayReport:
+    """Fold over the lines read from a transcript; never raises on bad input.
+    ``steps=False`` verifies only: no steps to show (the result, the final layouts
+    and the verified stream are there all the same)."""
     report = ReplayReport(lines=len(read.lines))
     try:
-        fold = Fold(report, collect_reveals(read.lines))
+        fold = Fold(report, collect_reveals(read.lines), steps=steps)
         for ln in read.lines:
             try:
                 fold.feed(ln)
@@ -403,6 +409,7 @@ def replay_lines(read: ReadResult) -> ReplayReport:
     return report
 
 
-def replay(data: bytes) -> ReplayReport:
-    """Read and replay a transcript's bytes (plain; see :mod:`..files` for compressed)."""
-    return replay_lines(read_transcript(data))
+def replay(data: bytes, *, steps: bool = True) -> ReplayReport:
+    """Read and replay a transcript's bytes (plain or compressed: gzip and Zstandard
+    are recognised by their magic numbers)."""
+    return replay_lines(read_transcript(decompress(data, "")), steps=steps)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
-from ...rules import Layout, Tile
+from ...rules import Event, Layout, Tile, public_event
 from ..lines import AnyLine
 from ..reader import shorten
 
@@ -39,10 +39,9 @@ class Step:
     t_ns: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     line: int
-    item: AnyLine | dict[str, Any]
+    item: AnyLine | Event  # an Event: derived (a v2 file leaves events out)
     extra: dict[str, Any] | None
     verified: bool | str
 
@@ -69,7 +68,15 @@ class ReplayReport:
         v2 transcript leaves out come with ``"derived": true``."""
         out = []
         for e in self.entries:
-            d = e.item if isinstance(e.item, dict) else msgspec.to_builtins(e.item)
+            if isinstance(e.item, Event):
+                pub = public_event(e.item, None)
+                extra = e.extra or {}
+                d: dict[str, Any] = {"type": "event", **extra, "event": e.item.to_dict()}
+                if pub is not None and pub.to_dict() != d["event"]:
+                    d["public"] = pub.to_dict()  # what the other seat saw of it
+                out.append({"line": e.line, **d, "derived": True, "verified": e.verified})
+                continue
+            d = msgspec.to_builtins(e.item)
             out.append({"line": e.line, **d, **(e.extra or {}), "verified": e.verified})
         return out
 
