@@ -174,6 +174,7 @@ class MatchSpec:
     stderr_dir: str | None = None  # per-engine stderr logs go here (None: memory tail only)
     max_line: int = MAX_LINE
     eager_events: bool = False  # write events to both seats at once, not with the next request
+    raw_lines: bool = False  # the transcript keeps every raw engine line (TranscriptWriter)
 
     def __post_init__(self) -> None:
         if len(self.engines) != 2:
@@ -352,7 +353,7 @@ class _Referee:
         self.observer = observer
         self.policy = illegal_policy(spec.illegal)
         self.origin = clock()
-        self.tx = TranscriptWriter(transcript_path, self.origin, salt)
+        self.tx = TranscriptWriter(transcript_path, self.origin, salt, raw_lines=spec.raw_lines)
         self.transcript_path = transcript_path
         self.started_at = started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.seed = spec.seed

@@ -93,6 +93,14 @@ def match(
         bool,
         typer.Option("--json", help="Print one JSON result object instead of the live display."),
     ] = False,
+    raw_lines: Annotated[
+        bool,
+        typer.Option(
+            "--raw-lines",
+            help="Keep every raw line sent to and read from the engines in the transcript "
+            "(for debugging an engine; about 10x larger).",
+        ),
+    ] = False,
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -150,6 +158,7 @@ def match(
         transport=tr,
         startup_timeout_ns=round(startup * SECOND),
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
+        raw_lines=raw_lines,
     )
     if json_out:
         with signals_interrupt():

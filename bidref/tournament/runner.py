@@ -122,7 +122,7 @@ class Plan:
         """Transcript path relative to the output folder."""
         suffix = "" if attempt == 1 else f"-try{attempt}"
         folder = f"{_safe(key.pairing.first)}--{_safe(key.pairing.second)}"
-        return f"{TRANSCRIPTS_DIR}/{folder}/{key.seed}-{key.seat}{suffix}.jsonl"
+        return f"{TRANSCRIPTS_DIR}/{folder}/{key.seed}-{key.seat}{suffix}.jsonl.gz"
 
     def job(self, key: MatchKey, attempt: int) -> MatchJob:
         by_name = {e.name: e for e in self.engines}

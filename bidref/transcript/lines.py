@@ -26,7 +26,7 @@ FORMAT: Final = "bidref-transcript/2"
 FORMATS: Final = (FORMAT_V1, FORMAT)
 
 
-class _Line(msgspec.Struct, tag_field="type", kw_only=True, omit_defaults=True):
+class _Line(msgspec.Struct, tag_field="type", omit_defaults=True):
     seq: int
     t_ns: int
 

@@ -36,7 +36,9 @@ class ScriptedSeat(InProcessSeat):
         late_at: int | None = None,
         max_think_ms: int = 900,
         chatty: bool = False,
+        odd_spelling: bool = False,
     ) -> None:
+        self.odd_spelling = odd_spelling  # every 4th reply with its keys in another order
         self.name = name
         self.clock = clock
         self.rng = random.Random(seed)
@@ -52,7 +54,10 @@ class ScriptedSeat(InProcessSeat):
         t = self.clock.now + after_ms * MILLISECOND
         # Keep the queue in time order (stable for equal times).
         at = len([q for q in self.queue if q[0] <= t])
-        self.queue.insert(at, (t, json.dumps(obj)))
+        text = json.dumps(obj)
+        if self.odd_spelling and obj.get("type") == "action" and self.decisions % 4 == 0:
+            text = json.dumps(dict(reversed(obj.items())), separators=(",", ":"))
+        self.queue.insert(at, (t, text))
 
     def send(self, text: str) -> int:
         for line in text.split("\n"):
@@ -138,6 +143,7 @@ def referee_transcript(
     explicit_deals: int = 0,
     format: str = FORMAT_V1,
     raw_lines: bool = False,
+    odd_spelling: bool = False,
 ) -> bytes:
     """Have the real referee play two scripted seats and return the transcript's bytes,
     in ``format`` (the tests that edit the clock or event fields use v1, which states
@@ -147,7 +153,13 @@ def referee_transcript(
     clock = FakeClock(1_000_000_000)
     seats = [
         ScriptedSeat(
-            "alpha", clock, seed * 2 + 1, illegal_rate=illegal_rate, late_at=late_at, chatty=chatty
+            "alpha",
+            clock,
+            seed * 2 + 1,
+            illegal_rate=illegal_rate,
+            late_at=late_at,
+            chatty=chatty,
+            odd_spelling=odd_spelling,
         ),
         ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate, chatty=chatty),
     ]
@@ -158,8 +170,9 @@ def referee_transcript(
         max_rounds=max_rounds,
         illegal=illegal,  # type: ignore[arg-type]
         deals=tuple(Deal.from_seed(seed + 1000, r) for r in range(1, explicit_deals + 1)),
+        raw_lines=raw_lines,
     )
-    writer = functools.partial(TranscriptWriter, format=format, raw_lines=raw_lines)
+    writer = functools.partial(TranscriptWriter, format=format)
     with mock.patch.object(referee, "TranscriptWriter", writer):
         run_match(
             spec,

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...protocol.messages import PROTOCOL_VERSION
 from ...rules import RULES_VERSION, Deal, RulesError, TimeControl
+from ..files import decompress
 from ..lines import (
     FORMAT_V1,
     FORMATS,
@@ -40,7 +41,6 @@ from ..lines import (
     Stale,
     Timeout,
 )
-from ..files import decompress
 from ..reader import Line, ReadResult, read_transcript
 from .accounting import Accounting
 from .clock import ClockCheck
@@ -155,6 +155,16 @@ class Fold:
             raise Mismatch(n, "'seeded' and 'seed_commitment' disagree")
         self.header = h
         self.report.format = h.format
+        record = self.report.game
+        record.explicit_deals, record.max_rounds = h.explicit_deals, h.max_rounds
+        record.engines = [str(e.get("name")) for e in h.engines]
+        for engine in h.engines:
+            if engine.get("seat") in (0, 1):
+                log_path = engine.get("stderr_log")
+                self.report.stderr_logs[engine["seat"]] = (
+                    log_path if isinstance(log_path, str) else None
+                )
+        record.deals = {r: rev.deal for r, rev in self.reveals.items()}
         self.clock = ClockCheck(control)
         self.seats = SeatProof(h)
         try:
@@ -293,6 +303,7 @@ class Fold:
 
     def on_engine_exit(self, ln: Line, e: EngineExit) -> None:
         self.acct.engine_exit(ln.number, e, self.seats.rejected)
+        self.report.stderr_logs[e.seat] = e.stderr_log
         self.out.emit(ln)
 
     def on_event(self, ln: Line, e: EventLine) -> None:
@@ -311,6 +322,7 @@ class Fold:
         assert self.header is not None
         check_seed(ln.number, s, self.header, self.game)
         self.seed_revealed = True
+        self.report.game.seed = s.seed
         self.out.emit(ln)
 
     def on_result(self, ln: Line, r: Result) -> None:

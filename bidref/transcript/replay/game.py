@@ -230,8 +230,11 @@ class GameState:
             raise Mismatch(n, f"the referee accepted an illegal action: {e}") from None
         except RulesError as e:
             raise Mismatch(n, f"the replay cannot go on after {text!r}: {e}") from None
+        record = self.out.report.game
+        record.moves.append((self.round, seat, str(action)))
         for ev in events:
             if type(ev) is RoundEnded:
+                record.round_ends.append(ev)
                 self.round_ended.add(ev.round)
                 self.out.report.final_layouts[ev.round] = layout_before.copy()
         if self.out.steps:
@@ -246,7 +249,7 @@ class GameState:
                     continue
                 self.out.derived(n, seq, t_ns, ev)
                 if type(ev) is MatchEnded:
-                    self._match_end(n, ev)  # type: ignore[arg-type]
+                    self._match_end(n, ev)
         return action
 
     def _show(

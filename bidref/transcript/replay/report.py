@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from ...rules import Event, Layout, Tile, public_event
+from ...rules import Deal, Event, Layout, RoundEnded, Tile, public_event
 from ..lines import AnyLine
 from ..reader import shorten
 
@@ -47,6 +47,19 @@ class _Entry(NamedTuple):
 
 
 @dataclass
+class GameRecord:
+    """The game as replayed, for exporting it (:mod:`bidref.transcript.export`)."""
+
+    seed: int | None = None  # once revealed
+    explicit_deals: int = 0
+    max_rounds: int | None = None
+    engines: list[str] = field(default_factory=list)
+    deals: dict[int, Deal] = field(default_factory=dict)  # revealed rounds
+    moves: list[tuple[int, int, str]] = field(default_factory=list)  # round, seat, action
+    round_ends: list[RoundEnded] = field(default_factory=list)
+
+
+@dataclass
 class ReplayReport:
     ok: bool = True
     problem: Mismatch | None = None
@@ -60,6 +73,8 @@ class ReplayReport:
     decisions: int = 0  # accepted replies
     format: str | None = None
     logs: list[Step] = field(default_factory=list)  # engine log lines and stderr, in place
+    game: GameRecord = field(default_factory=GameRecord)
+    stderr_logs: dict[int, str | None] = field(default_factory=dict)  # by seat
 
     @property
     def stream(self) -> list[dict[str, Any]]:
