@@ -158,8 +158,8 @@ def test_an_unusual_reply_spelling_keeps_its_raw_line(tmp_path: Path) -> None:
     assert replay(odd).exit_code == 0
     lines = _lines(odd)
     kept = [i for x in lines if x["type"] == "round_reveal" for i in x.get("private", [])]
-    raws = [i["raw"] for i in kept if i["kind"] == "reply_raw"]
-    assert raws and all(r.startswith('{"action":') and i["seat"] == 0 for r, i in zip(raws, kept))
+    raws = [i for i in kept if i["kind"] == "reply_raw"]
+    assert raws and all(i["raw"].startswith('{"action":') and i["seat"] == 0 for i in raws)
     # a kept raw line is checked: one that names another action is caught
     rv_i = _reveal(lines)
     item = next(i for i in lines[rv_i].get("private", []) if i["kind"] == "reply_raw")
