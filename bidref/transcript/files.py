@@ -100,10 +100,12 @@ def decompress(data: bytes, name: str) -> bytes:
     its name, or by its magic number: gzip 1f 8b, Zstandard 28 b5 2f fd)."""
     if data[:2] == b"\x1f\x8b" or (name.endswith(".gz") and data):
         try:
-            z = zlib.decompressobj(47)  # gzip or zlib header
-            return z.decompress(data)
+            out = zlib.decompressobj(47).decompress(data)  # gzip or zlib header
         except zlib.error as e:
             raise TranscriptFileError(f"not a readable gzip file: {e}") from None
+        if not out and len(data) > 20:
+            raise TranscriptFileError("not a readable gzip file: nothing in it decompresses")
+        return out
     if data[:4] == b"\x28\xb5\x2f\xfd" or (name.endswith(".zst") and data):
         try:
             return bytes(_zstd().ZstdDecompressor().decompressobj().decompress(data))

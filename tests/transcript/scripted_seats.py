@@ -37,7 +37,9 @@ class ScriptedSeat(InProcessSeat):
         max_think_ms: int = 900,
         chatty: bool = False,
         odd_spelling: bool = False,
+        hostile: bool = False,
     ) -> None:
+        self.hostile = hostile  # lone surrogates in a log line and its resignation
         self.odd_spelling = odd_spelling  # every 4th reply with its keys in another order
         self.name = name
         self.clock = clock
@@ -87,6 +89,11 @@ class ScriptedSeat(InProcessSeat):
                 self._reply(1, {"type": "log", "message": f"decision {self.decisions}"})
                 self._reply(2, {"type": "rules", "id": f"q{rid}", "topic": "7"})
                 self._reply(3, {"type": "action", "id": rid - 1, "action": "accept"})
+            if self.hostile and self.decisions == 2:
+                self._reply(1, {"type": "log", "message": "lone \udc80 surrogate"})
+            if self.hostile and self.decisions == 6:
+                self._reply(3, {"type": "resign", "message": "I give up \ud83d"})
+                return
             if self.late_at is not None and self.decisions == self.late_at:
                 clock = msg["clock"]
                 late = (clock["delay_left_ms"] + clock["bank_ms"]) + 50
@@ -144,6 +151,7 @@ def referee_transcript(
     format: str = FORMAT_V1,
     raw_lines: bool = False,
     odd_spelling: bool = False,
+    hostile: bool = False,
 ) -> bytes:
     """Have the real referee play two scripted seats and return the transcript's bytes,
     in ``format`` (the tests that edit the clock or event fields use v1, which states
@@ -160,6 +168,7 @@ def referee_transcript(
             late_at=late_at,
             chatty=chatty,
             odd_spelling=odd_spelling,
+            hostile=hostile,
         ),
         ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate, chatty=chatty),
     ]

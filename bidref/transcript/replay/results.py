@@ -102,11 +102,12 @@ def check_result(
                     f"a forfeit for an illegal action, but seat {seat}'s last reply "
                     "was not rejected",
                 )
-            if rejection is not None and detail != rejection:
+            said = {k: detail.get(k) for k in rejection or {}}  # extra fields may follow
+            if rejection is not None and said != rejection:
                 raise Mismatch(
                     n,
                     "the forfeit's detail disagrees with the rejected reply: "
-                    + diff(detail, rejection),
+                    + diff(said, rejection),
                 )
     elif reason == "aborted":
         if winner is not None or d.rated is not False:
