@@ -252,6 +252,11 @@ def replay_command(
         )
         typer.echo(f"{name}: the replay stopped before round {round_}", err=True)
         raise typer.Exit(code=1)
+    if round_ is not None and round_ not in rounds and report.truncated:
+        last = max(report.lines, 1)
+        typer.echo(_safe(f"{name}:{last}: truncated: {report.truncated}"), err=True)
+        typer.echo(f"{name}: there is no round {round_} before the transcript stops", err=True)
+        raise typer.Exit(code=2)
     if round_ is not None and round_ not in rounds:
         shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
         typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)

@@ -152,15 +152,18 @@ def referee_transcript(
     raw_lines: bool = False,
     odd_spelling: bool = False,
     hostile: bool = False,
+    seat_class: type[ScriptedSeat] | None = None,
 ) -> bytes:
     """Have the real referee play two scripted seats and return the transcript's bytes,
     in ``format`` (the tests that edit the clock or event fields use v1, which states
-    them; see also ``test_format_v2.py``)."""
+    them; see also ``test_format_v2.py``). ``seat_class`` plays seat A instead of a
+    plain :class:`ScriptedSeat`."""
     from bidref.engines import EngineSpec
 
     clock = FakeClock(1_000_000_000)
+    make = seat_class or ScriptedSeat
     seats = [
-        ScriptedSeat(
+        make(
             "alpha",
             clock,
             seed * 2 + 1,
