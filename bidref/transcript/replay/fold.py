@@ -84,11 +84,16 @@ def collect_reveals(lines: Sequence[Line]) -> dict[int, Reveal]:
 
 class Fold:
     def __init__(
-        self, report: ReplayReport, reveals: dict[int, Reveal], *, steps: bool = True
+        self,
+        report: ReplayReport,
+        reveals: dict[int, Reveal],
+        *,
+        steps: bool = True,
+        expand: bool = False,
     ) -> None:
         self.report = report
         self.reveals = reveals
-        self.out = Recorder(report, steps=steps)
+        self.out = Recorder(report, steps=steps, expand=expand)
         self.header: Header | None = None
         self.done = False
         self.seed_revealed = False
@@ -210,15 +215,45 @@ class Fold:
             return
         g = self.game
         g.request(n, r)
-        c = self.clock.request(n, r, seat, g.match.turn)
-        self.seats.request(ln, g.match, c, r.id, g.reveal)
-        self.out.emit(ln)
+        m = g.match
+        c = self.clock.request(n, r, seat, m.turn)
+        raw = self.seats.request(ln, m, c, r.id, g.reveal)
+        if not self.out.expand:
+            self.out.emit(ln)
+            return
+        v1 = {
+            "round": m.round_number,
+            "turn": m.turn,
+            "phase": m.phase.value,
+            "clock": {
+                "delay_left_ns": c.delay_left,
+                "bank_ns": c.banks[seat],
+                "opponent_bank_ns": c.banks[1 - seat],
+            },
+            "deadline_ns": c.deadline(r.t_ns),
+        }
+        self.out.emit(ln, _v1=v1, _raw=raw)
 
     def on_reply(self, ln: Line, r: Reply) -> None:
         n = ln.number
         p, charge = self.clock.reply(n, r)
         seat = p.seat
         note = self.clock.note(charge, seat) if self.out.steps else ""
+        v1: dict[str, Any] = {}
+        if self.out.expand:
+            v1 = {
+                "status": r.status,
+                "action": r.action,
+                "rule": r.rule,
+                "elapsed_ns": charge.elapsed,
+                "charge": {
+                    "delay_used_ns": charge.delay_used,
+                    "bank_used_ns": charge.bank_used,
+                    "timed_out": charge.timed_out,
+                    "overrun_ns": charge.overrun,
+                },
+                "banks_ns": list(self.clock.clock.banks),
+            }
         if r.status == "accepted" and r.rule is not None:
             raise Mismatch(n, f"an accepted reply names a broken rule {r.rule!r}")
         self.last_reply = r
@@ -229,17 +264,18 @@ class Fold:
                 f"{name(seat)} replied {overrun(charge.overrun)} after the deadline: time is out",
                 seat,
             )
-            self.out.emit(ln)
+            self._emit(ln, v1, None)
             return
         if r.status == "accepted":
             self.clock.pending = None
             self.report.decisions += 1
+            raw = None
             if self.public is not None:
                 self.public.accepted(n, seat, str(r.action), note)
             else:
                 action = self.game.accept(ln, seat, r.action, note, r.seq)
-                self.seats.accepted(ln, r, action, self.game.reveal)
-            self.out.emit(ln)
+                raw = self.seats.accepted(ln, r, action, self.game.reveal)
+            self._emit(ln, v1, raw)
             return
         if r.action is not None:
             raise Mismatch(
@@ -258,7 +294,13 @@ class Fold:
             f"{name(seat)} {r.status.replace('_', ' ')} rejected ({r.rule or 'no rule'}); {note}",
             seat,
         )
-        self.out.emit(ln)
+        self._emit(ln, v1, None)
+
+    def _emit(self, ln: Line, v1: dict[str, Any], raw: str | None) -> None:
+        if v1:
+            self.out.emit(ln, _v1=v1, _raw=raw)
+        else:
+            self.out.emit(ln)
 
     def on_retry(self, ln: Line, r: Retry) -> None:
         n = ln.number
@@ -272,6 +314,16 @@ class Fold:
                 f"{self.header.illegal!r}: the first illegal action loses the match",
             )
         self.clock.retry(n, r, self.rejected_at)
+        if self.out.expand:
+            c, p = self.clock.clock, self.clock.pending
+            assert p is not None
+            v1 = {
+                "deadline_ns": p.deadline,
+                "delay_left_ns": c.delay_left,
+                "bank_ns": c.banks[p.seat],
+            }
+            self.out.emit(ln, _v1=v1)
+            return
         self.out.emit(ln)
 
     def on_timeout(self, ln: Line, t: Timeout) -> None:
@@ -373,13 +425,13 @@ _HANDLERS: dict[type[Any], Callable[[Fold, Line, Any], None]] = {
 }
 
 
-def replay_lines(read: ReadResult, *, steps: bool = True) -> ReplayReport:
+def replay_lines(read: ReadResult, *, steps: bool = True, expand: bool = False) -> ReplayReport:
     """Fold over the lines read from a transcript; never raises on bad input.
     ``steps=False`` verifies only: no steps to show (the result, the final layouts
     and the verified stream are there all the same)."""
     report = ReplayReport(lines=len(read.lines))
     try:
-        fold = Fold(report, collect_reveals(read.lines), steps=steps)
+        fold = Fold(report, collect_reveals(read.lines), steps=steps, expand=expand)
         for ln in read.lines:
             try:
                 fold.feed(ln)
@@ -421,7 +473,7 @@ def replay_lines(read: ReadResult, *, steps: bool = True) -> ReplayReport:
     return report
 
 
-def replay(data: bytes, *, steps: bool = True) -> ReplayReport:
+def replay(data: bytes, *, steps: bool = True, expand: bool = False) -> ReplayReport:
     """Read and replay a transcript's bytes (plain or compressed: gzip and Zstandard
     are recognised by their magic numbers)."""
-    return replay_lines(read_transcript(decompress(data, "")), steps=steps)
+    return replay_lines(read_transcript(decompress(data, "")), steps=steps, expand=expand)

@@ -73,9 +73,11 @@ def _parse(text: str) -> Action:
 class Recorder:
     """Where the fold's findings go: steps to show and verified stream entries."""
 
-    def __init__(self, report: ReplayReport, *, steps: bool = True) -> None:
+    def __init__(self, report: ReplayReport, *, steps: bool = True, expand: bool = False) -> None:
         self.report = report
         self.steps = steps  # False: verify only (no texts, no layout pictures)
+        self.expand = expand  # keep what v2 derives, for expanded_lines()
+        self.held: list[_Entry] = []  # derived events, until their reply line is recorded
         self.round = 0
         self.public_only = False  # a round never revealed: what is public is checked
 
@@ -95,10 +97,13 @@ class Recorder:
         verified: bool | str = "public" if self.public_only else True
         self.report.entries.append(_Entry(ln.number, ln.item, extra or None, verified))
         self.report.verified_lines += 1
+        if self.held:  # the events the line caused come after it
+            self.report.entries.extend(self.held)
+            self.held = []
 
     def derived(self, line: int, seq: int, t_ns: int, event: Event) -> None:
         """An event a v2 file leaves out (made a JSON object only when asked for)."""
-        self.report.entries.append(_Entry(line, event, {"seq": seq, "t_ns": t_ns}, True))
+        self.held.append(_Entry(line, event, {"seq": seq, "t_ns": t_ns}, True))
 
 
 class GameState:

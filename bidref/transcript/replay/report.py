@@ -92,7 +92,8 @@ class ReplayReport:
                 out.append({"line": e.line, **d, "derived": True, "verified": e.verified})
                 continue
             d = msgspec.to_builtins(e.item)
-            out.append({"line": e.line, **d, **(e.extra or {}), "verified": e.verified})
+            extra = {k: v for k, v in (e.extra or {}).items() if not k.startswith("_")}
+            out.append({"line": e.line, **d, **extra, "verified": e.verified})
         return out
 
     @property

@@ -90,10 +90,12 @@ class SeatProof:
 
     # -- what was sent -------------------------------------------------------------------
 
-    def request(self, ln: Line, m: Match, c: MatchClock, rid: int, rev: Reveal | None) -> None:
-        """The request line the engine was sent, regenerated and checked."""
+    def request(
+        self, ln: Line, m: Match, c: MatchClock, rid: int, rev: Reveal | None
+    ) -> str | None:
+        """The request line the engine was sent, regenerated and checked (returned)."""
         if rev is None:
-            return
+            return None
         seat = m.to_act
         head, tail = self.encoder.encode_parts(m, rid)
         ms = MILLISECOND
@@ -143,6 +145,7 @@ class SeatProof:
                     f"(line {rev.line}) has hash {said_tag} for it, the rules' line "
                     f"{request_tag(b)}: {line[:200]}",
                 )
+        return line
 
     def round_end(self, rev: Reveal) -> None:
         """At a round's reveal: all its request lines, in order, hash to its digest."""
@@ -159,15 +162,16 @@ class SeatProof:
 
     # -- what was answered ------------------------------------------------------------
 
-    def accepted(self, ln: Line, r: Reply, action: Action, rev: Reveal | None) -> None:
-        """The raw reply is the accepted action for this id."""
+    def accepted(self, ln: Line, r: Reply, action: Action, rev: Reveal | None) -> str | None:
+        """The raw reply is the accepted action for this id (returned, when known)."""
         if rev is None:
-            return
+            return None
         item = rev.item(r.seq, "reply_raw")
         if item is None:
             forms = rev.reply_forms
-            if forms is not None and forms[r.seat] is not None:
-                return  # the seat's usual spelling: reply_form_text(form, id, action)
+            form = None if forms is None else forms[r.seat]
+            if form is not None:  # the seat's usual spelling
+                return reply_form_text(form, r.id, json.dumps(r.action, ensure_ascii=False))
             raise Mismatch(
                 rev.line,
                 f"the reveal has no raw line of the reply on line {ln.number}: what the "
@@ -177,7 +181,7 @@ class SeatProof:
         if item.seat != r.seat:
             raise Mismatch(rev.line, f"a reply_raw item of seat {item.seat!r} for seat {r.seat}")
         if is_cut(raw):
-            return  # the referee kept only its start: the action is the public one
+            return raw  # the referee kept only its start: the action is the public one
         obj = _loads(raw)
         text = obj.get("action") if isinstance(obj, dict) else None
         try:
@@ -190,6 +194,7 @@ class SeatProof:
                 f"the reply revealed for line {ln.number} is {raw!r}, but line {ln.number} "
                 f"accepts {str(action)!r} for id {r.id!r}",
             )
+        return raw
 
     def rejected_reply(self, ln: Line, r: Reply, m: Match, rev: Reveal | None) -> None:
         """A rejected action was really illegal (or unreadable, for ``bad_action``), by
