@@ -10,10 +10,10 @@ arithmetic (delay and bank charged as the recorded timestamps imply, with
 disagreement stops the replay with the line number.
 
 It reads ``bidref-transcript/1`` and ``/2`` (``protocols/transcript.md``); the
-parts are in :mod:`.fold`.
+parts are in :mod:`.fold`; :mod:`.run` runs it.
 """
 
-from .fold import replay, replay_lines
 from .report import Mismatch, ReplayReport, Step
+from .run import replay, replay_lines
 
 __all__ = ["Mismatch", "ReplayReport", "Step", "replay", "replay_lines"]

@@ -12,8 +12,7 @@ from ..lines import EngineExit, LogLine, Resign, RulesAsked, Stale
 from ..reader import Line
 from ..writer import LINES_CAP
 from .clock import Pending
-from .game import Recorder, Reveal
-from .report import Mismatch, Step, seat_of
+from .report import Mismatch, Recorder, Reveal, Step, seat_of
 
 
 class Accounting:

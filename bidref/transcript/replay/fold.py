@@ -15,15 +15,12 @@ round's end). The fold never raises on bad input: every problem comes back in
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from ...protocol.messages import PROTOCOL_VERSION
-from ...rules import RULES_VERSION, Deal, RulesError, TimeControl
-from ..files import decompress
+from ...rules import RulesError
 from ..lines import (
     FORMAT_V1,
-    FORMATS,
     EngineExit,
     EventLine,
     Header,
@@ -41,45 +38,18 @@ from ..lines import (
     Stale,
     Timeout,
 )
-from ..reader import Line, ReadResult, read_transcript
+from ..reader import Line
 from .accounting import Accounting
 from .clock import ClockCheck
-from .game import GameState, Recorder, Reveal
+from .expansion import reply_fields, request_fields, retry_fields
+from .game import GameState
+from .header import check_header
 from .public import PublicRound
-from .report import Mismatch, ReplayReport, name, overrun, seat_of
+from .report import Mismatch, Recorder, ReplayReport, Reveal, name, overrun, seat_of
 from .results import check_result, check_seed
 from .seats import SeatProof
 
 log = logging.getLogger(__name__)
-
-
-def collect_reveals(lines: Sequence[Line]) -> dict[int, Reveal]:
-    """The round reveals, by round."""
-    reveals: dict[int, Reveal] = {}
-    for ln in lines:
-        d = ln.item
-        if type(d) is not RoundReveal:
-            continue
-        if d.round in reveals:
-            raise Mismatch(ln.number, f"round {d.round} is revealed twice")
-        try:
-            hands = d.deal["hands"]
-            deal = Deal.from_lists(hands[0], hands[1], d.deal["boneyard"])
-        except (KeyError, IndexError, TypeError, ValueError, RulesError) as e:
-            raise Mismatch(ln.number, f"the revealed deal is not a deal: {e}") from None
-        if deal.to_dict() != d.deal:
-            raise Mismatch(
-                ln.number,
-                "the revealed deal is not in canonical form (hands sorted, tiles as [low, high])",
-            )
-        private: dict[int, list] = {}  # type: ignore[type-arg]
-        for item in d.private:
-            private.setdefault(item.seq, []).append(item)
-        forms = d.reply_forms
-        if forms is not None and len(forms) != 2:
-            raise Mismatch(ln.number, f"reply_forms {forms!r}: one per seat")
-        reveals[d.round] = Reveal(ln.number, deal, d.salt, private, d.requests, forms)
-    return reveals
 
 
 class Fold:
@@ -133,31 +103,7 @@ class Fold:
     # -- lines ------------------------------------------------------------------------
 
     def on_header(self, ln: Line, h: Header) -> None:
-        n = ln.number
-        if h.format not in FORMATS:
-            raise Mismatch(n, f"format {h.format!r}: this replay reads {' and '.join(FORMATS)}")
-        for key, said, mine in (
-            ("rules", h.rules, RULES_VERSION),
-            ("protocol", h.protocol, PROTOCOL_VERSION),
-        ):
-            if said != mine:
-                raise Mismatch(n, f"{key} {said!r}: this replay checks {mine!r}")
-        if h.t_ns != 0:
-            raise Mismatch(n, f"the header's t_ns is {h.t_ns!r}: time starts at 0 there")
-        try:
-            control = TimeControl(h.time_control.bank_ns, h.time_control.delay_ns)
-        except ValueError as e:
-            raise Mismatch(n, str(e)) from None
-        if h.max_rounds is not None and h.max_rounds < 1:
-            raise Mismatch(n, f"max_rounds {h.max_rounds!r} is not a round limit")
-        if h.illegal not in ("reject", "forfeit"):
-            raise Mismatch(
-                n, f"illegal-action policy {h.illegal!r}: expected 'reject' or 'forfeit'"
-            )
-        if h.explicit_deals < 0:
-            raise Mismatch(n, f"explicit_deals {h.explicit_deals!r} is not a number of rounds")
-        if h.seeded != (h.seed_commitment is not None):
-            raise Mismatch(n, "'seeded' and 'seed_commitment' disagree")
+        control = check_header(ln.number, h)
         self.header = h
         self.report.format = h.format
         record = self.report.game
@@ -182,7 +128,7 @@ class Fold:
                 events_written=h.format == FORMAT_V1,
             )
         except RulesError as e:
-            raise Mismatch(n, str(e)) from None
+            raise Mismatch(ln.number, str(e)) from None
         self.out.emit(ln)
 
     def on_hello(self, ln: Line, h: Hello) -> None:
@@ -221,39 +167,14 @@ class Fold:
         if not self.out.expand:
             self.out.emit(ln)
             return
-        v1 = {
-            "round": m.round_number,
-            "turn": m.turn,
-            "phase": m.phase.value,
-            "clock": {
-                "delay_left_ns": c.delay_left,
-                "bank_ns": c.banks[seat],
-                "opponent_bank_ns": c.banks[1 - seat],
-            },
-            "deadline_ns": c.deadline(r.t_ns),
-        }
-        self.out.emit(ln, _v1=v1, _raw=raw)
+        self.out.emit(ln, _v1=request_fields(m, c, seat, r.t_ns), _raw=raw)
 
     def on_reply(self, ln: Line, r: Reply) -> None:
         n = ln.number
         p, charge = self.clock.reply(n, r)
         seat = p.seat
         note = self.clock.note(charge, seat) if self.out.steps else ""
-        v1: dict[str, Any] = {}
-        if self.out.expand:
-            v1 = {
-                "status": r.status,
-                "action": r.action,
-                "rule": r.rule,
-                "elapsed_ns": charge.elapsed,
-                "charge": {
-                    "delay_used_ns": charge.delay_used,
-                    "bank_used_ns": charge.bank_used,
-                    "timed_out": charge.timed_out,
-                    "overrun_ns": charge.overrun,
-                },
-                "banks_ns": list(self.clock.clock.banks),
-            }
+        v1 = reply_fields(r, charge, self.clock.clock) if self.out.expand else {}
         if r.status == "accepted" and r.rule is not None:
             raise Mismatch(n, f"an accepted reply names a broken rule {r.rule!r}")
         self.last_reply = r
@@ -317,12 +238,7 @@ class Fold:
         if self.out.expand:
             c, p = self.clock.clock, self.clock.pending
             assert p is not None
-            v1 = {
-                "deadline_ns": p.deadline,
-                "delay_left_ns": c.delay_left,
-                "bank_ns": c.banks[p.seat],
-            }
-            self.out.emit(ln, _v1=v1)
+            self.out.emit(ln, _v1=retry_fields(p, c))
             return
         self.out.emit(ln)
 
@@ -423,57 +339,3 @@ _HANDLERS: dict[type[Any], Callable[[Fold, Line, Any], None]] = {
     SeedReveal: Fold.on_seed_reveal,
     Result: Fold.on_result,
 }
-
-
-def replay_lines(read: ReadResult, *, steps: bool = True, expand: bool = False) -> ReplayReport:
-    """Fold over the lines read from a transcript; never raises on bad input.
-    ``steps=False`` verifies only: no steps to show (the result, the final layouts
-    and the verified stream are there all the same)."""
-    report = ReplayReport(lines=len(read.lines))
-    try:
-        fold = Fold(report, collect_reveals(read.lines), steps=steps, expand=expand)
-        for ln in read.lines:
-            try:
-                fold.feed(ln)
-            except Mismatch:
-                raise
-            except (
-                KeyError,
-                TypeError,
-                ValueError,
-                AttributeError,
-                IndexError,
-                OverflowError,
-            ) as e:
-                raise Mismatch(
-                    ln.number, f"a malformed {ln.type!r} line: {type(e).__name__}: {e}"
-                ) from None
-        if read.problem is not None:
-            raise Mismatch(read.problem.number, read.problem.message)
-        if not fold.done:
-            last = read.lines[-1].number if read.lines else 0
-            where = (
-                f"an unfinished line {read.truncated_at}" if read.truncated_at else "no result line"
-            )
-            note = (
-                f"the transcript stops after line {last} ({where}): the referee may have been "
-                "killed; everything up to there is replayed"
-            )
-            report.truncated = f"{report.truncated}; {note}" if report.truncated else note
-            if fold.header is not None:
-                m = fold.game.match
-                if m.layout.placed:
-                    report.final_layouts.setdefault(fold.game.round, m.layout.copy())
-                if fold.public is not None and fold.public.layout.placed:
-                    report.final_layouts[fold.game.round] = fold.public.layout.copy()
-    except Mismatch as e:
-        log.debug("replay stopped at line %d: %s", e.line, e.message)
-        report.ok = False
-        report.problem = e
-    return report
-
-
-def replay(data: bytes, *, steps: bool = True, expand: bool = False) -> ReplayReport:
-    """Read and replay a transcript's bytes (plain or compressed: gzip and Zstandard
-    are recognised by their magic numbers)."""
-    return replay_lines(read_transcript(decompress(data, "")), steps=steps, expand=expand)

@@ -10,8 +10,7 @@ from ...rules import Layout, Match, parse_action, parse_side, point, points_earn
 from ...rules.actions import Open, Play
 from ..lines import EventLine, Request
 from ..reader import Line
-from .game import Recorder
-from .report import Mismatch, diff, name
+from .report import Mismatch, Recorder, diff, name
 
 
 class PublicRound:

@@ -8,8 +8,8 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ...rules import Deal, Event, Layout, RoundEnded, Tile, public_event
-from ..lines import AnyLine
-from ..reader import shorten
+from ..lines import AnyLine, PrivateItem, RequestDigest
+from ..reader import Line, shorten
 
 
 class Mismatch(Exception):
@@ -146,3 +146,57 @@ def seat_of(n: int, seat: int) -> int:
     if seat not in (0, 1) or isinstance(seat, bool):
         raise Mismatch(n, f"seat {seat!r} is not 0 or 1")
     return seat
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A round's reveal, collected before the fold (it comes at the round's end)."""
+
+    line: int
+    deal: Deal
+    salt: str
+    private: dict[int, list[PrivateItem]]
+    requests: RequestDigest | None  # v2
+    reply_forms: list[str | None] | None  # v2
+
+    def item(self, seq: int, kind: str) -> PrivateItem | None:
+        for i in self.private.get(seq, ()):
+            if i.kind == kind:
+                return i
+        return None
+
+
+class Recorder:
+    """Where the fold's findings go: steps to show and verified stream entries."""
+
+    def __init__(self, report: ReplayReport, *, steps: bool = True, expand: bool = False) -> None:
+        self.report = report
+        self.steps = steps  # False: verify only (no texts, no layout pictures)
+        self.expand = expand  # keep what v2 derives, for expanded_lines()
+        self.held: list[_Entry] = []  # derived events, until their reply line is recorded
+        self.round = 0
+        self.public_only = False  # a round never revealed: what is public is checked
+
+    def step(
+        self,
+        line: int,
+        kind: str,
+        text: str,
+        player: int | None = None,
+        layout: Layout | None = None,
+        last: Tile | None = None,
+    ) -> None:
+        if self.steps:
+            self.report.steps.append(Step(line, self.round, kind, text, player, layout, last))
+
+    def emit(self, ln: Line, **extra: Any) -> None:
+        verified: bool | str = "public" if self.public_only else True
+        self.report.entries.append(_Entry(ln.number, ln.item, extra or None, verified))
+        self.report.verified_lines += 1
+        if self.held:  # the events the line caused come after it
+            self.report.entries.extend(self.held)
+            self.held = []
+
+    def derived(self, line: int, seq: int, t_ns: int, event: Event) -> None:
+        """An event a v2 file leaves out (made a JSON object only when asked for)."""
+        self.held.append(_Entry(line, event, {"seq": seq, "t_ns": t_ns}, True))

@@ -35,8 +35,7 @@ from ...rules import (
 from ..lines import Header, Hello, Reply, reply_form_text
 from ..reader import Line
 from ..writer import LINES_CAP, RAW_CAP, request_tag, utf8
-from .game import Reveal
-from .report import Mismatch, diff
+from .report import Mismatch, Reveal, diff
 
 
 def is_cut(text: str) -> bool:
