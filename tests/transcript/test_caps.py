@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ class FloodSeat(ScriptedSeat):
         super()._on(msg)
 
 
+@pytest.mark.timeout(600)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     flood=st.integers(LINES_CAP - 2, LINES_CAP + 3),

@@ -99,6 +99,7 @@ def _check(args: list[str], name: str) -> None:
     assert "Traceback" not in res.output
 
 
+@pytest.mark.timeout(600)
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_replay_of_mutated_transcripts(
@@ -112,6 +113,7 @@ def test_replay_of_mutated_transcripts(
     _check(["replay", str(path), *extra], str(path))
 
 
+@pytest.mark.timeout(600)
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_validate_of_mutated_move_files(

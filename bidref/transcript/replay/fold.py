@@ -47,7 +47,7 @@ from .header import check_header
 from .public import PublicRound
 from .report import Mismatch, Recorder, ReplayReport, Reveal, name, overrun, seat_of
 from .results import check_result, check_seed
-from .seats import SeatProof
+from .seats import SeatProof, reply_raw
 
 log = logging.getLogger(__name__)
 
@@ -196,6 +196,8 @@ class Fold:
             else:
                 action = self.game.accept(ln, seat, r.action, note, r.seq)
                 raw = self.seats.accepted(ln, r, action, self.game.reveal)
+                if raw is not None and v1:
+                    raw = reply_raw(raw, r)
             self._emit(ln, v1, raw)
             return
         if r.action is not None:

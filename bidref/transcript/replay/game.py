@@ -180,7 +180,7 @@ class GameState:
         except RulesError as e:
             raise Mismatch(n, f"the replay cannot go on after {text!r}: {e}") from None
         record = self.out.report.game
-        record.moves.append((self.round, seat, str(action)))
+        record.moves.append((self.round, seat, text))  # the canonical text: the referee's
         for ev in events:
             if type(ev) is RoundEnded:
                 record.round_ends.append(ev)

@@ -22,7 +22,7 @@ import hashlib
 import json
 from typing import Any
 
-from ...protocol.fastview import RequestEncoder, action_json, clock_members
+from ...protocol.fastview import RequestEncoder, clock_members
 from ...rules import (
     MILLISECOND,
     Action,
@@ -32,7 +32,7 @@ from ...rules import (
     NotationError,
     parse_action,
 )
-from ..lines import Header, Hello, Reply, reply_form_text
+from ..lines import REPLY_FORMS, Header, Hello, Reply, reply_form_text
 from ..reader import Line
 from ..writer import LINES_CAP, RAW_CAP, request_tag, utf8
 from .report import Mismatch, Reveal, diff
@@ -162,15 +162,16 @@ class SeatProof:
     # -- what was answered ------------------------------------------------------------
 
     def accepted(self, ln: Line, r: Reply, action: Action, rev: Reveal | None) -> str | None:
-        """The raw reply is the accepted action for this id (returned, when known)."""
+        """The raw reply is the accepted action for this id. Returns the raw line kept,
+        or the name of the seat's usual spelling (see :func:`reply_raw`), or None."""
         if rev is None:
             return None
         item = rev.item(r.seq, "reply_raw")
         if item is None:
             forms = rev.reply_forms
             form = None if forms is None else forms[r.seat]
-            if form is not None:  # the seat's usual spelling
-                return reply_form_text(form, r.id, json.dumps(r.action, ensure_ascii=False))
+            if form is not None:  # the seat's usual spelling: the raw line is that text
+                return form
             raise Mismatch(
                 rev.line,
                 f"the reveal has no raw line of the reply on line {ln.number}: what the "
@@ -262,9 +263,11 @@ class SeatProof:
         }
 
 
-def reply_text(form: str, reply_id: int, action: Action) -> str:
-    """The raw line of an accepted reply in a seat's usual spelling."""
-    return reply_form_text(form, reply_id, action_json(action))
+def reply_raw(kept_or_form: str, r: Reply) -> str:
+    """The raw line of an accepted reply: as kept, or in the seat's usual spelling."""
+    if kept_or_form in REPLY_FORMS:
+        return reply_form_text(kept_or_form, r.id, json.dumps(r.action, ensure_ascii=False))
+    return kept_or_form
 
 
-__all__ = ["SeatProof", "cut", "is_cut", "reply_text"]
+__all__ = ["SeatProof", "cut", "is_cut", "reply_raw"]
