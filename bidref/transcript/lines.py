@@ -242,8 +242,16 @@ round's reveal names each seat's form; an accepted reply spelled otherwise (or
 cut) has its raw line in ``private``."""
 
 
+_FORM_TEXT: Final = {
+    "compact": lambda i, a: f'{{"type":"action","id":{i},"action":{a}}}',
+    "spaced": lambda i, a: f'{{"type": "action", "id": {i}, "action": {a}}}',
+}
+
+
 def reply_form_text(form: str, reply_id: int, action_json: str) -> str:
-    return REPLY_FORMS[form].format(id=reply_id, action=action_json)
+    """The raw line of an accepted reply spelled in ``form`` (one of REPLY_FORMS)."""
+    text: str = _FORM_TEXT[form](reply_id, action_json)
+    return text
 
 
 decoder: Final = msgspec.json.Decoder(AnyLine)

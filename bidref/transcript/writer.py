@@ -62,6 +62,11 @@ rejected replies whose raw line is kept (the referee's caps)."""
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _encode = msgspec.json.Encoder().encode
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# The referee's hot lines as write_json gets them (see referee.py): seat and id first.
+_REQUEST = re.compile(r'"seat":([01]),"id":(\d+),')
+_ACCEPTED = re.compile(
+    r'"seat":([01]),"id":(\d+),"status":"accepted","action":("(?:[^"\\]|\\.)*"),'
+)
 
 
 def default_salt() -> bytes:
@@ -225,6 +230,12 @@ class TranscriptWriter:
         ``'"seat":0,"id":5'``; the referee's hot lines are built this way.
         Return its seq (see :meth:`write`)."""
         if self._sink is not None and self.compact:
+            if kind == "event":
+                return self.seq - 1  # the replay derives the events
+            fast = self._fast_line(kind, t, fields_json)
+            if fast is not None:
+                self._put(fast, flush)
+                return self.seq - 1
             return self._compact(kind, t, json.loads("{" + fields_json + "}"), flush)
         seq = self.seq
         self.seq += 1
@@ -232,6 +243,32 @@ class TranscriptWriter:
             text = f'{{"type":"{kind}","seq":{seq},"t_ns":{t - self.origin},{fields_json}}}'
             self._put(utf8(text), flush)
         return seq
+
+    def _fast_line(self, kind: str, t: int, fields_json: str) -> bytes | None:
+        """The referee's request and accepted-reply lines, made without parsing their
+        JSON (the same bytes as :meth:`_compact`); None for any other line."""
+        if kind == "request":
+            m = _REQUEST.match(fields_json)
+            if m is None:
+                return None
+            seq = self.seq
+            self.seq += 1
+            return utf8(
+                f'{{"type":"request","seq":{seq},"t_ns":{t - self.origin},'
+                f'"seat":{m[1]},"id":{m[2]}}}'
+            )
+        if kind == "reply":
+            m = _ACCEPTED.match(fields_json)
+            if m is None:
+                return None
+            seq = self.seq
+            self.seq += 1
+            self._last_reply = (seq, int(m[2]), m[3])
+            return utf8(
+                f'{{"type":"reply","seq":{seq},"t_ns":{t - self.origin},'
+                f'"seat":{m[1]},"id":{m[2]},"action":{m[3]}}}'
+            )
+        return None
 
     def _compact(self, kind: str, t: int, fields: dict[str, Any], flush: bool) -> int:
         """A line of ``bidref-transcript/2``: what the rules and the clock derive left out."""
@@ -294,11 +331,12 @@ class TranscriptWriter:
             elif kind == "reply_raw" and seq == self._last_reply[0]:
                 raw = fields.get("raw", "")
                 _, rid, action = self._last_reply
-                forms = tuple(
-                    f
-                    for f in REPLY_FORMS
-                    if action is not None and raw == reply_form_text(f, rid, action)
-                )
+                forms: tuple[str, ...] = ()
+                if action is not None:
+                    if raw == reply_form_text("compact", rid, action):
+                        forms = ("compact",)
+                    elif raw == reply_form_text("spaced", rid, action):
+                        forms = ("spaced",)
                 self._proof.replies[seq] = (fields.get("seat", -1), raw, forms)
         self._private.append({"seq": seq, "kind": kind, **fields})
 
