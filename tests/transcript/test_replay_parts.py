@@ -34,7 +34,7 @@ from bidref.transcript.replay.header import check_header
 from bidref.transcript.replay.public import PublicRound
 from bidref.transcript.replay.report import Mismatch, Recorder, ReplayReport, Reveal
 from bidref.transcript.replay.results import check_result, check_seed
-from bidref.transcript.replay.seats import SeatProof, cut, is_cut
+from bidref.transcript.replay.seats import SeatProof, cut, is_cut, reply_raw
 from bidref.transcript.writer import LINES_CAP, RAW_CAP, request_tag
 from bidref.wire import request_line
 
@@ -219,8 +219,9 @@ def test_seats_an_accepted_reply_in_its_seats_spelling_needs_no_raw_line() -> No
     forms: list[str | None] = [None, None]
     forms[m.to_act] = "compact"
     rev = Reveal(30, Deal.from_seed(11, 1), "", {}, None, forms)
-    raw = SeatProof(_header()).accepted(Line(7, r), r, action, rev)
-    assert raw == f'{{"type":"action","id":1,"action":"{action}"}}'
+    found = SeatProof(_header()).accepted(Line(7, r), r, action, rev)
+    assert found == "compact"
+    assert reply_raw(found, r) == f'{{"type":"action","id":1,"action":"{action}"}}'
     with pytest.raises(Mismatch, match="not shown"):
         SeatProof(_header()).accepted(
             Line(7, r), r, action, Reveal(30, rev.deal, "", {}, None, None)
