@@ -173,6 +173,7 @@ class Recorder:
         self.report = report
         self.steps = steps  # False: verify only (no texts, no layout pictures)
         self.expand = expand  # keep what v2 derives, for expanded_lines()
+        self.record = steps or expand  # keep the verified stream
         self.held: list[_Entry] = []  # derived events, until their reply line is recorded
         self.round = 0
         self.public_only = False  # a round never revealed: what is public is checked
@@ -190,13 +191,16 @@ class Recorder:
             self.report.steps.append(Step(line, self.round, kind, text, player, layout, last))
 
     def emit(self, ln: Line, **extra: Any) -> None:
+        self.report.verified_lines += 1
+        if not self.record:
+            return
         verified: bool | str = "public" if self.public_only else True
         self.report.entries.append(_Entry(ln.number, ln.item, extra or None, verified))
-        self.report.verified_lines += 1
         if self.held:  # the events the line caused come after it
             self.report.entries.extend(self.held)
             self.held = []
 
     def derived(self, line: int, seq: int, t_ns: int, event: Event) -> None:
         """An event a v2 file leaves out (made a JSON object only when asked for)."""
-        self.held.append(_Entry(line, event, {"seq": seq, "t_ns": t_ns}, True))
+        if self.record:
+            self.held.append(_Entry(line, event, {"seq": seq, "t_ns": t_ns}, True))

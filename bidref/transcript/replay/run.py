@@ -50,8 +50,9 @@ def collect_reveals(lines: Sequence[Line]) -> dict[int, Reveal]:
 
 def replay_lines(read: ReadResult, *, steps: bool = True, expand: bool = False) -> ReplayReport:
     """Fold over the lines read from a transcript; never raises on bad input.
-    ``steps=False`` verifies only: no steps to show (the result, the final layouts
-    and the verified stream are there all the same)."""
+    ``steps=False`` verifies only: no steps to show and no verified stream (the
+    verdict, the result, the final layouts and the game record are there all the
+    same)."""
     report = ReplayReport(lines=len(read.lines))
     try:
         fold = Fold(report, collect_reveals(read.lines), steps=steps, expand=expand)

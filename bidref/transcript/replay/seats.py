@@ -34,7 +34,7 @@ from ...rules import (
 )
 from ..lines import REPLY_FORMS, Header, Hello, Reply, reply_form_text
 from ..reader import Line
-from ..writer import LINES_CAP, RAW_CAP, request_tag, utf8
+from ..writer import LINES_CAP, RAW_CAP, request_tag
 from .report import Mismatch, Reveal, diff
 
 
@@ -108,12 +108,13 @@ class SeatProof:
             )
             + tail
         )
-        b = utf8(line)
-        self.round_digest.update(b + b"\n")
+        b = line.encode()  # the referee's own text: no lone surrogates
+        digest = self.round_digest
+        digest.update(b)
+        digest.update(b"\n")
         index = self.round_requests
         self.round_requests += 1
-        seq = ln.item.seq
-        item = rev.item(seq, "request_raw")
+        item = rev.item(ln.item.seq, "request_raw") if rev.private else None
         if item is not None:
             if item.seat != seat:
                 raise Mismatch(
