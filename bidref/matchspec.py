@@ -80,6 +80,8 @@ class MatchSpec:
     eager_events: bool = False  # write events to both seats at once, not with the next request
     # per seat (a handicap match); None: both seats play ``time_control``
     time_controls: tuple[TimeControl, TimeControl] | None = None
+    # Keep every raw line sent and received in the transcript (bidref match --raw-lines).
+    raw_lines: bool = False
 
     def __post_init__(self) -> None:
         if len(self.engines) != 2:

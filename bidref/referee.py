@@ -194,7 +194,11 @@ class _Referee:
         self.observer = observer
         self.policy = illegal_policy(spec.illegal)
         origin = clock()
-        self.rec = MatchRecord(TranscriptWriter(transcript_path, origin, salt), clock, origin)
+        self.rec = MatchRecord(
+            TranscriptWriter(transcript_path, origin, salt, raw_lines=spec.raw_lines),
+            clock,
+            origin,
+        )
         self.rec.path, self.rec.started_at = transcript_path, started_at
         self.sessions = [EngineSession(s, i, clock, self.rec, spec) for i, s in enumerate(seats)]
         self.rec.sessions = self.sessions

@@ -130,6 +130,15 @@ def match(
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
+    raw_lines: Annotated[
+        bool,
+        typer.Option(
+            "--raw-lines",
+            metavar="",
+            help="Keep every raw line sent to and read from the engines in the transcript "
+            "(for debugging an engine; about 10x larger).",
+        ),
+    ] = False,
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -192,6 +201,7 @@ def match(
         debug,
         json_out,
         remote,
+        raw_lines,
     )
 
 
@@ -253,6 +263,7 @@ def _play(
     debug: bool,
     json_out: bool,
     remote: _Remote,
+    raw_lines: bool = False,
 ) -> None:
     import json
     import secrets
@@ -285,6 +296,7 @@ def _play(
         startup_timeout_ns=startup_ns,
         timing_tolerance_ns=tolerance_ns,
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
+        raw_lines=raw_lines,
     )
     seats = engine_seats(
         pair, tr, stderr_dir=stderr_dir, debug=DebugLog(sys.stderr) if debug else None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +15,10 @@ from rich.text import Text
 
 from ..render.export import write_replay_html, write_transcript_svgs
 from ..render.layout import DEFAULT_WIDTH, LayoutPicture
+from ..transcript.export import move_file_text
+from ..transcript.files import TranscriptFileError, decompress, read_bytes
 from ..transcript.replay import ReplayReport, Step, replay
+from ..transcript.replay.report import name as _name
 from . import app
 
 
@@ -26,9 +31,10 @@ def _step_text(s: Step) -> Text:
         "round_end": "bold cyan",
         "match_end": "bold",
         "result": "bold green",
+        "log": "dim magenta",
     }
     text = Text(f"{s.line:>5}  ", style="dim")
-    text.append(s.text, style=styles.get(s.kind, ""))
+    text.append(_safe(s.text), style=styles.get(s.kind, ""))
     return text
 
 
@@ -90,6 +96,49 @@ def _show(
             console.print(LayoutPicture(lay, width=width))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _safe(text: str) -> str:
+    """Text any terminal can print (a lone surrogate from a hostile file as U+FFFD)."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _with_logs(report: ReplayReport) -> list[Step]:
+    """The steps with the engines' log lines in place (by line number), with times."""
+    logs = [
+        replace(
+            s,
+            kind="log",
+            text=_safe(f"{_name(s.player)} log at {(s.t_ns or 0) / 1e9:.3f}s: {s.text}"),
+        )
+        for s in report.logs
+    ]
+    merged = sorted([*report.steps, *logs], key=lambda s: (s.line, s.kind == "log"))
+    return merged
+
+
+def _show_stderr(console: Console, report: ReplayReport) -> None:
+    """Each engine's captured stderr: the log file the transcript names, if it is still
+    there, else the tail a crash result quotes. (The referee keeps no times for
+    stderr: it is shown after the game.)"""
+    detail = (report.result or {}).get("detail") or {}
+    for seat, path in report.stderr_logs.items():
+        text = None
+        if path:
+            try:
+                text = Path(path).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = None
+        if text is None and detail.get("seat") == seat and detail.get("stderr_tail"):
+            text = str(detail["stderr_tail"])
+        if text:
+            console.print(
+                Rule(f"stderr of {_name(seat)}" + (f" ({path})" if path else ""), align="left")
+            )
+            console.print(Text(_safe(text.rstrip("\n"))))
+
+
 @app.command("replay")
 def replay_command(
     transcript: Annotated[
@@ -139,6 +188,22 @@ def replay_command(
     width: Annotated[
         int, typer.Option("--width", min=24, help="Width of the terminal pictures.")
     ] = DEFAULT_WIDTH,
+    moves: Annotated[
+        Path | None,
+        typer.Option(
+            "--moves",
+            help="Write the game as a move file that `bidref validate FILE` checks again.",
+            metavar="FILE",
+            dir_okay=False,
+        ),
+    ] = None,
+    logs: Annotated[
+        bool,
+        typer.Option(
+            "--logs",
+            help="Show the engines' log lines in place, with their times, and their stderr.",
+        ),
+    ] = False,
 ) -> None:
     """Verify a match transcript through the rules and show the game.
 
@@ -160,12 +225,36 @@ def replay_command(
     """
     name = str(transcript)
     try:
-        data = typer.get_binary_stream("stdin").read() if name == "-" else transcript.read_bytes()
+        if name == "-":
+            data = decompress(typer.get_binary_stream("stdin").read(), "")
+        else:
+            data = read_bytes(transcript)
     except OSError as e:
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None
+    except TranscriptFileError as e:
+        typer.echo(f"{name}: {e}", err=True)
+        raise typer.Exit(code=2) from None
     report = replay(data)
+    if moves is not None:
+        try:
+            moves.write_text(move_file_text(report, name), encoding="utf-8")
+        except OSError as e:
+            typer.echo(f"{moves}: cannot write the move file: {e.strerror or e}", err=True)
+            raise typer.Exit(code=2) from None
     rounds = sorted({s.round for s in report.steps if s.kind == "round_start"})
+    if round_ is not None and round_ not in rounds and report.problem is not None:
+        # the replay stopped before that round: say where and why, not "no such round"
+        typer.echo(
+            _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
+        )
+        typer.echo(f"{name}: the replay stopped before round {round_}", err=True)
+        raise typer.Exit(code=1)
+    if round_ is not None and round_ not in rounds and report.truncated:
+        last = max(report.lines, 1)
+        typer.echo(_safe(f"{name}:{last}: truncated: {report.truncated}"), err=True)
+        typer.echo(f"{name}: there is no round {round_} before the transcript stops", err=True)
+        raise typer.Exit(code=2)
     if round_ is not None and round_ not in rounds:
         shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
         typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
@@ -188,6 +277,8 @@ def replay_command(
         raise typer.Exit(code=report.exit_code)
     console = Console(highlight=False)
     interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
+    if logs:
+        report.steps = _with_logs(report)
     _show(
         console,
         report,
@@ -197,12 +288,18 @@ def replay_command(
         width=min(width, console.width),
         interactive=interactive,
     )
+    if logs:
+        _show_stderr(console, report)
     if svg is not None:
         console.print(f"SVG: {pictures} pictures and index.html in {svg}")
     if html is not None:
         console.print(f"HTML replay: {html}")
+    if moves is not None:
+        console.print(f"move file: {moves} (check it with: bidref validate {moves})")
     if report.problem is not None:
-        typer.echo(f"{name}:{report.problem.line}: mismatch: {report.problem.message}", err=True)
+        typer.echo(
+            _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
+        )
     elif report.truncated:
         typer.echo(f"{name}: truncated: {report.truncated}", err=True)
         console.print(

@@ -131,7 +131,7 @@ class Plan:
     def transcript(self, key: MatchKey, attempt: int) -> str:
         """Transcript path relative to the output folder."""
         folder, stem = self._match_name(key, attempt)
-        return f"{TRANSCRIPTS_DIR}/{folder}/{stem}.jsonl"
+        return f"{TRANSCRIPTS_DIR}/{folder}/{stem}.jsonl.gz"
 
     def job(self, key: MatchKey, attempt: int) -> MatchJob:
         by_name = {e.name: e for e in self.engines}

@@ -1,11 +1,13 @@
 """Match transcripts (JSONL). The format is documented in ``protocols/transcript.md``.
 
-:mod:`.writer` writes them as the referee plays; readers and replay build on the
-same format (``commitment`` is how a verifier checks a revealed deal or seed).
+:mod:`.lines` has one typed model per line type; :mod:`.writer` writes them as
+the referee plays; :mod:`.reader` and :mod:`.replay` read and verify them
+(``commitment`` is how a verifier checks a revealed deal or seed); :mod:`.files`
+reads and writes ``.gz`` and ``.zst`` files transparently.
 """
 
+from .lines import FORMAT, FORMAT_V1, FORMATS
 from .writer import (
-    FORMAT,
     SaltSource,
     TranscriptWriter,
     canonical_json,
@@ -16,6 +18,8 @@ from .writer import (
 
 __all__ = [
     "FORMAT",
+    "FORMATS",
+    "FORMAT_V1",
     "SaltSource",
     "TranscriptWriter",
     "canonical_json",

@@ -1,15 +1,21 @@
-"""Read a transcript (JSONL, ``protocols/transcript.md``) into numbered lines.
+"""Read a transcript (JSONL, ``protocols/transcript.md``) into numbered, typed lines.
 
-Reading never raises on bad input: a line that is not a JSON object with a
-``type`` is a :class:`LineProblem`; an unfinished last line (no newline and
-not parseable, as a killed referee leaves it) marks the transcript truncated.
+Each line is decoded straight into its model (:mod:`.lines`): a line that is not
+JSON, not UTF-8, not an object of a known ``type`` or with a field of the wrong
+type is a :class:`LineProblem` that names the field. Reading never raises on bad
+input; an unfinished last line (no newline and not readable, as a killed referee
+leaves it) marks the transcript truncated.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NamedTuple
+
+import msgspec
+
+from .lines import AnyLine, decoder
 
 MESSAGE_LIMIT = 300
 
@@ -23,16 +29,21 @@ def shorten(message: str, limit: int = MESSAGE_LIMIT) -> str:
     return f"{message[:keep]} … {message[-keep:]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One transcript line: its 1-based number in the file and its JSON object."""
+class Line(NamedTuple):
+    """One transcript line: its 1-based number in the file and its model."""
 
     number: int
-    data: dict[str, Any]
+    item: AnyLine
 
     @property
     def type(self) -> str:
-        return str(self.data.get("type"))
+        return str(type(self.item).__struct_config__.tag)
+
+    @property
+    def data(self) -> dict[str, object]:
+        """The line as a JSON object (for display and ``--json``)."""
+        d: dict[str, object] = msgspec.to_builtins(self.item)
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,34 +59,46 @@ class ReadResult:
     truncated_at: int | None = None  # number of an unfinished last line
 
 
+def _why(raw: bytes, e: Exception) -> str:
+    if isinstance(e, RecursionError):
+        return "not a transcript line: nested too deeply"
+    text = str(e)
+    if "UTF-8" in text:
+        return f"not UTF-8: {text}"
+    if isinstance(e, msgspec.ValidationError):
+        if "`$.type`" in text or "missing required field `type`" in text:
+            return f"not a transcript line ({text}): expected a JSON object with a known 'type'"
+        if text.startswith("Expected `object`"):
+            return "not a transcript line: expected a JSON object with a 'type'"
+        return f"a malformed line: {text}"
+    if b"\\u" in raw.lower() and re.search(rb"\\u[dD][89a-fA-F]", raw):
+        return "a string holds a lone surrogate escape (e.g. \\ud800): not Unicode text"
+    return f"not valid JSON: {text}"
+
+
 def read_transcript(data: bytes) -> ReadResult:
-    """Split ``data`` into lines and parse each; stop at the first bad line."""
+    """Split ``data`` into lines and decode each; stop at the first bad line."""
     out = ReadResult()
     raw_lines = data.split(b"\n")
     last_complete = data.endswith(b"\n")
     if last_complete:
         raw_lines.pop()  # the empty piece after the final newline
+    decode = decoder.decode
+    append = out.lines.append
+    last = len(raw_lines)
     for i, raw in enumerate(raw_lines, 1):
-        unfinished = i == len(raw_lines) and not last_complete
-        if not raw.strip():
-            if unfinished:
-                break
-            out.problem = LineProblem(i, "an empty line: every line is one JSON object")
-            return out
         try:
-            text = raw.decode("utf-8")
-            obj = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-            if unfinished:
-                out.truncated_at = i
+            append(Line(i, decode(raw)))
+            continue
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as e:
+            unfinished = i == last and not last_complete
+            if unfinished and (not raw.strip() or isinstance(e, msgspec.DecodeError)):
+                if raw.strip():
+                    out.truncated_at = i
                 return out
-            what = "not UTF-8" if isinstance(e, UnicodeDecodeError) else "not valid JSON"
-            out.problem = LineProblem(i, f"{what}: {e}")
+            if not raw.strip():
+                out.problem = LineProblem(i, "an empty line: every line is one JSON object")
+            else:
+                out.problem = LineProblem(i, _why(raw, e))
             return out
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-            out.problem = LineProblem(
-                i, "not a transcript line: expected a JSON object with a 'type'"
-            )
-            return out
-        out.lines.append(Line(i, obj))
     return out

@@ -6,7 +6,6 @@ shows and types after a wait that advances the fake clock. Nothing sleeps.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from bidref.engines import EngineSpec
@@ -14,6 +13,7 @@ from bidref.players import Seat
 from bidref.players.human import HumanSeat
 from bidref.referee import LiveState, MatchSpec, run_match
 from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action, tile
+from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay
 from bidref.tui.screen import Clocks, ScreenModel
 from bidref.tui.session import PlaySession
@@ -50,7 +50,8 @@ def _setup(
 
 
 def _records(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The transcript verified and spelled out (the v1 form of its lines)."""
+    return expanded_lines(path.read_bytes())
 
 
 def _true_hands(

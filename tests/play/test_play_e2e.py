@@ -6,7 +6,6 @@ in test_match_fake_clock.py.
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bidref.rules import seeded_deals
+from bidref.transcript.expand import expanded_lines
 
 from .pty_driver import ROOT, Screens, spawn
 
@@ -31,7 +31,8 @@ def _engines() -> None:
 
 
 def _records(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The transcript verified and spelled out (the v1 form of its lines)."""
+    return expanded_lines(path.read_bytes())
 
 
 def _delay_shown(screen: str, who: str = "A") -> float:

@@ -14,6 +14,7 @@ from bidref.engines import EngineSpec
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.transcript import counter_salt
+from bidref.transcript.expand import expanded_lines
 
 from .fakes import FakeClock, FakeSeat, Reply, action_line, first_legal, hello_line
 
@@ -70,7 +71,11 @@ def play(tmp_path: Path, seed: int, rule: Any, name: str) -> tuple[str, Any]:
         salt=counter_salt(),
         started_at="2026-01-01T00:00:00Z",
     )
-    return path.read_text(), out
+    # verified and spelled out: the v1 form of the lines, with the clock fields
+    text = "".join(
+        json.dumps(x, separators=(",", ":")) + "\n" for x in expanded_lines(path.read_bytes())
+    )
+    return text, out
 
 
 TIMES = ("t_ns", "elapsed_ns", "charge", "banks_ns", "deadline_ns", "clock", "elapsed")
@@ -158,7 +163,7 @@ def one_reply(think_ns: int, rule: Any) -> dict[str, Any]:
             salt=counter_salt(),
             started_at="2026-01-01T00:00:00Z",
         )
-        lines = [json.loads(x) for x in path.read_text().splitlines()]
+        lines = expanded_lines(path.read_bytes())
     return next(x for x in lines if x["type"] == "reply")
 
 

@@ -14,6 +14,7 @@ from bidref.players import SeatGone
 from bidref.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, Deal, TimeControl
 from bidref.transcript import counter_salt
+from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay
 
 from .fakes import (
@@ -77,7 +78,8 @@ def on_nth_request(n: int, bad: list[Reply], then: Script | None = None) -> Scri
 
 
 def read(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    """The transcript verified and spelled out (the v1 form of its lines)."""
+    return expanded_lines(path.read_bytes())
 
 
 def test_a_clean_match_ends_by_balance_and_reports_it() -> None:
@@ -468,7 +470,7 @@ def test_an_engine_that_resigns_loses_a_rated_match(tmp_path: Path) -> None:
     assert (out.reason, out.winner, out.rated) == ("resign", 1, True)
     assert out.detail == {"seat": 0}
     assert out.summary().startswith("A (a) resigned: B (b) wins")
-    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    lines = read(path)
     (line,) = [x for x in lines if x["type"] == "resign"]
     assert line["seat"] == 0
     reveal = [x for x in lines if x["type"] == "round_reveal"][-1]

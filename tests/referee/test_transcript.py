@@ -12,6 +12,7 @@ from bidref.engines import EngineSpec
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, Deal, TimeControl
 from bidref.transcript import commitment, counter_salt
+from bidref.transcript.expand import expanded_lines
 
 from .fakes import FakeClock, FakeSeat, Reply, action_line, first_legal
 
@@ -52,11 +53,14 @@ def run(
         salt=counter_salt(),
         started_at="2026-01-01T00:00:00Z",
     )
-    return [json.loads(x) for x in path.read_text().splitlines()], out
+    # verified and spelled out: the v1 form of the lines (what v2 derives included)
+    return expanded_lines(path.read_bytes()), out
 
 
 def test_transcript_snapshot(tmp_path: Path, snapshot: SnapshotAssertion) -> None:
-    lines, _ = run(tmp_path, max_rounds=1)
+    """The file itself, as written (bidref-transcript/2)."""
+    run(tmp_path, max_rounds=1)
+    lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
     assert lines == snapshot
 
 

@@ -21,6 +21,7 @@ from bidref.tournament.model import MatchSettings
 from bidref.tournament.play import play_match
 from bidref.tournament.runner import RESULTS_FILE, Plan, new_header
 from bidref.tournament.schedule import seeds_from_master
+from bidref.transcript.files import read_bytes
 from tests.sample_build import build_c_engines
 
 from .test_runner import alive, rated
@@ -67,7 +68,7 @@ def test_local_processes_and_a_dask_cluster_agree_on_real_engines(
     for r in store.records:
         if not r.rated:
             continue
-        lines = (local_plan.out_dir / str(r.transcript)).read_text().splitlines()
+        lines = read_bytes(local_plan.out_dir / str(r.transcript)).splitlines()
         assert json.loads(lines[0])["type"] == "header"
         assert json.loads(lines[-1])["type"] == "result"
         assert json.loads(lines[-1])["winner"] == (

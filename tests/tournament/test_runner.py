@@ -115,7 +115,7 @@ def test_aborted_matches_are_recorded_excluded_and_played_again(make_plan: MakeP
     # every aborted match was played again and rated on its second attempt
     retried = {r.key.id: r for r in faulty.records if r.rated and r.attempt == 2}
     assert set(retried) == {r.key.id for r in aborted}
-    assert all(r.transcript.endswith("-try2.jsonl") for r in retried.values())  # type: ignore[union-attr]
+    assert all(r.transcript.endswith("-try2.jsonl.gz") for r in retried.values())  # type: ignore[union-attr]
     # rated results (bar the transcript name of replays) equal a run without aborts
     strip = {k: v[:-1] for k, v in rated(faulty.records).items()}
     assert strip == {k: v[:-1] for k, v in rated(clean.records).items()}

@@ -8,17 +8,21 @@ clock jumps to each reply's time.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
+from bidref import referee
 from bidref.engines.transport import Eof, Incoming, Line
 from bidref.players.inprocess import InProcessSeat
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, Deal, TimeControl
 from bidref.testing import FakeClock
-from bidref.transcript import counter_salt
+from bidref.transcript import FORMAT_V1, TranscriptWriter, counter_salt
+from bidref.transcript.files import read_bytes
 
 
 class ScriptedSeat(InProcessSeat):
@@ -32,7 +36,11 @@ class ScriptedSeat(InProcessSeat):
         late_at: int | None = None,
         max_think_ms: int = 900,
         chatty: bool = False,
+        odd_spelling: bool = False,
+        hostile: bool = False,
     ) -> None:
+        self.hostile = hostile  # lone surrogates in a log line and its resignation
+        self.odd_spelling = odd_spelling  # every 4th reply with its keys in another order
         self.name = name
         self.clock = clock
         self.rng = random.Random(seed)
@@ -48,7 +56,10 @@ class ScriptedSeat(InProcessSeat):
         t = self.clock.now + after_ms * MILLISECOND
         # Keep the queue in time order (stable for equal times).
         at = len([q for q in self.queue if q[0] <= t])
-        self.queue.insert(at, (t, json.dumps(obj)))
+        text = json.dumps(obj)
+        if self.odd_spelling and obj.get("type") == "action" and self.decisions % 4 == 0:
+            text = json.dumps(dict(reversed(obj.items())), separators=(",", ":"))
+        self.queue.insert(at, (t, text))
 
     def send(self, text: str) -> int:
         for line in text.split("\n"):
@@ -78,6 +89,11 @@ class ScriptedSeat(InProcessSeat):
                 self._reply(1, {"type": "log", "message": f"decision {self.decisions}"})
                 self._reply(2, {"type": "rules", "id": f"q{rid}", "topic": "7"})
                 self._reply(3, {"type": "action", "id": rid - 1, "action": "accept"})
+            if self.hostile and self.decisions == 2:
+                self._reply(1, {"type": "log", "message": "lone \udc80 surrogate"})
+            if self.hostile and self.decisions == 6:
+                self._reply(3, {"type": "resign", "message": "I give up \ud83d"})
+                return
             if self.late_at is not None and self.decisions == self.late_at:
                 clock = msg["clock"]
                 late = (clock["delay_left_ms"] + clock["bank_ms"]) + 50
@@ -132,14 +148,30 @@ def referee_transcript(
     delay_s: float = 0.5,
     chatty: bool = False,
     explicit_deals: int = 0,
+    format: str = FORMAT_V1,
+    raw_lines: bool = False,
+    odd_spelling: bool = False,
+    hostile: bool = False,
+    seat_class: type[ScriptedSeat] | None = None,
 ) -> bytes:
-    """Have the real referee play two scripted seats and return the transcript's bytes."""
+    """Have the real referee play two scripted seats and return the transcript's bytes,
+    in ``format`` (the tests that edit the clock or event fields use v1, which states
+    them; see also ``test_format_v2.py``). ``seat_class`` plays seat A instead of a
+    plain :class:`ScriptedSeat`."""
     from bidref.engines import EngineSpec
 
     clock = FakeClock(1_000_000_000)
+    make = seat_class or ScriptedSeat
     seats = [
-        ScriptedSeat(
-            "alpha", clock, seed * 2 + 1, illegal_rate=illegal_rate, late_at=late_at, chatty=chatty
+        make(
+            "alpha",
+            clock,
+            seed * 2 + 1,
+            illegal_rate=illegal_rate,
+            late_at=late_at,
+            chatty=chatty,
+            odd_spelling=odd_spelling,
+            hostile=hostile,
         ),
         ScriptedSeat("beta", clock, seed * 2 + 2, illegal_rate=illegal_rate, chatty=chatty),
     ]
@@ -150,13 +182,16 @@ def referee_transcript(
         max_rounds=max_rounds,
         illegal=illegal,  # type: ignore[arg-type]
         deals=tuple(Deal.from_seed(seed + 1000, r) for r in range(1, explicit_deals + 1)),
+        raw_lines=raw_lines,
     )
-    run_match(
-        spec,
-        transcript_path=path,
-        clock=clock,
-        seats=seats,  # type: ignore[arg-type]
-        salt=counter_salt(),
-        started_at="2026-12-02T13:00:00Z",
-    )
-    return path.read_bytes()
+    writer = functools.partial(TranscriptWriter, format=format)
+    with mock.patch.object(referee, "TranscriptWriter", writer):
+        run_match(
+            spec,
+            transcript_path=path,
+            clock=clock,
+            seats=seats,  # type: ignore[arg-type]
+            salt=counter_salt(),
+            started_at="2026-12-02T13:00:00Z",
+        )
+    return read_bytes(path)

@@ -1,0 +1,112 @@
+"""A verified transcript with everything spelled out: the lines a
+``bidref-transcript/1`` writer would have written for the same match.
+
+``bidref-transcript/2`` leaves out what the rules and the clock derive; a
+program that wants it all (a test, an analysis script) reads
+:func:`expanded_lines`: it replays the file (so nothing in it is taken on
+trust), and gives back every line as a JSON object with the request's
+position and clock, the reply's charge and banks, the retry's clock, an
+``event`` line for every event (in its public form), and reveals that hold
+every raw request line (regenerated), every raw reply line, and the tile of
+every draw. Lines are numbered as in such a file (``seq``). A v1 file comes
+back as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..rules import Drew, Event, RoundEnded, public_event
+from .files import decompress
+from .lines import FORMAT_V1, RoundReveal
+from .reader import read_transcript
+from .replay import replay_lines
+
+_HEAD = ("type", "seq", "t_ns", "seat", "id")
+
+
+def _ends_round(order: list[Any]) -> bool:
+    """The last entry is a derived round_ended event."""
+    return bool(order) and isinstance(order[-1].item, RoundEnded)
+
+
+class TranscriptMismatch(ValueError):
+    """The transcript does not replay clean: ``line`` is where."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        super().__init__(f"line {line}: {message}")
+
+
+def expanded_lines(data: bytes, *, allow_truncated: bool = True) -> list[dict[str, Any]]:
+    """Every line of a transcript (plain or compressed bytes), spelled out; raises
+    :class:`TranscriptMismatch` when it does not replay clean."""
+    data = decompress(data, "")
+    report = replay_lines(read_transcript(data), steps=False, expand=True)
+    if report.problem is not None:
+        raise TranscriptMismatch(report.problem.line, report.problem.message)
+    if report.truncated and not allow_truncated:
+        raise TranscriptMismatch(report.lines, report.truncated)
+    out: list[dict[str, Any]] = []
+    raw_lines = data.split(b"\n")  # each line as written, with any field a model leaves out
+    if report.format == FORMAT_V1:
+        return [
+            json.loads(raw_lines[e.line - 1])
+            for e in report.entries
+            if not isinstance(e.item, Event)
+        ]
+    new_seq: dict[int, int] = {}
+    private: list[dict[str, Any]] = []  # this round's items, in the expanded numbering
+    # A v1 writer reveals a round right after its round_ended event: the events after
+    # it in the same step (match_ended) wait for the round_reveal line.
+    entries = list(report.entries)
+    order: list[Any] = []
+    waiting: list[Any] = []
+    for e in entries:
+        if isinstance(e.item, Event):
+            (waiting if waiting or _ends_round(order) else order).append(e)
+            continue
+        order.append(e)
+        if waiting and isinstance(e.item, RoundReveal):
+            order.extend(waiting)
+            waiting = []
+        elif waiting:
+            order[-1:-1] = waiting
+            waiting = []
+    order.extend(waiting)
+    for e in order:
+        x = e.extra or {}
+        if isinstance(e.item, Event):
+            seq = len(out)
+            pub = public_event(e.item, None)
+            assert pub is not None
+            out.append({"type": "event", "seq": seq, "t_ns": x["t_ns"], "event": pub.to_dict()})
+            if isinstance(e.item, Drew) and e.item.tile is not None:
+                tile = e.item.tile.as_list()
+                private.append({"seq": seq, "kind": "drew", "seat": e.item.player, "tile": tile})
+            continue
+        d: dict[str, Any] = json.loads(raw_lines[e.line - 1])
+        new_seq[d["seq"]] = d["seq"] = len(out)
+        kind = d["type"]
+        if "_v1" in x:
+            d = {k: d[k] for k in _HEAD if k in d} | x["_v1"]
+        raw = x.get("_raw")
+        if raw is not None:
+            what = "request_raw" if kind == "request" else "reply_raw"
+            private.append({"seq": d["seq"], "kind": what, "seat": d["seat"], "raw": raw})
+        if kind == "header":
+            d.pop("raw_lines", None)
+        if kind == "round_reveal":
+            regenerated = {(i["seq"], i["kind"]) for i in private}
+            kept = []
+            for item in d.pop("private", []):
+                item["seq"] = new_seq.get(item["seq"], item["seq"])
+                if (item["seq"], item["kind"]) not in regenerated:
+                    kept.append(item)
+            d.pop("requests", None)
+            d.pop("reply_forms", None)
+            d["private"] = sorted([*private, *kept], key=lambda i: i["seq"])
+            private = []
+        out.append(d)
+    return out

@@ -1,0 +1,204 @@
+"""The clock of a replay: time order, each decision's deadline and what it was charged.
+
+A request starts the player's clock; a reply is charged from the request (or
+from the last ``retry``) to its ``t_ns``, with :mod:`bidref.rules.clock`; a
+``timeout`` must come after the deadline. ``bidref-transcript/1`` also states
+the clock on each line (checked here); ``/2`` leaves it to this derivation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...rules import Charge, MatchClock, TimeControl
+from ..lines import Reply, Request, Retry, Timeout
+from .report import Mismatch, diff, seconds
+
+
+@dataclass(slots=True)
+class Pending:
+    seat: int
+    id: int
+    start: int
+    deadline: int
+    line: int
+
+
+class ClockCheck:
+    def __init__(
+        self, control: TimeControl, controls: tuple[TimeControl, TimeControl] | None = None
+    ) -> None:
+        self.clock = MatchClock.start(control, controls)
+        self.pending: Pending | None = None
+        self.last_t = 0
+        self.floor = 0
+        self.last_t_before_request = 0
+        self.timed_out: tuple[int, int, int] | None = None  # seat, overrun, line
+
+    def order(self, n: int, request: bool, t: int) -> None:
+        """Time never goes back, except that an engine may answer before the referee
+        has stamped its request line: the reply and the lines it causes may then carry
+        an earlier time (with elapsed 0), but never one before the line preceding the
+        request."""
+        floor = self.last_t if request else self.floor
+        if t < floor:
+            raise Mismatch(n, f"t_ns {t} goes back in time (an earlier line has {floor})")
+        if request:
+            self.floor = self.last_t_before_request
+        elif t > self.last_t_before_request:
+            self.last_t_before_request = t
+        if t > self.last_t:
+            self.last_t = t
+
+    def request(self, n: int, r: Request, seat: int, turn: int) -> MatchClock:
+        """Start the decision; return the clock it starts with."""
+        if self.pending is not None:
+            p = self.pending
+            raise Mismatch(
+                n,
+                f"a new request, but request id {p.id} of seat {p.seat} (line {p.line}) "
+                "was never answered",
+            )
+        c = self.clock = self.clock.begin(seat, turn)
+        if r.clock is not None:
+            said = {
+                "delay_left_ns": r.clock.delay_left_ns,
+                "bank_ns": r.clock.bank_ns,
+                "opponent_bank_ns": r.clock.opponent_bank_ns,
+            }
+            derived = {
+                "delay_left_ns": c.delay_left,
+                "bank_ns": c.banks[seat],
+                "opponent_bank_ns": c.banks[1 - seat],
+            }
+            if said != derived:
+                raise Mismatch(n, f"request clock disagrees: {diff(said, derived)}")
+        deadline = c.deadline(r.t_ns)
+        if r.deadline_ns is not None and r.deadline_ns != deadline:
+            raise Mismatch(
+                n,
+                f"deadline_ns {r.deadline_ns} but t_ns {r.t_ns} + delay "
+                f"{c.delay_left} + bank {c.banks[seat]} = {deadline}",
+            )
+        self.pending = Pending(seat, r.id, r.t_ns, deadline, n)
+        return c
+
+    def reply(self, n: int, r: Reply) -> tuple[Pending, Charge]:
+        """Charge the pending decision; return it and the charge."""
+        p = self.pending
+        if p is None:
+            raise Mismatch(n, "a reply, but no request is pending")
+        if r.seat != p.seat or r.id != p.id:
+            raise Mismatch(
+                n,
+                f"reply to seat {r.seat!r} id {r.id!r}, but the pending request is "
+                f"seat {p.seat} id {p.id}",
+            )
+        elapsed = r.t_ns - p.start if r.t_ns > p.start else 0
+        if r.elapsed_ns is not None and r.elapsed_ns != elapsed:
+            raise Mismatch(
+                n,
+                f"elapsed_ns {r.elapsed_ns}, but the reply at t_ns {r.t_ns} answers a "
+                f"decision that started at {p.start}: {elapsed}",
+            )
+        self.clock, charge = self.clock.charge(elapsed)
+        if r.charge is not None:
+            said = {
+                "delay_used_ns": r.charge.delay_used_ns,
+                "bank_used_ns": r.charge.bank_used_ns,
+                "timed_out": r.charge.timed_out,
+                "overrun_ns": r.charge.overrun_ns,
+            }
+            derived = {
+                "delay_used_ns": charge.delay_used,
+                "bank_used_ns": charge.bank_used,
+                "timed_out": charge.timed_out,
+                "overrun_ns": charge.overrun,
+            }
+            if said != derived:
+                raise Mismatch(n, f"clock charge disagrees: {diff(said, derived)}")
+        banks = list(self.clock.banks)
+        if r.banks_ns is not None and r.banks_ns != banks:
+            raise Mismatch(n, f"banks_ns {r.banks_ns!r}, replay {banks}")
+        if charge.timed_out:
+            self.timed_out = (p.seat, charge.overrun, n)
+            self.pending = None
+        return p, charge
+
+    def note(self, charge: Charge, seat: int) -> str:
+        """The time a reply took and the bank left, to show."""
+        return f"{seconds(charge.elapsed)}, bank {seconds(self.clock.banks[seat])}"
+
+    def retry(self, n: int, r: Retry, rejected_at: int) -> None:
+        """After a rejected reply the referee sends an error; the decision goes on from
+        the time the error was written, with what is left of the delay and the bank."""
+        p = self.pending
+        assert p is not None
+        if r.seat != p.seat or r.id != p.id:
+            raise Mismatch(
+                n,
+                f"retry for seat {r.seat!r} id {r.id!r}, but the pending request is "
+                f"seat {p.seat} id {p.id}",
+            )
+        if r.t_ns < rejected_at:
+            raise Mismatch(
+                n,
+                f"the error was written at {r.t_ns}, before the rejected reply was "
+                f"read at {rejected_at}",
+            )
+        c = self.clock
+        deadline = c.deadline(r.t_ns)
+        said = {
+            "delay_left_ns": r.delay_left_ns,
+            "bank_ns": r.bank_ns,
+            "deadline_ns": r.deadline_ns,
+        }
+        derived = {
+            "delay_left_ns": c.delay_left,
+            "bank_ns": c.banks[p.seat],
+            "deadline_ns": deadline,
+        }
+        given = {k: v for k, v in said.items() if v is not None}
+        if given != {k: derived[k] for k in given}:
+            raise Mismatch(n, f"retry clock disagrees: {diff(said, derived)}")
+        p.start, p.deadline, p.line = r.t_ns, deadline, n
+
+    def timeout(self, n: int, r: Timeout) -> Pending:
+        p = self.pending
+        if p is None or p.seat != r.seat:
+            raise Mismatch(
+                n, f"a timeout of seat {r.seat!r}, but no decision of that seat is pending"
+            )
+        if r.overrun_ns < 0 or p.deadline + r.overrun_ns > r.t_ns:
+            raise Mismatch(
+                n,
+                f"overrun_ns {r.overrun_ns}: seat {r.seat}'s deadline was {p.deadline} "
+                f"(line {p.line}), and this line is at {r.t_ns}",
+            )
+        self.timed_out = (p.seat, r.overrun_ns, n)
+        self.pending = None
+        return p
+
+    def check_time_loss(self, n: int, seat: int, detail: dict[str, Any]) -> None:
+        """A time loss needs the line that shows the deadline passing: a ``timeout`` line
+        (checked against the deadline there) or a reply read after the deadline."""
+        over = detail.get("overrun_ns")
+        if self.timed_out is None:
+            raise Mismatch(
+                n,
+                f"a time loss of seat {seat}, but no timeout line (nor a reply after the "
+                "deadline) shows its deadline passing",
+            )
+        s, o, line = self.timed_out
+        if s != seat or over != o:
+            raise Mismatch(
+                n,
+                f"time loss of seat {seat} by {over!r} ns, but line {line} shows seat {s} "
+                f"{o} ns past the deadline",
+            )
+        if detail.get("overrun_ms") != round(o / 1e6, 3):
+            raise Mismatch(
+                n,
+                f"overrun_ms {detail.get('overrun_ms')!r} is not overrun_ns {o} in ms",
+            )

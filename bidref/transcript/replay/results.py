@@ -1,0 +1,133 @@
+"""The end of a replay: the seed reveal opens the header's commitment and gives every
+seeded deal, and the result line is the one the game and the lines before it prove."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...rules import Match, RoundStarted
+from ...rules.deal import seeded_deals
+from ..lines import Header, Result, SeedReveal
+from ..writer import commitment
+from .accounting import Accounting
+from .clock import ClockCheck
+from .game import GameState
+from .report import Mismatch, diff, name
+
+SEAT_REASONS = ("resign", "time", "illegal", "crash", "protocol", "startup")
+UNRATED = ("aborted", "startup")  # no game was played, or no result proven
+
+
+def check_seed(n: int, s: SeedReveal, header: Header, game: GameState) -> None:
+    if commitment(s.salt, {"seed": s.seed}) != header.seed_commitment:
+        raise Mismatch(n, "the revealed seed does not open the header's seed_commitment")
+    deals = seeded_deals(s.seed)
+    for r, rev in sorted(game.reveals.items()):
+        if r > header.explicit_deals and deals(r) != rev.deal:
+            raise Mismatch(
+                rev.line, f"round {r}'s revealed deal is not the deal seed {s.seed} gives"
+            )
+
+
+def check_result(
+    n: int,
+    d: Result,
+    header: Header,
+    game: GameState,
+    clock: ClockCheck,
+    acct: Accounting,
+    *,
+    seed_revealed: bool,
+    last_reply: Any,
+    rejection: dict[str, Any] | None,
+) -> str:
+    """Check the result line; return the text of its step."""
+    m: Match = game.match
+    reason, winner, detail = d.reason, d.winner, d.detail
+    if game.expected and not isinstance(game.expected[0], RoundStarted):
+        raise Mismatch(n, f"the result, but the event {game.expected[0].kind!r} was never written")
+    if header.seeded and not seed_revealed:
+        raise Mismatch(n, "the match was seeded, but the seed is never revealed")
+    if d.balances != list(m.balances):
+        raise Mismatch(n, f"balances {d.balances!r}, replay {list(m.balances)}")
+    if reason in ("balance", "round_limit"):
+        res = m.result
+        if res is None or res.reason != reason:
+            raise Mismatch(
+                n,
+                f"the result says {reason!r}, but the game "
+                + ("is not over" if res is None else f"ended by {res.reason!r}"),
+            )
+        if reason == "round_limit" and detail.get("max_rounds") != header.max_rounds:
+            raise Mismatch(
+                n,
+                f"detail max_rounds {detail.get('max_rounds')!r}, but the header's is "
+                f"{header.max_rounds!r}",
+            )
+        if winner != res.winner or d.rounds != res.rounds:
+            said = {"winner": winner, "rounds": d.rounds}
+            raise Mismatch(
+                n, f"result disagrees: {diff(said, {'winner': res.winner, 'rounds': res.rounds})}"
+            )
+    elif reason in SEAT_REASONS:
+        if m.result is not None:
+            raise Mismatch(
+                n, f"the result says {reason!r}, but the game ended by {m.result.reason!r}"
+            )
+        seat = detail.get("seat")
+        if seat not in (0, 1) or winner != 1 - seat:
+            raise Mismatch(
+                n,
+                f"a {reason!r} loss of seat {seat!r} must name the other seat as "
+                f"winner, not {winner!r}",
+            )
+        if d.rounds != game.round:
+            raise Mismatch(n, f"rounds {d.rounds!r}, but {game.round} round(s) started")
+        if reason == "time":
+            clock.check_time_loss(n, seat, detail)
+        if reason == "resign" and acct.resigned != seat:
+            raise Mismatch(
+                n, f"a resignation of seat {seat}, but no resign line of that seat came before"
+            )
+        if reason == "illegal":
+            if header.illegal != "forfeit":
+                raise Mismatch(
+                    n,
+                    f"a forfeit for an illegal action, but the header's policy is "
+                    f"{header.illegal!r}: an illegal action gets a retry",
+                )
+            if last_reply is None or last_reply.seat != seat or last_reply.status == "accepted":
+                raise Mismatch(
+                    n,
+                    f"a forfeit for an illegal action, but seat {seat}'s last reply "
+                    "was not rejected",
+                )
+            said = {k: detail.get(k) for k in rejection or {}}  # extra fields may follow
+            if rejection is not None and said != rejection:
+                raise Mismatch(
+                    n,
+                    "the forfeit's detail disagrees with the rejected reply: "
+                    + diff(said, rejection),
+                )
+    elif reason == "aborted":
+        if winner is not None or d.rated is not False:
+            raise Mismatch(n, "an aborted match has no winner and is not rated")
+    else:
+        raise Mismatch(n, f"unknown end reason {reason!r}")
+    if d.rated is not (reason not in UNRATED):
+        raise Mismatch(
+            n,
+            f"rated is {d.rated!r}, but a match ended by {reason!r} "
+            + ("is not rated" if reason in UNRATED else "is rated"),
+        )
+    if acct.resigned is not None and reason != "resign":
+        raise Mismatch(n, f"seat {acct.resigned} resigned, but the result is {reason!r}")
+    if clock.timed_out is not None and reason != "time":
+        raise Mismatch(
+            n,
+            f"line {clock.timed_out[2]} shows a reply after the deadline, but the result is "
+            f"{reason!r}, not 'time'",
+        )
+    return (
+        f"Result: {reason}; winner {name(winner)}; balances A {m.balances[0]} · B {m.balances[1]}"
+    )
