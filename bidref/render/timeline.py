@@ -697,9 +697,30 @@ def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
 
 
 def build_timeline(data: bytes) -> Timeline:
-    """Every step of the transcript in ``data``; a bad or cut line ends the steps there."""
+    """Every step of the transcript in ``data`` (plain or compressed); a bad or cut
+    line ends the steps there.
+
+    A ``bidref-transcript/2`` file leaves out what the rules and the clock derive
+    (events, each request's clock, each reply's charge): a file that replays clean
+    is read spelled out (:func:`~bidref.transcript.expand.expanded_lines`, the
+    ``/1`` form of the same match); any other is read line by line as it is."""
+    from ..transcript.expand import TranscriptMismatch, expanded_lines
+    from ..transcript.files import TranscriptFileError, decompress
+
+    try:
+        data = decompress(data, "")
+    except TranscriptFileError as e:
+        tl = _Builder([]).build()
+        tl.problem = str(e)
+        return tl
     read = read_transcript(data)
-    tl = _Builder([ln.data for ln in read.lines]).build()
+    items: list[dict[str, Any]] = [ln.data for ln in read.lines]
+    if read.problem is None:
+        try:
+            items = expanded_lines(data)
+        except (TranscriptMismatch, ValueError):
+            pass  # shown as it is, up to where it goes wrong
+    tl = _Builder(items).build()
     if read.problem is not None:
         tl.problem = f"line {read.problem.number}: {read.problem.message}"
     elif read.truncated_at is not None:

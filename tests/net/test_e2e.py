@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from bidref.rules import SECOND
+from bidref.transcript.expand import expanded_lines
 from tests.net.proxy import CutProxy
 from tests.net.test_server import make_cert
 
@@ -100,7 +101,7 @@ def connect(procs: Procs, url: str, token: str, *extra: str) -> subprocess.Popen
 
 
 def lines(tmp: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (tmp / "t.jsonl").read_text().splitlines()]
+    return expanded_lines((tmp / "t.jsonl").read_bytes())
 
 
 def of_type(ls: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

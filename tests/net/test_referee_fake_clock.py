@@ -20,6 +20,7 @@ from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.testing import FakeClock
 from bidref.transcript import counter_salt
+from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay
 
 THINK = MILLISECOND
@@ -86,7 +87,7 @@ def setup(
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in path.read_text().splitlines()]
+    return expanded_lines(path.read_bytes())
 
 
 def test_cut_mid_turn_and_back_before_the_deadline_charges_the_time_away(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from bidref.referee import MatchOutcome, MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.session import EXTRA_LINES_PER_TURN, REJECTED_PER_TURN, RULES_PER_TURN
 from bidref.transcript import counter_salt
+from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay
 
 from .fakes import FakeClock, FakeSeat, PipeSeat, Reply, Script, action_line, first_legal
@@ -67,7 +68,7 @@ def play(
     )
     report = replay(path.read_bytes())
     assert report.ok, report.problem  # the referee's own transcript always verifies
-    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    lines = expanded_lines(path.read_bytes())
     ts = [x["t_ns"] for x in lines]
     assert ts == sorted(ts), "t_ns must never go back"
     return out, lines, a

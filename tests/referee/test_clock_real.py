@@ -14,6 +14,7 @@ import pytest
 from bidref.engines import EngineSpec, resolve_engine
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, TimeControl
+from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay
 
 SCRIPT = Path(__file__).resolve().parents[1] / "engines" / "scripts" / "clock_mischief.py"
@@ -57,7 +58,7 @@ def test_an_engine_flooding_rules_then_not_reading_loses_at_its_deadline(
     out = run_match(spec, transcript_path=path)
     done = time.monotonic_ns()
     assert (out.reason, out.winner, out.rated) == ("time", 1, True), out.summary()
-    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    lines = expanded_lines(path.read_bytes())
     origin = lines[0]["monotonic_origin_ns"]
     assert t0 <= origin <= done  # the header's origin is the real CLOCK_MONOTONIC
     last = [x for x in lines if x["type"] == "request" and x["seat"] == 0][-1]

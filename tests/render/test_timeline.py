@@ -122,13 +122,16 @@ def test_lines_that_are_not_as_documented_are_noted_not_a_traceback(
 ) -> None:
     assert build_timeline(b"").steps == []
     assert build_timeline(b"not json\n").problem == "line 1: not valid JSON: " + (
-        "Expecting value: line 1 column 1 (char 0)"
+        "JSON is malformed: invalid character (byte 4)"
     )
     lines = [json.loads(x) for x in transcript("busy", tmp_path_factory).splitlines()]
     i = next(i for i, x in enumerate(lines) if x["type"] == "event")
     for broken in ({"kind": "placed", "player": 0}, {"kind": "drew", "player": "x"}, []):
         bad = [*lines[:i], {**lines[i], "event": broken}, *lines[i + 1 :]]
         tl = build_timeline(("\n".join(json.dumps(x) for x in bad) + "\n").encode())
-        assert len(tl.steps) == len(lines)
-        if broken:
+        if broken:  # a line of the right shape with a meaning the rules refuse: a note
+            assert len(tl.steps) == len(lines)
             assert tl.steps[i].note is not None
+        else:  # not a transcript line at all: the steps end before it, and it is named
+            assert len(tl.steps) == i
+            assert tl.problem is not None and tl.problem.startswith(f"line {i + 1}: ")

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bidref.session import REJECTED_PER_TURN
 from bidref.transcript import FORMAT, FORMAT_V1
 from bidref.transcript.replay import replay
 from bidref.transcript.writer import LINES_CAP, RAW_CAP
@@ -43,13 +44,22 @@ class FloodSeat(ScriptedSeat):
                 self._reply(0, {"type": "log", "message": "x" * (i % 3 * RAW_CAP)})
                 self._reply(0, {"type": "rules", "id": f"q{i}", "topic": "7"})
                 self._reply(0, {"type": "action", "id": rid + 1000 + i, "action": "draw"})
-            self.sent_illegal = 1
+            self.sent_illegal = self.this_turn = 1
             self._reply(1, {"type": "action", "id": rid, "action": "play 6-6 0-0:branch_a"})
+            return
+        if kind == "request" and self.sent_illegal < self.illegal:
+            # the referee takes at most REJECTED_PER_TURN rejected replies to one
+            # request (then the match is lost): the rest go to later requests
+            self.pending_legal = (msg["id"], msg["legal"])
+            self.sent_illegal += 1
+            self.this_turn = 1
+            self._reply(0, {"type": "action", "id": msg["id"], "action": "open 9-9"})
             return
         if kind == "error" and msg.get("code") in ("illegal", "bad_action"):
             rid, legal = self.pending_legal
-            if self.sent_illegal < self.illegal:
+            if self.sent_illegal < self.illegal and self.this_turn < REJECTED_PER_TURN - 1:
                 self.sent_illegal += 1
+                self.this_turn += 1
                 text = "nonsense " * (RAW_CAP // 8) if self.sent_illegal == 3 else "open 9-9"
                 self._reply(0, {"type": "action", "id": rid, "action": text})
                 return

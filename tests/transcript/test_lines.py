@@ -67,11 +67,12 @@ def test_a_wrong_field_type_names_the_field() -> None:
 
 
 def test_fields_a_newer_referee_adds_are_ignored(tmp_path: Path) -> None:
-    """The clock engineer's header fields and a result detail's extras: still clean."""
+    """Header fields and a result detail's extras this replay does not know: still
+    clean (time_controls is known: replay checks it against the hellos)."""
     data = referee_transcript(tmp_path / "t.jsonl", format=FORMAT)
     lines = [json.loads(x) for x in data.splitlines()]
     lines[0]["monotonic_origin_ns"] = 123456789
-    lines[0]["time_controls"] = [{"bank_ns": 1, "delay_ns": 2}, {"bank_ns": 1, "delay_ns": 2}]
+    lines[0]["referee_host"] = {"cpus": 2}
     lines[-1]["detail"]["late_ns"] = 5
     lines[-1]["something_new"] = {"x": [1, 2]}
     out = ("\n".join(json.dumps(x) for x in lines) + "\n").encode()
@@ -81,4 +82,4 @@ def test_fields_a_newer_referee_adds_are_ignored(tmp_path: Path) -> None:
 
 def test_the_union_holds_every_line_type() -> None:
     assert set(AnyLine.__args__) == set(LINE_TYPES)  # type: ignore[attr-defined]
-    assert len({tag_of(c) for c in LINE_TYPES}) == len(LINE_TYPES) == 16
+    assert len({tag_of(c) for c in LINE_TYPES}) == len(LINE_TYPES) == 17

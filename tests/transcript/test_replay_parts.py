@@ -333,7 +333,7 @@ def test_results_a_result_the_game_does_not_prove_is_refused() -> None:
 
 
 def test_header_checks() -> None:
-    assert check_header(1, _header()) == TC
+    assert check_header(1, _header()) == (TC, None)
     for bad, what in (
         ({"format": "bidref-transcript/9"}, "format"),
         ({"illegal": "maybe"}, "policy"),
