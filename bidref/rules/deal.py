@@ -18,7 +18,7 @@ import hashlib
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 from .errors import DealError
 from .tiles import TILES, Tile, tile
@@ -61,21 +61,71 @@ def shuffled_set(seed: int, round_number: int) -> list[Tile]:
 _BY_INDEX: Final = operator.attrgetter("index")
 
 
+_ALL_TILES: Final = frozenset(TILES)
+
+
+def _tiles_of(value: object, what: str) -> tuple[Tile, ...]:
+    """``value`` as a tuple of interned tiles, or a :class:`DealError` quoting it."""
+    if type(value) is not tuple:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise DealError(
+                f"{what} {value!r:.60} is not a sequence of tiles: give a tuple of tiles"
+            )
+        value = tuple(value)
+    out: tuple[object, ...] = value
+    # Tiles hash and compare by identity, so set membership finds exactly the
+    # 28 interned tiles (a look-alike built with Tile(...) is not among them).
+    if not _ALL_TILES.issuperset(out):
+        bad = next(t for t in out if type(t) is not Tile or t not in _ALL_TILES)
+        raise DealError(
+            f"{what} holds {bad!r:.40}, which is not one of the 28 tiles: "
+            "give tiles from tile(low, high) or TILES"
+        )
+    return cast(tuple[Tile, ...], out)
+
+
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Both hands (sorted) and the boneyard in draw order (first is drawn first)."""
+    """Both hands and the boneyard in draw order (first is drawn first).
+
+    A hand is a set of tiles, so building a deal sorts each hand (by tile
+    index, the canonical order): ``Deal((hand_a, hand_b), boneyard)`` with hands
+    in any order equals the same deal with sorted hands. Hands and boneyard may
+    be given as any sequences of tiles; they are stored as tuples. Anything
+    that is not 7 + 7 + 14 distinct tiles raises :class:`DealError`.
+
+    >>> from bidref.rules.tiles import TILES
+    >>> d = Deal((TILES[6::-1], TILES[7:14]), TILES[14:])
+    >>> d.hands[0][:3]
+    (Tile(0, 0), Tile(0, 1), Tile(0, 2))
+    """
 
     hands: tuple[tuple[Tile, ...], tuple[Tile, ...]]
     boneyard: tuple[Tile, ...]
 
     def __post_init__(self) -> None:
-        everything = [*self.hands[0], *self.hands[1], *self.boneyard]
-        sizes = (len(self.hands[0]), len(self.hands[1]), len(self.boneyard))
+        pair: object = self.hands
+        if type(pair) is not tuple and (
+            isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence)
+        ):
+            raise DealError(f"hands {pair!r:.60} are not two hands: give (hand_a, hand_b)")
+        if len(pair) != 2:
+            raise DealError(f"hands {pair!r:.60} are not two hands: give (hand_a, hand_b)")
+        hand_a = tuple(sorted(_tiles_of(pair[0], "hand A"), key=_BY_INDEX))
+        hand_b = tuple(sorted(_tiles_of(pair[1], "hand B"), key=_BY_INDEX))
+        boneyard = _tiles_of(self.boneyard, "the boneyard")
+        # Frozen: the normalised values go in the way dataclasses' own __init__ does.
+        object.__setattr__(self, "hands", (hand_a, hand_b))
+        object.__setattr__(self, "boneyard", boneyard)
+        sizes = (len(hand_a), len(hand_b), len(boneyard))
         if sizes != (HAND_SIZE, HAND_SIZE, BONEYARD_SIZE):
             raise DealError(
                 f"a deal is 7 + 7 tiles in hand and 14 in the boneyard, got "
                 f"{sizes[0]} + {sizes[1]} and {sizes[2]}"
             )
+        everything = hand_a + hand_b + boneyard
+        if len(set(everything)) == len(TILES):
+            return
         seen: set[Tile] = set()
         for t in everything:
             if t in seen:
@@ -86,8 +136,10 @@ class Deal:
     def from_seed(cls, seed: int, round_number: int) -> Deal:
         """The deal of round ``round_number`` (1-based) of the match with ``seed``."""
         tiles = shuffled_set(seed, round_number)
-        # A shuffle of the full set is a valid partition: skip the checks.
-        deal = object.__new__(cls)
+        # A shuffle of the full set is a valid partition: skip the checks (this
+        # runs once a round of every playout). cls.__new__, not object.__new__,
+        # so that a mypyc-compiled Deal can be made this way too.
+        deal = cls.__new__(cls)
         hands = (
             tuple(sorted(tiles[0:7], key=_BY_INDEX)),
             tuple(sorted(tiles[7:14], key=_BY_INDEX)),
@@ -113,7 +165,7 @@ class Deal:
                 out.append(tile(int(pair[0]), int(pair[1])))
             return tuple(out)
 
-        return cls((tuple(sorted(conv(hand_0))), tuple(sorted(conv(hand_1)))), conv(boneyard))
+        return cls((conv(hand_0), conv(hand_1)), conv(boneyard))
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -162,5 +214,6 @@ def forced_opening_tile(hands: tuple[Sequence[Tile], Sequence[Tile]]) -> tuple[i
             key = (1 if t.double else 0, t.pips if not t.double else t.low, t.high)
             if best is None or key > best:
                 best, holder, chosen = key, player, t
-    assert chosen is not None
+    if chosen is None:
+        raise DealError("both hands are empty: a forced opening needs a tile in a hand")
     return holder, chosen
