@@ -14,48 +14,17 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, cast
 
+from ._shuffle import shuffled_set
 from .errors import DealError
 from .tiles import TILES, Tile, tile
 
 HAND_SIZE = 7
 BONEYARD_SIZE = 14
-
-
-def shuffled_set(seed: int, round_number: int) -> list[Tile]:
-    """All 28 tiles in the order the seeded shuffle of ``round_number`` gives.
-
-    Fisher–Yates from the last position down; each index is one byte of the
-    SHA-512 stream of ``bidref-deal-v1:{seed}:{round}`` (64-byte blocks numbered
-    from 0, the number appended as 8 big-endian bytes). A byte at or above the
-    largest multiple of ``n`` that fits in 256 is skipped, so that every index is
-    exactly uniform.
-    """
-    key = f"bidref-deal-v1:{seed}:{round_number}".encode()
-    block = 0
-    buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
-    pos = 0
-    tiles = list(TILES)
-    for i in range(len(tiles) - 1, 0, -1):
-        n = i + 1
-        limit = 256 - 256 % n
-        while True:
-            if pos == len(buf):
-                block += 1
-                buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
-                pos = 0
-            x = buf[pos]
-            pos += 1
-            if x < limit:
-                break
-        j = x % n
-        tiles[i], tiles[j] = tiles[j], tiles[i]
-    return tiles
 
 
 _BY_INDEX: Final = operator.attrgetter("index")
@@ -136,16 +105,18 @@ class Deal:
     def from_seed(cls, seed: int, round_number: int) -> Deal:
         """The deal of round ``round_number`` (1-based) of the match with ``seed``."""
         tiles = shuffled_set(seed, round_number)
-        # A shuffle of the full set is a valid partition: skip the checks (this
-        # runs once a round of every playout). cls.__new__, not object.__new__,
-        # so that a mypyc-compiled Deal can be made this way too.
-        deal = cls.__new__(cls)
         hands = (
             tuple(sorted(tiles[0:7], key=_BY_INDEX)),
             tuple(sorted(tiles[7:14], key=_BY_INDEX)),
         )
+        boneyard = tuple(tiles[14:])
+        if not _UNCHECKED_NEW:
+            return cls(hands, boneyard)
+        # A shuffle of the full set is a valid partition: skip the checks (this
+        # runs once a round of every playout).
+        deal = object.__new__(cls)
         object.__setattr__(deal, "hands", hands)
-        object.__setattr__(deal, "boneyard", tuple(tiles[14:]))
+        object.__setattr__(deal, "boneyard", boneyard)
         return deal
 
     @classmethod
@@ -172,6 +143,20 @@ class Deal:
             "hands": [[t.as_list() for t in h] for h in self.hands],
             "boneyard": [t.as_list() for t in self.boneyard],
         }
+
+
+def _object_new_works() -> bool:
+    """Whether a Deal can be made without its checks. Not when mypyc compiled
+    this module (it refuses ``object.__new__`` of its classes); there the
+    checks run in C and cost little."""
+    try:
+        object.__new__(Deal)
+    except TypeError:
+        return False
+    return True
+
+
+_UNCHECKED_NEW: Final = _object_new_works()
 
 
 DealSource = Callable[[int], Deal]

@@ -115,6 +115,12 @@ class Point:
     def __lt__(self, other: Point) -> bool:
         return self.index < other.index
 
+    def __hash__(self) -> int:
+        # Equality stays identity (Points are interned); the hash is spelled out
+        # because a class with __lt__ compiled by mypyc has none, and the index
+        # makes set order the same in every build and every run.
+        return self.index
+
     def __reduce__(self) -> tuple[object, tuple[Tile, Side]]:
         return (point, (self.tile, self.side))
 

@@ -116,6 +116,11 @@ _TILE_MASK: Final = tuple((1 << t.low) | (1 << t.high) for t in TILES)
 _BIDS: Final = tuple(Bid(n) for n in range(0, TOTAL_POINTS + JOCKEY_CREDIT + 1, BID_STEP))
 
 
+def _BLANK(round_number: int) -> Deal:
+    """The deal source that tells ``Match.__init__`` to leave the fields to ``copy``."""
+    raise RulesError("a blank match has no deals")  # never called
+
+
 def round_to_five(n: int) -> int:
     """Round a hand total to the nearest 5 (RULES.md §5): 17 → 15, 18 → 20."""
     return (n + 2) // 5 * 5
@@ -179,6 +184,8 @@ class Match:
     _legal: list[Action] | None
 
     def __init__(self, deals: DealSource, config: MatchConfig | None = None) -> None:
+        if deals is _BLANK:
+            return  # copy() sets every field itself
         self.config = config or MatchConfig()
         self.deals = deals
         self.balances = list(self.config.start_balances)
@@ -208,13 +215,34 @@ class Match:
 
     def copy(self) -> Match:
         """An independent copy, for search."""
-        new = Match.__new__(Match)
-        for name in Match.__slots__:
-            setattr(new, name, getattr(self, name))
+        # Field by field (not a loop over __slots__): search copies a match for
+        # every playout, and a mypyc-compiled Match has no __slots__ to loop over.
+        # Match(_BLANK), not Match.__new__(Match): a mypyc-compiled class runs
+        # __init__ from __new__ too.
+        new = Match(_BLANK)
+        new.config = self.config
+        new.deals = self.deals
         new.balances = self.balances.copy()
+        new.round_number = self.round_number
+        new.deal = self.deal
         new.hands = (self.hands[0].copy(), self.hands[1].copy())
         new.boneyard = self.boneyard.copy()
         new.layout = self.layout.copy()
+        new.phase = self.phase
+        new.over = self.over
+        new.to_act = self.to_act
+        new.turn = self.turn
+        new.jockey = self.jockey
+        new.next_jockey = self.next_jockey
+        new.forced_tile = self.forced_tile
+        new.bid = self.bid
+        new.bidder = self.bidder
+        new.passes = self.passes
+        new.drawn_this_turn = self.drawn_this_turn
+        new.result = self.result
+        new.round_actions = self.round_actions
+        new.start_events = self.start_events
+        new._legal = self._legal
         return new
 
     def redeal_hidden(
