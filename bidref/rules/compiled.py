@@ -3,10 +3,11 @@
 ``import bidref.rules`` is always pure Python. Where a C compiler exists,
 ``make compiled`` (``python -m bidref.rules.compiled``) builds a second copy of
 the ``bidref`` package into ``build/compiled/`` in which the hot modules of
-``bidref.rules`` (:data:`COMPILED_MODULES`) are C extensions made by mypyc from
-the very same sources. Putting that directory first on ``PYTHONPATH`` selects
-it; nothing else changes, and the compiled modules behave identically (the rules
-test suite and a differential test of 10,000 matches run against both builds).
+``bidref.rules`` and ``bidref.engines_ai`` (:data:`COMPILED_MODULES`) are C
+extensions made by mypyc from the very same sources. Putting that directory
+first on ``PYTHONPATH`` selects it; nothing else changes, and the compiled
+modules behave identically (the rules and search test suites, and a
+differential test of 10,000 matches, run against both builds).
 
 The copy carries a stamp: a digest of the sources it was built from. A build
 whose stamp does not match the sources any more is stale, and
@@ -34,8 +35,13 @@ COMPILED_MODULES: Final = (
     "bidref/rules/events.py",
     "bidref/rules/match.py",
     "bidref/rules/determinize.py",
+    # The search engine's playout policy and search loop, which run on top.
+    "bidref/engines_ai/greedy.py",
+    "bidref/engines_ai/inference.py",
+    "bidref/engines_ai/search.py",
 )
-"""The modules mypyc compiles. Two on the playout path stay interpreted, so
+"""The modules mypyc compiles: the rules core's playout path and the strong
+engine's search (``bidref.engines_ai``) that drives it. Two on the playout path stay interpreted, so
 that they behave identically for every input: ``actions.py`` (mypyc refuses a
 ``ClassVar`` on a slotted dataclass, ``Bid.kind``; ``apply`` tests actions by
 identity on its fast path) and ``deal.py`` (a compiled dataclass would refuse
