@@ -86,7 +86,12 @@ def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
 
 def worker(seconds: float, expect_compiled: bool) -> None:
     """Measure in this process and print the figures as one JSON line."""
-    from bidref.rules.compiled import is_compiled
+    try:
+        from bidref.rules.compiled import is_compiled
+    except ImportError:  # a --baseline checkout from before the compiled build
+
+        def is_compiled() -> bool:
+            return False
 
     if is_compiled() != expect_compiled:
         raise SystemExit(
@@ -97,13 +102,17 @@ def worker(seconds: float, expect_compiled: bool) -> None:
     print(json.dumps(out))
 
 
-def measure(seconds: float, compiled_dir: Path | None) -> dict[str, dict[str, float]]:
+def measure(
+    seconds: float, path: Path | None, *, compiled: bool = False
+) -> dict[str, dict[str, float]]:
+    """Figures of one child process importing ``bidref`` from ``path`` (first
+    on PYTHONPATH), or from this checkout if None."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    if compiled_dir is not None:
-        env["PYTHONPATH"] = str(compiled_dir)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--seconds", str(seconds)]
-    if compiled_dir is not None:
+    if compiled:
         cmd.append("--expect-compiled")
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -130,6 +139,12 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0, help="CPU time per measurement")
     ap.add_argument("--repeats", type=int, default=3, help="alternating runs of each build")
     ap.add_argument("--pure-only", action="store_true", help="skip the compiled build")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="also measure the pure build of another checkout (e.g. an older commit)",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--expect-compiled", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -140,12 +155,19 @@ def main() -> None:
     from bidref.rules.compiled import fresh_build
 
     compiled = None if args.pure_only else fresh_build(ROOT)
-    pure_runs, compiled_runs = [], []
+    pure_runs, compiled_runs, base_runs = [], [], []
     for _ in range(args.repeats):
+        if args.baseline is not None:
+            base_runs.append(measure(args.seconds, args.baseline.resolve()))
         pure_runs.append(measure(args.seconds, None))
         if compiled is not None:
-            compiled_runs.append(measure(args.seconds, compiled))
+            compiled_runs.append(measure(args.seconds, compiled, compiled=True))
+    if args.baseline is not None:
+        base = report("baseline", base_runs)
+        print(f"          (the pure build of {args.baseline})")
     pure = report("pure", pure_runs)
+    if args.baseline is not None:
+        print(f"pure / baseline: {pure / base:.2f}x")
     best = pure
     if compiled is None:
         why = "skipped (--pure-only)" if args.pure_only else "not built: run `make compiled`"
