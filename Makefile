@@ -59,6 +59,17 @@ format: $(STAMP)
 test: $(STAMP) engines browser lint
 	$(VENV)/bin/pytest -n 2 -q
 
+# The optional mypyc-compiled build of bidref.rules in build/compiled (docs/perf.md),
+# and the rules and search tests (with a differential test of both builds) run against it.
+.PHONY: compiled test-compiled
+compiled: $(STAMP)
+	$(PY) -m bidref.rules.compiled
+
+test-compiled: compiled
+	PYTHONPATH=$(CURDIR)/build/compiled BIDREF_RULES_BUILD=compiled $(VENV)/bin/pytest --import-mode=append -n 2 -q tests/rules tests/engines_ai tests/test_python_strong.py
+
+test: test-compiled
+
 demo: $(STAMP) engines-c
 	rm -f demo-transcript.jsonl
 	$(VENV)/bin/bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py \

@@ -15,11 +15,18 @@ Examples::
     python benchmarks/strength.py --pairs 100 --bank 2 --delay 0.05        # both pairings
     python benchmarks/strength.py --only strong-greedy --pairs 150 --workers 2
     python benchmarks/strength.py --mode process --pairs 10 --bank 5 --delay 0.05
+    python benchmarks/strength.py --mode process --only strong-strongv1 --pairs 100 \
+        --bank 1 --delay 0.03 --max-rounds 3 --workers 2             # issue 16
 
 Policies: ``random``, ``greedy`` (most points now, bids 15 with a scoring
-opening tile), ``strong`` (determinized Monte Carlo, ``bidref.engines_ai``).
-In process mode they are ``sample_engines/python_random``, ``python_greedy``
-and ``python_strong``.
+opening tile), ``strong`` (determinized Monte Carlo, ``bidref.engines_ai``),
+``strongv1`` (the strong engine before issue 16, frozen in
+``bidref.engines_ai.search_v1``). In process mode they are
+``sample_engines/python_random``, ``python_greedy`` and ``python_strong`` (on
+the compiled build where ``make compiled`` made a fresh one), and
+``benchmarks/strong_v1_engine.py`` (always on the pure-Python build, as before):
+``--only strong-strongv1`` then measures what the speed of issue 16 is worth at
+equal time per decision. In-process, both policies share this process's build.
 """
 
 from __future__ import annotations
@@ -36,7 +43,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action  # noqa: E402
+from bidref.engines_ai import (  # noqa: E402
+    SearchLimits,
+    StrongPlayer,
+    greedy_action,
+    random_action,
+    search_v1,
+)
 from bidref.engines_ai.inference import OpponentModel  # noqa: E402
 from bidref.engines_ai.search import bank_reserve, budget_seconds  # noqa: E402
 from bidref.rules import (  # noqa: E402
@@ -56,13 +69,15 @@ class Policy:
     """A player of in-process matches: ``choose`` its action, ``observe`` every action."""
 
     def __init__(self, name: str, seed: int, tc: TimeControl, seat: int) -> None:
-        if name not in ("random", "greedy", "strong"):
-            raise SystemExit(f"unknown policy {name!r}: use random, greedy or strong")
+        if name not in ("random", "greedy", "strong", "strongv1"):
+            raise SystemExit(f"unknown policy {name!r}: use random, greedy, strong or strongv1")
         self.name = name
         self.rng = random.Random(seed)
         self.tc = tc
         self.seat = seat
-        self.searcher = StrongPlayer(seed=seed)
+        self.searcher: StrongPlayer | search_v1.StrongPlayer = (
+            search_v1.StrongPlayer(seed=seed) if name == "strongv1" else StrongPlayer(seed=seed)
+        )
         self.model = OpponentModel(seat)
         if INFERENCE:
             self.searcher.watch(self.model)
@@ -80,6 +95,10 @@ class Policy:
         )
         self.model.new_round(m.round_number)
         root = m.redeal_hidden(m.to_act, self.rng)  # the searcher sees no hidden tile
+        if isinstance(self.searcher, search_v1.StrongPlayer):
+            return self.searcher.choose(
+                root, search_v1.SearchLimits(seconds=budget), now=time.monotonic
+            )
         return self.searcher.choose(root, SearchLimits(seconds=budget), now=time.monotonic)
 
     def observe(self, m: Match, action: Action) -> None:
@@ -133,6 +152,7 @@ def play_process(
         "random": "sample_engines/python_random/engine.py",
         "greedy": "sample_engines/python_greedy/engine.py",
         "strong": "sample_engines/python_strong/engine.py",
+        "strongv1": "benchmarks/strong_v1_engine.py",
     }
     a, b = (resolve_engine(str(ROOT / paths[n])) for n in names)
     out = run_match(MatchSpec(engines=(a, b), seed=seed, time_control=tc, max_rounds=max_rounds))
@@ -248,7 +268,9 @@ def main() -> None:
         action="store_true",
         help="in-process strong: ignore what the opponent's draws reveal",
     )
-    ap.add_argument("--only", choices=["greedy-random", "strong-greedy"], default=None)
+    ap.add_argument(
+        "--only", choices=["greedy-random", "strong-greedy", "strong-strongv1"], default=None
+    )
     args = ap.parse_args()
     global INFERENCE
     INFERENCE = not args.no_inference

@@ -22,3 +22,52 @@ def test_opponent_draws_become_facts_for_the_search() -> None:
     assert eng.model.constraints == [(frozenset({1, 4}), 0)]
     eng.on_event({"kind": "round_started", "round": 2, "opening": "auction", "jockey": 1})
     assert eng.model.constraints == []
+
+
+_WHICH = """
+import runpy, sys
+sys.argv = ["engine.py", *sys.argv[1:]]
+try:
+    runpy.run_path(sys.argv.pop(1), run_name="__main__")
+except SystemExit:
+    pass
+print(sys.modules["bidref.rules.match"].__file__)
+print(sys.modules["bidref.engines_ai.search"].__file__)
+"""
+
+
+def _imported_by_engine(*args: str) -> list[str]:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    engine = Path(__file__).resolve().parents[1] / "sample_engines/python_strong/engine.py"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "BIDREF_PURE")}
+    proc = subprocess.run(
+        [sys.executable, "-c", _WHICH, str(engine), *args],
+        input="",  # no referee: the engine reads end of input and exits
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd="/",
+        check=True,
+        timeout=60,
+    )
+    return proc.stdout.split()[-2:]
+
+
+def test_the_engine_runs_on_a_fresh_compiled_build_unless_told_pure() -> None:
+    from pathlib import Path
+
+    from bidref.rules.compiled import fresh_build
+
+    root = Path(__file__).resolve().parents[1]
+    build = fresh_build(root)
+    chosen = _imported_by_engine()
+    if build is None:  # nothing compiled (no `make compiled`): pure Python
+        assert all(f.startswith(str(root / "bidref")) and f.endswith(".py") for f in chosen)
+    else:
+        assert all(f.startswith(str(build)) and not f.endswith(".py") for f in chosen), chosen
+    pure = _imported_by_engine("--pure")
+    assert all(f.startswith(str(root / "bidref")) and f.endswith(".py") for f in pure), pure

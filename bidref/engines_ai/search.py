@@ -149,11 +149,11 @@ class StrongPlayer:
             else:
                 m.apply(greedy_action(m, rng))
         value = float(m.balances[player] - base)
-        if m.over:
-            assert m.result is not None
-            if m.result.winner == player:
+        result = m.result
+        if result is not None:  # the match ended in this round
+            if result.winner == player:
                 value += self.win_bonus
-            elif m.result.winner is not None:
+            elif result.winner is not None:
                 value -= self.win_bonus
         elif m.jockey == player:
             value += self.jockey_value

@@ -15,6 +15,17 @@ canonical text          meaning
 ``play 1-3 1-1:branch_b``  play [1|3] at [1|1] branch B
 ======================  ==============================================
 
+Action values check their fields when built: ``Bid`` takes an ``int`` (not a
+bool, float or string), ``Open`` and ``Play`` one of the 28 interned tiles and
+an interned attachment point; anything else raises :class:`ActionTypeError`
+(a ``TypeError``) quoting the value.
+
+>>> try:
+...     Bid(15.0)
+... except TypeError as e:
+...     print(e)
+Bid(amount=15.0): the amount is a float; give an int, e.g. Bid(15)
+
 Lenient input: tiles as ``[1|3]``, ``3-1`` or ``13``; sides as ``branch B``,
 ``bb``, ``lo``; an optional ``at`` before the point; a play without the word
 ``play`` (``1-3 at 1-1 bb``).
@@ -30,9 +41,48 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from .errors import NotationError
-from .layout import Point, parse_point
+from .errors import ActionTypeError, NotationError
+from .layout import POINTS, Point, parse_point
 from .tiles import _TILE_RE, TILES, Tile, parse_tile
+
+
+def _is_tile(t: object) -> bool:
+    """``t`` is one of the 28 interned tiles (not a look-alike built directly)."""
+    if type(t) is not Tile:
+        return False
+    i = t.index
+    return type(i) is int and 0 <= i < len(TILES) and TILES[i] is t
+
+
+def _is_point(p: object) -> bool:
+    """``p`` is one of the interned attachment points."""
+    if type(p) is not Point:
+        return False
+    i = p.index
+    return type(i) is int and 0 <= i < len(POINTS) and POINTS[i] is p
+
+
+def _safe_repr(value: object) -> str:
+    """``repr(value)`` for an error message: short, and never raising itself."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _type_name(value: object) -> str:
+    if type(value) is Tile or type(value) is Point:
+        return f"{type(value).__name__} built directly"
+    return type(value).__name__
+
+
+def _check_tile(cls: str, value: object) -> None:
+    if not _is_tile(value):
+        raise ActionTypeError(
+            f"{cls}(tile={_safe_repr(value)}): the tile is a {_type_name(value)}, not one of "
+            "the 28 tiles; give tile(low, high) or parse_tile('3-6')"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +112,16 @@ class Bid:
     amount: int
     kind: ClassVar[str] = "bid"
 
+    def __post_init__(self) -> None:
+        a = self.amount
+        if type(a) is not int:  # bool and int subclasses too: 15.0 == 15 would slip in
+            whole = type(a) is float and a.is_integer()
+            example = f"Bid({int(a)})" if whole else "Bid(15)"
+            raise ActionTypeError(
+                f"Bid(amount={_safe_repr(a)}): the amount is a {_type_name(a)}; "
+                f"give an int, e.g. {example}"
+            )
+
     def __str__(self) -> str:
         return f"bid {self.amount}"
 
@@ -73,6 +133,9 @@ class Bid:
 class Open:
     tile: Tile
     kind: ClassVar[str] = "open"
+
+    def __post_init__(self) -> None:
+        _check_tile("Open", self.tile)
 
     def __str__(self) -> str:
         return f"open {self.tile}"
@@ -98,6 +161,14 @@ class Play:
     at: Point
     kind: ClassVar[str] = "play"
 
+    def __post_init__(self) -> None:
+        _check_tile("Play", self.tile)
+        if not _is_point(self.at):
+            raise ActionTypeError(
+                f"Play(at={_safe_repr(self.at)}): the point is a {_type_name(self.at)}, not an "
+                "attachment point; give point(tile, Side.X) or parse_point('1-1:line_b')"
+            )
+
     def __str__(self) -> str:
         return f"play {self.tile} {self.at}"
 
@@ -122,6 +193,32 @@ def play(t: Tile, at: Point) -> Play:
     if p is None:
         p = _PLAYS[key] = Play(t, at)
     return p
+
+
+ACTION_TYPES: Final = (Decline, Accept, Bid, Open, Draw, Play)
+
+
+def is_action(value: object) -> bool:
+    """``value`` is an action whose fields have their declared types.
+
+    Construction checks the fields, so this is False only for values that are
+    not actions at all, or actions built around that check (``object.__new__``
+    and ``object.__setattr__``); ``Match.apply`` refuses both.
+    """
+    cls = type(value)
+    # getattr with a default: a forged value may lack its fields altogether.
+    if cls is Play:
+        return _is_tile(getattr(value, "tile", None)) and _is_point(getattr(value, "at", None))
+    if cls is Open:
+        return _is_tile(getattr(value, "tile", None))
+    if cls is Bid:
+        return type(getattr(value, "amount", None)) is int
+    return cls is Decline or cls is Accept or cls is Draw
+
+
+def describe(value: object) -> str:
+    """An action's canonical text, or a short safe ``repr`` of anything else."""
+    return str(value) if is_action(value) else _safe_repr(value)
 
 
 def sort_actions(actions: list[Action]) -> list[Action]:

@@ -14,12 +14,12 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
+from ._shuffle import shuffled_set
 from .errors import DealError
 from .tiles import TILES, Tile, tile
 
@@ -27,55 +27,74 @@ HAND_SIZE = 7
 BONEYARD_SIZE = 14
 
 
-def shuffled_set(seed: int, round_number: int) -> list[Tile]:
-    """All 28 tiles in the order the seeded shuffle of ``round_number`` gives.
-
-    Fisher–Yates from the last position down; each index is one byte of the
-    SHA-512 stream of ``bidref-deal-v1:{seed}:{round}`` (64-byte blocks numbered
-    from 0, the number appended as 8 big-endian bytes). A byte at or above the
-    largest multiple of ``n`` that fits in 256 is skipped, so that every index is
-    exactly uniform.
-    """
-    key = f"bidref-deal-v1:{seed}:{round_number}".encode()
-    block = 0
-    buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
-    pos = 0
-    tiles = list(TILES)
-    for i in range(len(tiles) - 1, 0, -1):
-        n = i + 1
-        limit = 256 - 256 % n
-        while True:
-            if pos == len(buf):
-                block += 1
-                buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
-                pos = 0
-            x = buf[pos]
-            pos += 1
-            if x < limit:
-                break
-        j = x % n
-        tiles[i], tiles[j] = tiles[j], tiles[i]
-    return tiles
-
-
 _BY_INDEX: Final = operator.attrgetter("index")
+
+
+_ALL_TILES: Final = frozenset(TILES)
+
+
+def _tiles_of(value: object, what: str) -> tuple[Tile, ...]:
+    """``value`` as a tuple of interned tiles, or a :class:`DealError` quoting it."""
+    if type(value) is not tuple:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise DealError(
+                f"{what} {value!r:.60} is not a sequence of tiles: give a tuple of tiles"
+            )
+        value = tuple(value)
+    out: tuple[object, ...] = value
+    # Tiles hash and compare by identity, so set membership finds exactly the
+    # 28 interned tiles (a look-alike built with Tile(...) is not among them).
+    if not _ALL_TILES.issuperset(out):
+        bad = next(t for t in out if type(t) is not Tile or t not in _ALL_TILES)
+        raise DealError(
+            f"{what} holds {bad!r:.40}, which is not one of the 28 tiles: "
+            "give tiles from tile(low, high) or TILES"
+        )
+    return cast(tuple[Tile, ...], out)
 
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Both hands (sorted) and the boneyard in draw order (first is drawn first)."""
+    """Both hands and the boneyard in draw order (first is drawn first).
+
+    A hand is a set of tiles, so building a deal sorts each hand (by tile
+    index, the canonical order): ``Deal((hand_a, hand_b), boneyard)`` with hands
+    in any order equals the same deal with sorted hands. Hands and boneyard may
+    be given as any sequences of tiles; they are stored as tuples. Anything
+    that is not 7 + 7 + 14 distinct tiles raises :class:`DealError`.
+
+    >>> from bidref.rules.tiles import TILES
+    >>> d = Deal((TILES[6::-1], TILES[7:14]), TILES[14:])
+    >>> d.hands[0][:3]
+    (Tile(0, 0), Tile(0, 1), Tile(0, 2))
+    """
 
     hands: tuple[tuple[Tile, ...], tuple[Tile, ...]]
     boneyard: tuple[Tile, ...]
 
     def __post_init__(self) -> None:
-        everything = [*self.hands[0], *self.hands[1], *self.boneyard]
-        sizes = (len(self.hands[0]), len(self.hands[1]), len(self.boneyard))
+        pair: object = self.hands
+        if type(pair) is not tuple and (
+            isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence)
+        ):
+            raise DealError(f"hands {pair!r:.60} are not two hands: give (hand_a, hand_b)")
+        if len(pair) != 2:
+            raise DealError(f"hands {pair!r:.60} are not two hands: give (hand_a, hand_b)")
+        hand_a = tuple(sorted(_tiles_of(pair[0], "hand A"), key=_BY_INDEX))
+        hand_b = tuple(sorted(_tiles_of(pair[1], "hand B"), key=_BY_INDEX))
+        boneyard = _tiles_of(self.boneyard, "the boneyard")
+        # Frozen: the normalised values go in the way dataclasses' own __init__ does.
+        object.__setattr__(self, "hands", (hand_a, hand_b))
+        object.__setattr__(self, "boneyard", boneyard)
+        sizes = (len(hand_a), len(hand_b), len(boneyard))
         if sizes != (HAND_SIZE, HAND_SIZE, BONEYARD_SIZE):
             raise DealError(
                 f"a deal is 7 + 7 tiles in hand and 14 in the boneyard, got "
                 f"{sizes[0]} + {sizes[1]} and {sizes[2]}"
             )
+        everything = hand_a + hand_b + boneyard
+        if len(set(everything)) == len(TILES):
+            return
         seen: set[Tile] = set()
         for t in everything:
             if t in seen:
@@ -86,14 +105,18 @@ class Deal:
     def from_seed(cls, seed: int, round_number: int) -> Deal:
         """The deal of round ``round_number`` (1-based) of the match with ``seed``."""
         tiles = shuffled_set(seed, round_number)
-        # A shuffle of the full set is a valid partition: skip the checks.
-        deal = object.__new__(cls)
         hands = (
             tuple(sorted(tiles[0:7], key=_BY_INDEX)),
             tuple(sorted(tiles[7:14], key=_BY_INDEX)),
         )
+        boneyard = tuple(tiles[14:])
+        if not _UNCHECKED_NEW:
+            return cls(hands, boneyard)
+        # A shuffle of the full set is a valid partition: skip the checks (this
+        # runs once a round of every playout).
+        deal = object.__new__(cls)
         object.__setattr__(deal, "hands", hands)
-        object.__setattr__(deal, "boneyard", tuple(tiles[14:]))
+        object.__setattr__(deal, "boneyard", boneyard)
         return deal
 
     @classmethod
@@ -113,13 +136,27 @@ class Deal:
                 out.append(tile(int(pair[0]), int(pair[1])))
             return tuple(out)
 
-        return cls((tuple(sorted(conv(hand_0))), tuple(sorted(conv(hand_1)))), conv(boneyard))
+        return cls((conv(hand_0), conv(hand_1)), conv(boneyard))
 
     def to_dict(self) -> dict[str, object]:
         return {
             "hands": [[t.as_list() for t in h] for h in self.hands],
             "boneyard": [t.as_list() for t in self.boneyard],
         }
+
+
+def _object_new_works() -> bool:
+    """Whether a Deal can be made without its checks. Not when mypyc compiled
+    this module (it refuses ``object.__new__`` of its classes); there the
+    checks run in C and cost little."""
+    try:
+        object.__new__(Deal)
+    except TypeError:
+        return False
+    return True
+
+
+_UNCHECKED_NEW: Final = _object_new_works()
 
 
 DealSource = Callable[[int], Deal]
@@ -162,5 +199,6 @@ def forced_opening_tile(hands: tuple[Sequence[Tile], Sequence[Tile]]) -> tuple[i
             key = (1 if t.double else 0, t.pips if not t.double else t.low, t.high)
             if best is None or key > best:
                 best, holder, chosen = key, player, t
-    assert chosen is not None
+    if chosen is None:
+        raise DealError("both hands are empty: a forced opening needs a tile in a hand")
     return holder, chosen

@@ -31,5 +31,12 @@ class IllegalActionError(RulesError):
         super().__init__(f"illegal action {action!r} {where}: {reason} (RULES.md {rule})")
 
 
+class ActionTypeError(RulesError, TypeError):
+    """An action value built from fields of the wrong type, e.g. ``Bid(15.0)`` or
+    ``Open("3-6")``. Raised when the value is built, so that a wrong-typed action
+    never reaches a match; ``Match.apply`` refuses anything else that is not an
+    action with :class:`IllegalActionError`."""
+
+
 class DealError(RulesError, ValueError):
     """A deal that is not a partition of the double-six set into 7 + 7 + 14."""

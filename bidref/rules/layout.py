@@ -115,6 +115,12 @@ class Point:
     def __lt__(self, other: Point) -> bool:
         return self.index < other.index
 
+    def __hash__(self) -> int:
+        # Equality stays identity (Points are interned); the hash is spelled out
+        # because a class with __lt__ compiled by mypyc has none, and the index
+        # makes set order the same in every build and every run.
+        return self.index
+
     def __reduce__(self) -> tuple[object, tuple[Tile, Side]]:
         return (point, (self.tile, self.side))
 
@@ -183,25 +189,28 @@ class Layout:
     ``open_points`` is every attachment point, sorted by tile then side.
     """
 
-    __slots__ = ("connections", "open_points", "placed", "spinner")
+    __slots__ = ("_count", "connections", "open_points", "placed", "spinner")
 
     placed: list[Tile]
     connections: list[tuple[Point, Point]]
     open_points: list[Point]
     spinner: Tile | None
+    _count: int  # the count (RULES.md §4), kept up to date by open_tile and place
 
     def __init__(self) -> None:
         self.placed = []
         self.connections = []
         self.open_points = []
         self.spinner = None
+        self._count = 0
 
     def copy(self) -> Layout:
-        new = Layout.__new__(Layout)
+        new = Layout()
         new.placed = self.placed.copy()
         new.connections = self.connections.copy()
         new.open_points = self.open_points.copy()
         new.spinner = self.spinner
+        new._count = self._count
         return new
 
     def __len__(self) -> int:
@@ -245,6 +254,12 @@ class Layout:
         return out
 
     def count(self) -> int:
+        """The count: what the scoring ends add up to (RULES.md §4)."""
+        return self._count
+
+    def recount(self) -> int:
+        """The count summed afresh over the scoring ends (``count`` keeps it as
+        tiles are placed; tests check that the two agree)."""
         total = 0
         last_double: Tile | None = None
         for p in self.open_points:
@@ -267,10 +282,12 @@ class Layout:
             self.spinner = t
             base = t.index * 6
             self.open_points = [_POINTS[base + Side.LINE_A], _POINTS[base + Side.LINE_B]]
-            return 2 * t.low
+            self._count = 2 * t.low
+            return self._count
         base = t.index * 6
         self.open_points = [_POINTS[base + Side.HIGH], _POINTS[base + Side.LOW]]
-        return t.pips
+        self._count = t.pips
+        return self._count
 
     def place(self, t: Tile, at: Point) -> int:
         """Attach ``t`` at the open point ``at``; return the count after it.
@@ -284,24 +301,27 @@ class Layout:
         ops = self.open_points
         ops.remove(at)
         bisect.insort(ops, free, key=_POINT_INDEX)
-        spinner = self.spinner
-        if at.tile is spinner and (at.side == Side.LINE_A or at.side == Side.LINE_B):
-            sb = spinner.index * 6
-            if _POINTS[sb + Side.LINE_A] not in ops and _POINTS[sb + Side.LINE_B] not in ops:
-                # Both line sides filled: the branches open (RULES.md §3).
-                bisect.insort(ops, _POINTS[sb + Side.BRANCH_A], key=_POINT_INDEX)
-                bisect.insort(ops, _POINTS[sb + Side.BRANCH_B], key=_POINT_INDEX)
+        # The count changes by what the new free end adds (a double adds both its
+        # halves: its free line side) less what the covered end added: a
+        # non-double's end its value, a double's line side twice its value but
+        # only if it was the double's last open line side, a branch nothing.
+        side = at.side
+        lost = 0
+        if side <= 1:
+            lost = at.value
+        elif side <= 3:
+            other_line = _POINTS[at.index + (1 if side == 2 else -1)]
+            if other_line not in ops:
+                lost = 2 * at.value
+                if at.tile is self.spinner:
+                    # Both line sides filled: the branches open (RULES.md §3).
+                    sb = at.tile.index * 6
+                    bisect.insort(ops, _POINTS[sb + Side.BRANCH_A], key=_POINT_INDEX)
+                    bisect.insort(ops, _POINTS[sb + Side.BRANCH_B], key=_POINT_INDEX)
+        total = self._count - lost + (2 * t.low if t.double else free.value)
+        self._count = total
         self.placed.append(t)
         self.connections.append((at, joined))
-        total = 0
-        last_double = None
-        for q in ops:
-            side = q.side
-            if side <= 1:  # a non-double's free end
-                total += q.value
-            elif side <= 3 and q.tile is not last_double:  # a double's free line side
-                total += 2 * q.value
-                last_double = q.tile
         return total
 
 

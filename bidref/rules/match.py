@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from .actions import (
     ACCEPT,
@@ -37,6 +37,8 @@ from .actions import (
     Draw,
     Open,
     Play,
+    describe,
+    is_action,
 )
 from .deal import Deal, DealSource, forced_opening_tile, seeded_deals
 from .errors import IllegalActionError, RulesError
@@ -114,6 +116,11 @@ _TILE_MASK: Final = tuple((1 << t.low) | (1 << t.high) for t in TILES)
 _BIDS: Final = tuple(Bid(n) for n in range(0, TOTAL_POINTS + JOCKEY_CREDIT + 1, BID_STEP))
 
 
+def _BLANK(round_number: int) -> Deal:
+    """The deal source that tells ``Match.__init__`` to leave the fields to ``copy``."""
+    raise RulesError("a blank match has no deals")  # never called
+
+
 def round_to_five(n: int) -> int:
     """Round a hand total to the nearest 5 (RULES.md §5): 17 → 15, 18 → 20."""
     return (n + 2) // 5 * 5
@@ -177,6 +184,8 @@ class Match:
     _legal: list[Action] | None
 
     def __init__(self, deals: DealSource, config: MatchConfig | None = None) -> None:
+        if deals is _BLANK:
+            return  # copy() sets every field itself
         self.config = config or MatchConfig()
         self.deals = deals
         self.balances = list(self.config.start_balances)
@@ -206,13 +215,34 @@ class Match:
 
     def copy(self) -> Match:
         """An independent copy, for search."""
-        new = Match.__new__(Match)
-        for name in Match.__slots__:
-            setattr(new, name, getattr(self, name))
+        # Field by field (not a loop over __slots__): search copies a match for
+        # every playout, and a mypyc-compiled Match has no __slots__ to loop over.
+        # Match(_BLANK), not Match.__new__(Match): a mypyc-compiled class runs
+        # __init__ from __new__ too.
+        new = Match(_BLANK)
+        new.config = self.config
+        new.deals = self.deals
         new.balances = self.balances.copy()
+        new.round_number = self.round_number
+        new.deal = self.deal
         new.hands = (self.hands[0].copy(), self.hands[1].copy())
         new.boneyard = self.boneyard.copy()
         new.layout = self.layout.copy()
+        new.phase = self.phase
+        new.over = self.over
+        new.to_act = self.to_act
+        new.turn = self.turn
+        new.jockey = self.jockey
+        new.next_jockey = self.next_jockey
+        new.forced_tile = self.forced_tile
+        new.bid = self.bid
+        new.bidder = self.bidder
+        new.passes = self.passes
+        new.drawn_this_turn = self.drawn_this_turn
+        new.result = self.result
+        new.round_actions = self.round_actions
+        new.start_events = self.start_events
+        new._legal = self._legal
         return new
 
     def redeal_hidden(
@@ -360,22 +390,53 @@ class Match:
         """Apply ``action`` for the player to act and return what it caused.
 
         With ``player`` given, an action out of turn is refused. An illegal
-        action raises :class:`IllegalActionError` and changes nothing.
+        action raises :class:`IllegalActionError` and changes nothing; so does
+        anything that is not an action value of this game (``"draw"``, ``None``,
+        an action built around its field checks), RULES.md §8.
         """
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        if (player is not None and player != self.to_act) or action not in legal:
+        if player is not None and player != self.to_act:
             raise self._explain(action, player)
+        # The legal actions are interned values, and callers usually pass one of
+        # them back: an identity scan is the fast path.
+        for chosen in legal:
+            if chosen is action:
+                break
+        else:
+            chosen = self._legal_equal_to(action, legal)
         self._legal = None
         self.round_actions += 1
-        if isinstance(action, Play):
-            return self._play(action.tile, action.at)
-        if isinstance(action, Draw):
+        kind = type(chosen)
+        if kind is Play:
+            played = cast(Play, chosen)
+            return self._play(played.tile, played.at)
+        if kind is Draw:
             return self._draw()
-        if isinstance(action, Open):
-            return self._open(action.tile)
-        return self._auction(action)
+        if kind is Open:
+            return self._open(cast(Open, chosen).tile)
+        return self._auction(chosen)
+
+    def _legal_equal_to(self, action: object, legal: list[Action]) -> Action:
+        """The legal action equal to ``action``, or raise why there is none.
+
+        Only a well-typed action value can match: ``Bid`` compares by value, so
+        without the check a ``Bid`` whose amount is ``15.0`` (built around its
+        field check) would be taken for ``Bid(15)``.
+        """
+        if not is_action(action):
+            raise IllegalActionError(
+                describe(action),
+                self.where(),
+                f"{type(action).__name__} is not an action of the game: give an action value "
+                "(one of legal_actions(), or parse_action('draw'))",
+                "§8",
+            )
+        for a in legal:
+            if a == action:
+                return a
+        raise self._explain(cast(Action, action), None)
 
     def _play(self, t: Tile, at: Point) -> list[Event]:
         p = self.to_act
@@ -385,12 +446,12 @@ class Match:
         pts = count if count % 5 == 0 else 0
         events: list[Event] = [Placed(p, t, at, count, pts)]
         self.passes = 0
-        if pts and self._transfer(1 - p, pts, "count", events):
+        if pts and (ended := self._transfer(1 - p, pts, "count", events)):
             if hand:
-                self._end_mid_round(events)
+                self._end_mid_round(ended, events)
             else:  # the domino's own count emptied the opponent's balance
                 self._round_ended("domino", p, events)
-                self._finish(events)
+                self._finish(ended, events)
             return events
         if not hand:
             self._end_round("domino", p, events)
@@ -406,8 +467,8 @@ class Match:
         events: list[Event] = [Placed(p, t, None, count, pts)]
         self.phase = Phase.PLAY
         self.forced_tile = None
-        if pts and self._transfer(1 - p, pts, "count", events):
-            self._end_mid_round(events)
+        if pts and (ended := self._transfer(1 - p, pts, "count", events)):
+            self._end_mid_round(ended, events)
             return events
         self._next_turn(1 - p, events)
         return events
@@ -432,14 +493,15 @@ class Match:
             self._new_turn(1 - p)
             return events
         if isinstance(action, Decline):
-            opener = self.jockey
-            assert opener is not None
+            # Decline is legal only before any bid, in an auction, which has a jockey.
+            opener = cast(int, self.jockey)
         else:
-            assert isinstance(action, Accept) and self.bidder is not None and self.bid is not None
-            opener = self.bidder
-            if self._transfer(opener, self.net_payment(opener, self.bid), "auction", events):
+            # Accept is legal only with a standing bid, which has a bidder.
+            opener = cast(int, self.bidder)
+            price = self.net_payment(opener, cast(int, self.bid))
+            if ended := self._transfer(opener, price, "auction", events):
                 # Paying the whole balance loses before the opening (§6.6).
-                self._end_mid_round(events)
+                self._end_mid_round(ended, events)
                 return events
         self.phase = Phase.OPENING
         self._new_turn(opener)
@@ -472,9 +534,9 @@ class Match:
             return
         winner = 0 if pips[0] < pips[1] else 1
         payout = round_to_five(pips[1 - winner])
-        if payout and self._transfer(1 - winner, payout, "block", events):
+        if payout and (ended := self._transfer(1 - winner, payout, "block", events)):
             self._round_ended("block", winner, events, pips, payout)
-            self._finish(events)
+            self._finish(ended, events)
             return
         self._end_round("block", winner, events, pips, payout)
 
@@ -505,36 +567,35 @@ class Match:
         if limit is not None and self.round_number >= limit:
             a, b = self.balances
             best = None if a == b else (0 if a > b else 1)
-            self.result = MatchEnded(best, "round_limit", (a, b), self.round_number)
-            self._finish(events)
+            self._finish(MatchEnded(best, "round_limit", (a, b), self.round_number), events)
             return
         events.extend(self._start_round())
 
-    def _end_mid_round(self, events: list[Event]) -> None:
+    def _end_mid_round(self, result: MatchEnded, events: list[Event]) -> None:
         """A balance reached 0 inside a round: reveal the hands and end the match."""
         self._round_ended("match_over", None, events)
-        self._finish(events)
+        self._finish(result, events)
 
-    def _finish(self, events: list[Event]) -> None:
-        assert self.result is not None
+    def _finish(self, result: MatchEnded, events: list[Event]) -> None:
+        self.result = result
         self.phase = Phase.OVER
         self.over = True
         self._legal = []
-        events.append(self.result)
+        events.append(result)
 
     def _transfer(
         self, payer: int, amount: int, reason: TransferReason, events: list[Event]
-    ) -> bool:
-        """Move points, capped at the payer's balance (§1); True if the payer is at 0."""
+    ) -> MatchEnded | None:
+        """Move points, capped at the payer's balance (§1); the match's end if the
+        payer is at 0 (the caller finishes the match), else None."""
         bal = self.balances
         paid = min(amount, bal[payer])
         bal[payer] -= paid
         bal[1 - payer] += paid
         events.append(Transfer(payer, 1 - payer, amount, paid, reason, (bal[0], bal[1])))
         if bal[payer] > 0:
-            return False
-        self.result = MatchEnded(1 - payer, "balance", (bal[0], bal[1]), self.round_number)
-        return True
+            return None
+        return MatchEnded(1 - payer, "balance", (bal[0], bal[1]), self.round_number)
 
     def _start_round(self) -> list[Event]:
         self.round_number += 1
@@ -573,13 +634,19 @@ class Match:
 
     def _explain(self, action: Action, player: int | None) -> IllegalActionError:
         def err(reason: str, rule: str) -> IllegalActionError:
-            return IllegalActionError(str(action), self.where(), reason, rule)
+            return IllegalActionError(describe(action), self.where(), reason, rule)
 
         phase = self.phase
         if phase is Phase.OVER:
             return err("the match is over; no action is legal", "§1")
         if player is not None and player != self.to_act:
             return err(f"it is player {_name(self.to_act)}'s turn, not {_name(player)}'s", "§8")
+        if not is_action(action):
+            return err(
+                f"{type(action).__name__} is not an action of the game: give an action value "
+                "(one of legal_actions(), or parse_action('draw'))",
+                "§8",
+            )
         if phase is Phase.AUCTION:
             return self._explain_auction(action, err)
         if phase is Phase.OPENING:
@@ -609,7 +676,8 @@ class Match:
                 "a player may draw only when they cannot play",
                 "§5",
             )
-        assert isinstance(action, Play)
+        if not isinstance(action, Play):  # is_action() leaves no other kind
+            return err(f"{type(action).__name__} is not an action of the game", "§8")
         t, at = action.tile, action.at
         if t not in hand:
             return err(f"{t} is not in your hand", "§3")

@@ -51,6 +51,12 @@ class Tile:
     def __lt__(self, other: Tile) -> bool:
         return self.index < other.index
 
+    def __hash__(self) -> int:
+        # Equality stays identity (Tiles are interned); the hash is spelled out
+        # because a class with __lt__ compiled by mypyc has none, and the index
+        # makes set order the same in every build and every run.
+        return self.index
+
     def __reduce__(self) -> tuple[object, tuple[int, int]]:
         # Keep interning across pickling (process pools, dask workers).
         return (tile, (self.low, self.high))

@@ -3,7 +3,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bidref.rules import (
@@ -72,6 +72,7 @@ def test_bad_notation_says_what_is_wrong(text: str, fragment: str) -> None:
         parse_action(text)
 
 
+@settings(deadline=None)  # microseconds each, but a loaded machine stalls any one
 @given(st.text(max_size=40))
 def test_any_text_parses_or_is_a_notation_error(text: str) -> None:
     # The referee turns a NotationError into an error reply; anything else would
@@ -96,6 +97,7 @@ ALL_ACTIONS = [
 ]
 
 
+@settings(deadline=None)
 @given(st.sampled_from(ALL_ACTIONS))
 def test_round_trip(action: object) -> None:
     assert parse_action(str(action)) == action

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,7 @@ def check_invariants(m: Match) -> None:
         assert min(m.balances) > 0
         assert m.legal_actions(), "a live match must offer a legal action"
     assert m.legal_actions() == sorted(m.legal_actions(), key=lambda a: a.sort_key())
+    assert m.layout.count() == m.layout.recount()  # the kept count is the summed one
 
 
 def play_random_match(seed: int, policy_seed: int, max_rounds: int | None) -> Match:
@@ -95,6 +97,7 @@ def play_random_match(seed: int, policy_seed: int, max_rounds: int | None) -> Ma
     return m
 
 
+@pytest.mark.timeout(600)  # 1,500 matches: minutes on a busy machine
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**63),
