@@ -22,6 +22,7 @@ line they belong to).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+import contextlib
 from typing import Any
 
 from ..rules import (
@@ -716,10 +717,9 @@ def build_timeline(data: bytes) -> Timeline:
     read = read_transcript(data)
     items: list[dict[str, Any]] = [ln.data for ln in read.lines]
     if read.problem is None:
-        try:
+        # (a file that does not replay clean is shown as it is, up to where it goes wrong)
+        with contextlib.suppress(TranscriptMismatch, ValueError):
             items = expanded_lines(data)
-        except (TranscriptMismatch, ValueError):
-            pass  # shown as it is, up to where it goes wrong
     tl = _Builder(items).build()
     if read.problem is not None:
         tl.problem = f"line {read.problem.number}: {read.problem.message}"
