@@ -10,6 +10,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import CodeType, FrameType
 from typing import Annotated
 
 import typer
@@ -57,7 +58,13 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
         else (signal.SIGTERM, signal.SIGHUP)
     )
 
-    def stop(signum: int, frame: object) -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if _starting_an_engine(frame):
+            # Raised now, the interrupt would lose the engine being started (its
+            # seat would say `not_started` while it runs): deliver it again in a
+            # moment, once the referee holds the engine.
+            threading.Timer(_RETRY_S, os.kill, (os.getpid(), signum)).start()
+            return
         for s in stops:
             signal.signal(s, signal.SIG_IGN)
         raise KeyboardInterrupt
@@ -74,6 +81,33 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     finally:
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+_RETRY_S = 0.02
+
+
+def _spawn_code() -> frozenset[CodeType]:
+    from ..engines import pipe, pty, start_engine
+    from ..players import EngineSeat
+
+    return frozenset(
+        {
+            pipe.PipeTransport.__init__.__code__,
+            pty.PtyTransport.__init__.__code__,
+            start_engine.__code__,
+            EngineSeat.open.__code__,
+        }
+    )
+
+
+def _starting_an_engine(frame: FrameType | None) -> bool:
+    """Whether ``frame`` (where a signal came) is within the start of an engine."""
+    spawn = _spawn_code()
+    while frame is not None:
+        if frame.f_code in spawn:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def exit_code_for(outcome: MatchOutcome) -> int:
