@@ -3,6 +3,7 @@ options that set up a match, and their checks."""
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import math
 import os
@@ -58,12 +59,18 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
         else (signal.SIGTERM, signal.SIGHUP)
     )
 
+    active = True
+
+    def again(signum: int) -> None:
+        if active:  # (once the match is over there is nothing left to stop)
+            _thread.interrupt_main(signum)  # runs `stop` in the main thread
+
     def stop(signum: int, frame: FrameType | None) -> None:
         if _starting_an_engine(frame):
             # Raised now, the interrupt would lose the engine being started (its
             # seat would say `not_started` while it runs): deliver it again in a
             # moment, once the referee holds the engine.
-            threading.Timer(_RETRY_S, os.kill, (os.getpid(), signum)).start()
+            threading.Timer(_RETRY_S, again, (signum,)).start()
             return
         for s in stops:
             signal.signal(s, signal.SIG_IGN)
@@ -79,6 +86,7 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
                 signal.signal(s, stop)
         yield
     finally:
+        active = False
         for s, handler in saved.items():
             signal.signal(s, handler)
 

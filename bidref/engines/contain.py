@@ -71,6 +71,7 @@ class _State:
     watchdog: subprocess.Popen[bytes] | None = None
     watchdog_fd: int | None = None
     claimed = False
+    since: int | None = None  # start time (clock ticks) of the watchdog, before any engine
 
 
 def _forget_after_fork() -> None:
@@ -82,6 +83,7 @@ def _forget_after_fork() -> None:
     _State.watchdog_fd = None
     _State.watchdog = None
     _State.claimed = False
+    _State.since = None
     _State.lock = threading.Lock()
     _State.token = secrets.token_hex(8)
 
@@ -161,7 +163,17 @@ def ensure_watchdog() -> int | None:
         finally:
             os.close(r)
         _State.watchdog_fd = w
+        if _State.since is None:
+            _State.since = _start_time(_State.watchdog.pid)
         return _State.watchdog.pid
+
+
+def _start_time(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def watchdog_pid() -> int | None:
@@ -306,6 +318,7 @@ def _sweep(final: bool, exclude: int | None) -> int:
     me = os.getpid()
     keep = {watchdog_pid(), exclude}
     mark = f"{ENV_KEY}={_State.token}".encode()
+    since = _State.since
     killed = 0
     for _ in range(20):  # a killed orphan's children become ours in turn
         procs = _processes()
@@ -316,7 +329,12 @@ def _sweep(final: bool, exclude: int | None) -> int:
             if _State.claimed:
                 if p.ppid == me and (final or p.sid != pid):
                     roots.append(pid)
-            elif not _attached(pid, procs, me) and _has_token(pid, mark):
+            elif (
+                since is not None
+                and p.start >= since  # (older ones cannot be engines' of ours)
+                and not _attached(pid, procs, me)
+                and _has_token(pid, mark)
+            ):
                 roots.append(pid)
         if not roots:
             break

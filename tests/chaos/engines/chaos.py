@@ -59,6 +59,10 @@ def peek() -> dict[str, object]:
     """What an engine can read about its ancestors and the other seat."""
     found: dict[str, object] = {"cmdline": [], "environ": [], "errors": []}
     pid = os.getppid()
+    with open(f"/proc/{pid}/status") as f:
+        found["parent_threads"] = next(
+            int(line.split()[1]) for line in f if line.startswith("Threads:")
+        )
     while pid > 1:
         for what in ("cmdline", "environ"):
             try:
@@ -103,8 +107,6 @@ for line in sys.stdin.buffer:
     kind = msg["type"]
     if kind == "hello":
         if MODE == "peek":
-            with open(TOKEN + ".peek.json", "w") as f:
-                json.dump(peek(), f)
             sys.stderr.write(f"secret of {TOKEN}\n")
             sys.stderr.flush()
         hello()
@@ -118,6 +120,9 @@ for line in sys.stdin.buffer:
     requests += 1
     rid = msg["id"]
     first = {"type": "action", "id": rid, "action": msg["legal"][0]}
+    if MODE == "peek" and requests == 2:  # (both engines have said hello by now)
+        with open(f"{TOKEN}.peek.{os.getpid()}.json", "w") as f:
+            json.dump(peek(), f)
     if MODE == "crash_mid" and requests == 3:
         sys.exit(3)
     if MODE == "hang" and requests == 2:
