@@ -63,7 +63,7 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
 
     def again(signum: int) -> None:
         if active:  # (once the match is over there is nothing left to stop)
-            _thread.interrupt_main(signum)  # runs `stop` in the main thread
+            _thread.interrupt_main(signal.Signals(signum))  # runs `stop` in the main thread
 
     def stop(signum: int, frame: FrameType | None) -> None:
         if _starting_an_engine(frame):
