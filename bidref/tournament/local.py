@@ -40,12 +40,13 @@ _PARENT_DIED = signal.SIGUSR1
 
 class _WorkerState:
     busy = False
+    ending = False  # the match is over; what its engines left is being ended
     interrupted = False
     parent = 0
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
-    if _WorkerState.busy and not _WorkerState.interrupted:
+    if _WorkerState.busy and not _WorkerState.interrupted and not _WorkerState.ending:
         _WorkerState.interrupted = True
         raise KeyboardInterrupt
 
@@ -97,8 +98,14 @@ def play_in_worker(play: PlayFn, job: MatchJob) -> MatchReport:
     try:
         return run_job(play, job)
     finally:
-        contain.sweep_all()
-        _WorkerState.busy = False
+        # What the engines left is ended now, not to be cut short by an
+        # interrupt (the match is over) or the runner's death (see below).
+        _WorkerState.ending = True
+        try:
+            contain.sweep_all()
+        finally:
+            _WorkerState.ending = False
+            _WorkerState.busy = False
         if os.getppid() != _WorkerState.parent:
             os._exit(1)
 

@@ -1,8 +1,17 @@
 """A misbehaving engine for the chaos battery: ``chaos.py MODE TOKEN [ARG]``.
 
-TOKEN only marks the process (and what it starts) in /proc so that the tests
-can find leftovers; it is never used by the engine. Unless MODE says otherwise
-the engine plays the first legal action. The modes are listed in MODES.
+TOKEN marks the process (and what it starts) in /proc so that the tests can
+find leftovers; it is also the path prefix of the files it writes
+(TOKEN.started at once, TOKEN.peek.PID.json). Unless MODE says otherwise the
+engine plays the first legal action. Modes: crash_start, crash_mid (exit 3 at
+request 3), hang (request 2, ignoring SIGTERM), silent (no hello), slow_hello
+(ARG seconds first), no_stdin (a hello, then never reads), garbage, non_utf8,
+surrogate, deep (200,000 nested brackets), huge (an 8 MiB line), stderr_flood,
+stale_flood, double, illegal_flood, rules_flood (from 300 ms before its
+deadline), daemon and daemon_scrub (a double-forked daemon, keeping or clearing
+its environment), stubborn (a daemon, and ignores quit, SIGTERM and EOF), peek
+(reads its ancestors' command lines and environments, and the files in the
+folder ARG, at request 2), play.
 """
 
 import json
