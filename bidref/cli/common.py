@@ -60,12 +60,16 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     )
 
     active = True
+    lock = threading.Lock()
 
     def again(signum: int) -> None:
-        if active:  # (once the match is over there is nothing left to stop)
-            _thread.interrupt_main(signal.Signals(signum))  # runs `stop` in the main thread
+        with lock:
+            if active:  # (once the match is over there is nothing left to stop)
+                _thread.interrupt_main(signal.Signals(signum))  # runs `stop` in the main thread
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        if not active:
+            return  # a deferred interrupt that came after the match
         if _starting_an_engine(frame):
             # Raised now, the interrupt would lose the engine being started (its
             # seat would say `not_started` while it runs): deliver it again in a
@@ -86,9 +90,15 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
                 signal.signal(s, stop)
         yield
     finally:
-        active = False
+        with lock:
+            active = False
+        _checkpoint()  # a deferred interrupt still pending runs `stop` (a no-op) now
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+def _checkpoint() -> None:
+    """Nothing: calling a Python function lets pending signal handlers run."""
 
 
 _RETRY_S = 0.02

@@ -60,8 +60,9 @@ def test_an_interrupt_during_engine_starts_never_loses_an_engine(sig: signal.Sig
                     timer.cancel()
                 except KeyboardInterrupt:
                     interrupted += 1
+                timer.join()  # (its signal comes within the guard, or never)
         finally:
-            timer.join()
+            timer.cancel()
             held = {s.pid for s in seats if s.pid is not None}
             lost.extend(_running(mark) - held)
             for s in seats:

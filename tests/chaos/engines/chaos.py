@@ -53,12 +53,13 @@ def daemon(scrub_env: bool = False) -> None:
         if os.fork() == 0:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
-            devnull = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(devnull, fd)
             argv = [sys.executable, "-c", "import time; time.sleep(3600)", TOKEN, "daemon"]
-            if scrub_env:
+            if scrub_env:  # a careful daemon: no stdio of its engine, no environment
+                devnull = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
                 os.execve(sys.executable, argv, {})
+            # a careless one keeps the engine's stdin, stdout and stderr open
             os.execv(sys.executable, argv)
         os._exit(0)
     os.wait()
