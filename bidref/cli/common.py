@@ -105,17 +105,22 @@ _RETRY_S = 0.02
 
 
 def _spawn_code() -> frozenset[CodeType]:
-    from ..engines import pipe, pty, start_engine
-    from ..players import EngineSeat
+    """The functions within which an engine process exists that no seat holds yet
+    (from the fork until the seat has its transport)."""
+    from .. import engines, players
+    from ..engines import pipe, pty
 
-    return frozenset(
-        {
-            pipe.PipeTransport.__init__.__code__,
-            pty.PtyTransport.__init__.__code__,
-            start_engine.__code__,
-            EngineSeat.open.__code__,
-        }
-    )
+    found = []
+    for owner, name in (
+        (pipe.PipeTransport, "__init__"),
+        (pty.PtyTransport, "__init__"),
+        (engines, "start_engine"),
+        (getattr(players, "EngineSeat", None), "open"),
+    ):
+        code = getattr(getattr(owner, name, None), "__code__", None)
+        if isinstance(code, CodeType):  # (one that is gone is no reason to fail here)
+            found.append(code)
+    return frozenset(found)
 
 
 def _starting_an_engine(frame: FrameType | None) -> bool:
