@@ -149,3 +149,87 @@ def test_sigkill_of_the_referee_ends_engines_that_ignore_everything(
             proc.kill()
             proc.wait()
     assert_nothing_left([a, b], within_s=5.0)
+
+
+def _pids_of(marks: list[str]) -> dict[int, bytes]:
+    """pid -> start time of the living processes whose own arguments include one of
+    ``marks`` (engines and their daemons; not bidref, whose argument holds the
+    whole engine command line)."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != b"Z" and any(m.encode() in args for m in marks):
+            out[int(pid)] = fields[19]
+    return out
+
+
+def _still_there(pids: dict[int, bytes]) -> list[int]:
+    left = []
+    for pid, start in pids.items():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[19] == start and fields[0] != b"Z":
+            left.append(pid)
+    return left
+
+
+def test_sigkill_of_a_tournament_worker_ends_its_engines(tmp_path: Path) -> None:
+    hang, stubborn = new_token(tmp_path, "hang"), new_token(tmp_path, "stub")
+    proc = subprocess.Popen(
+        [
+            *bidref(),
+            "tournament",
+            f"h={engine('hang', hang)}",
+            f"s={engine('stubborn', stubborn)}",
+            "--deals",
+            "1",
+            "--bank",
+            "30",
+            "--delay",
+            "1",
+            "--concurrency",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    try:
+        end = time.monotonic() + 60
+        while len(first := _pids_of([hang, stubborn])) < 3:  # two engines, a daemon
+            assert proc.poll() is None and time.monotonic() < end, "the match did not start"
+            time.sleep(0.02)
+        time.sleep(0.3)
+        first = _pids_of([hang, stubborn])
+        parents = {
+            int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+            for pid in first
+        }
+        workers = parents - {proc.pid, 1, os.getpid()}
+        assert len(workers) == 1, (parents, proc.pid)  # the engines' parent (and the daemon's)
+        worker = workers.pop()
+        os.kill(worker, signal.SIGKILL)
+        end = time.monotonic() + 5
+        while _still_there(first) and time.monotonic() < end:
+            time.sleep(0.02)
+        assert not _still_there(first), "the killed worker's engines outlived it"
+    finally:
+        proc.send_signal(signal.SIGINT)  # the runner plays the match again: stop it
+        try:
+            proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert_nothing_left([hang, stubborn], within_s=5.0)
