@@ -7,7 +7,7 @@ engine plays the first legal action. Modes: crash_start, crash_mid (exit 3 at
 request 3), hang (request 2, ignoring SIGTERM), silent (no hello), slow_hello
 (ARG seconds first), no_stdin (a hello, then never reads), garbage, non_utf8,
 surrogate, deep (200,000 nested brackets), huge (an 8 MiB line), stderr_flood,
-stale_flood, double, illegal_flood, rules_flood (from 300 ms before its
+stale_flood, double (six replies each time), illegal_flood, rules_flood (from 300 ms before its
 deadline), daemon and daemon_scrub (a double-forked daemon, keeping or clearing
 its environment), stubborn (a daemon, and ignores quit, SIGTERM and EOF), peek
 (reads its ancestors' command lines and environments, and the files in the
@@ -156,8 +156,9 @@ for line in sys.stdin.buffer:
     if MODE == "stale_flood":
         for old in range(max(1, rid - 50), rid):
             send({"type": "action", "id": old, "action": msg["legal"][0]})
-    if MODE == "double":
-        send(first)
+    if MODE == "double":  # six replies to each request
+        for _ in range(5):
+            send(first)
     if MODE == "illegal_flood" and 2 <= requests <= 6:
         for _ in range(600):
             send({"type": "action", "id": rid, "action": "play 9-9 0-0:line_a"})
