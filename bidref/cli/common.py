@@ -3,11 +3,13 @@ options that set up a match, and their checks."""
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
@@ -47,7 +49,23 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
         else (signal.SIGTERM, signal.SIGHUP)
     )
 
-    def stop(signum: int, frame: object) -> None:
+    active = True
+    lock = threading.Lock()
+
+    def again(signum: int) -> None:
+        with lock:
+            if active:  # (once the match is over there is nothing left to stop)
+                _thread.interrupt_main(signal.Signals(signum))  # runs `stop` in the main thread
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if not active:
+            return  # a deferred interrupt that came after the match
+        if _starting_an_engine(frame):
+            # Raised now, the interrupt would lose the engine being started (its
+            # seat would say `not_started` while it runs): deliver it again in a
+            # moment, once the referee holds the engine.
+            threading.Timer(_RETRY_S, again, (signum,)).start()
+            return
         for s in stops:
             signal.signal(s, signal.SIG_IGN)
         raise KeyboardInterrupt
@@ -62,8 +80,47 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
                 signal.signal(s, stop)
         yield
     finally:
+        with lock:
+            active = False
+        _checkpoint()  # a deferred interrupt still pending runs `stop` (a no-op) now
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+def _checkpoint() -> None:
+    """Nothing: calling a Python function lets pending signal handlers run."""
+
+
+_RETRY_S = 0.02
+
+
+def _spawn_code() -> frozenset[CodeType]:
+    """The functions within which an engine process exists that no seat holds yet
+    (from the fork until the seat has its transport)."""
+    from .. import engines, players
+    from ..engines import pipe, pty
+
+    found = []
+    for owner, name in (
+        (pipe.PipeTransport, "__init__"),
+        (pty.PtyTransport, "__init__"),
+        (engines, "start_engine"),
+        (getattr(players, "EngineSeat", None), "open"),
+    ):
+        code = getattr(getattr(owner, name, None), "__code__", None)
+        if isinstance(code, CodeType):  # (one that is gone is no reason to fail here)
+            found.append(code)
+    return frozenset(found)
+
+
+def _starting_an_engine(frame: FrameType | None) -> bool:
+    """Whether ``frame`` (where a signal came) is within the start of an engine."""
+    spawn = _spawn_code()
+    while frame is not None:
+        if frame.f_code in spawn:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def exit_code_for(outcome: MatchOutcome) -> int:

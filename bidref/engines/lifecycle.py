@@ -16,6 +16,7 @@ import signal
 import time
 from collections.abc import Callable
 
+from . import contain
 from .transport import ExitInfo, WriteError
 
 log = logging.getLogger(__name__)
@@ -117,7 +118,8 @@ def terminate(
     The group is always killed at the end, even when the leader exited by
     itself, so grandchildren left behind are ended too; so are descendants that
     left the group (setsid), if they are found while their parent still lives
-    (now, or earlier: ``escaped``, see :func:`escaped_descendants`).
+    (now, or earlier: ``escaped``, see :func:`escaped_descendants`), and so are
+    orphans that no tree leads to any more (:func:`.contain.sweep`).
     """
     escaped = {**(escaped or {}), **_escaped(pid)}
     info = exit_info_of(pid, "exited")
@@ -135,6 +137,9 @@ def terminate(
     # The leader is a zombie (or alive) until reaped: the pgid is still ours.
     _killpg(pid, signal.SIGKILL)
     _kill_escaped(escaped)
+    # Orphans that left every tree (double-forked daemons): before the reap, so
+    # that they release the engine's pipes and the reader threads end.
+    contain.sweep(exclude=pid)
     reap()
     if info is None:  # pragma: no cover - SIGKILL did not end it within 5 s
         info = ExitInfo(None, None, "running")

@@ -10,6 +10,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from . import contain
 from .framing import MAX_LINE
 from .io import IoGroup
 from .process import ProcessTransport
@@ -32,7 +33,7 @@ class PipeTransport(ProcessTransport):
     ) -> None:
         self.clock = clock
         self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
-        full_env = None if env is None else {**os.environ, **env}
+        full_env = contain.engine_env(None if env is None else {**os.environ, **env})
         try:
             self.proc = subprocess.Popen(
                 list(argv),
@@ -44,6 +45,7 @@ class PipeTransport(ProcessTransport):
                 bufsize=0,
                 start_new_session=True,
                 close_fds=True,
+                preexec_fn=contain.child_setup(),  # see bidref.engines.contain
             )
         except OSError as e:
             self._sink.close()

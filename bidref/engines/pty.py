@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pexpect
 
+from . import contain
 from .framing import MAX_LINE
 from .io import IoGroup
 from .process import ProcessTransport
@@ -41,11 +42,17 @@ class PtyTransport(ProcessTransport):
     ) -> None:
         self.clock = clock
         self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
-        full_env = {**os.environ, **(env or {})}
+        full_env = contain.engine_env({**os.environ, **(env or {})})
         argv = list(argv)
         try:
             self.child = pexpect.spawn(
-                argv[0], argv[1:], cwd=cwd, env=full_env, echo=False, use_poll=True
+                argv[0],
+                argv[1:],
+                cwd=cwd,
+                env=full_env,
+                echo=False,
+                use_poll=True,
+                preexec_fn=contain.child_setup(),  # see bidref.engines.contain
             )
         except (pexpect.ExceptionPexpect, OSError) as e:
             self._sink.close()

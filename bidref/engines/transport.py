@@ -21,12 +21,14 @@ from __future__ import annotations
 import logging
 import os
 import select
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import BinaryIO, Final, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -153,7 +155,10 @@ class StderrSink:
         self.total = 0
         self._tail = ""
         self._lock = threading.Lock()
-        self._file = path.open("wb") if path is not None else None
+        # The log gets its name only when the engine has ended (close): until then
+        # it is an unnamed file, so the other engine (same user) cannot open it
+        # by name. Made and published 0600: not readable by other users.
+        self._file = _unnamed_file(path.parent) if path is not None else None
 
     def write(self, data: bytes) -> None:
         with self._lock:
@@ -172,9 +177,26 @@ class StderrSink:
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
+            if self._file is not None and self.path is not None:
+                _publish(self._file, self.path)
                 self._file = None
+
+
+def _unnamed_file(folder: Path) -> BinaryIO:
+    return tempfile.TemporaryFile(dir=folder)  # O_TMPFILE (or unlinked at once), mode 0600
+
+
+def _publish(file: BinaryIO, path: Path) -> None:
+    try:
+        file.seek(0)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)  # an older log of the same name may be readable
+        with open(fd, "wb") as out:
+            shutil.copyfileobj(file, out)
+    except OSError as e:
+        log.warning("cannot write the stderr log %s: %s", path, e)
+    finally:
+        file.close()
 
 
 def _read(fd: int) -> bytes:

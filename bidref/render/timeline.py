@@ -21,8 +21,8 @@ line they belong to).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 import contextlib
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules import (

@@ -7,6 +7,8 @@ inside ends its engines (quit, grace, SIGTERM, SIGKILL, reap) and a second
 Ctrl-C cannot break that clean-up; an idle worker ignores it and is shut down
 normally. On Linux a worker also learns when the runner dies (even by
 SIGKILL): a running match is ended the same clean way, then the worker exits.
+A worker is a child subreaper (:mod:`bidref.engines.contain`): what its
+engines leave behind is ended with each match, so nothing piles up.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
 from typing import Literal, cast
 
+from ..engines import contain
 from .model import MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
 
@@ -37,12 +40,13 @@ _PARENT_DIED = signal.SIGUSR1
 
 class _WorkerState:
     busy = False
+    ending = False  # the match is over; what its engines left is being ended
     interrupted = False
     parent = 0
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
-    if _WorkerState.busy and not _WorkerState.interrupted:
+    if _WorkerState.busy and not _WorkerState.interrupted and not _WorkerState.ending:
         _WorkerState.interrupted = True
         raise KeyboardInterrupt
 
@@ -61,6 +65,9 @@ def worker_init(runner_pid: int) -> None:
     not tell.
     """
     _WorkerState.parent = runner_pid
+    # A worker starts no children but engines: it adopts what they leave behind
+    # (double-forked daemons) and ends it after each match (contain.sweep_all).
+    contain.claim_orphans()
     signal.signal(signal.SIGINT, _on_interrupt)
     signal.signal(_PARENT_DIED, _on_parent_death)
     if sys.platform.startswith("linux"):
@@ -91,7 +98,14 @@ def play_in_worker(play: PlayFn, job: MatchJob) -> MatchReport:
     try:
         return run_job(play, job)
     finally:
-        _WorkerState.busy = False
+        # What the engines left is ended now, not to be cut short by an
+        # interrupt (the match is over) or the runner's death (see below).
+        _WorkerState.ending = True
+        try:
+            contain.sweep_all()
+        finally:
+            _WorkerState.ending = False
+            _WorkerState.busy = False
         if os.getppid() != _WorkerState.parent:
             os._exit(1)
 

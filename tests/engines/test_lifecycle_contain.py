@@ -1,0 +1,104 @@
+"""Containment (bidref.engines.contain): what an engine starts ends with it,
+double-forked daemons included, in a library user's process and in a process
+that claims its orphans (the CLI, tournament workers)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bidref.engines import PipeTransport, PtyTransport, contain
+from bidref.engines.transport import StderrSink
+from tests.chaos.harness import CHAOS, assert_nothing_left, living, new_token
+
+pytestmark = pytest.mark.e2e
+SECOND = 1_000_000_000
+
+
+def _engine_threads(pid: int) -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith(f"engine-{pid}-")]
+
+
+@pytest.mark.parametrize("cls", [PipeTransport, PtyTransport])
+@pytest.mark.parametrize("mode", ["daemon", "stubborn"])
+def test_a_double_forked_daemon_ends_with_its_engine(
+    cls: type[PipeTransport] | type[PtyTransport], mode: str, tmp_path: Path
+) -> None:
+    token = new_token(tmp_path, "E")
+    t = cls([sys.executable, str(CHAOS), mode, token])
+    try:
+        t.write_line('{"type":"hello"}')
+        assert t.read(time.monotonic_ns() + 30 * SECOND) is not None  # its hello
+        assert len(living([token])) == 2  # the engine and its daemon
+    finally:
+        t.close('{"type":"quit"}', SECOND // 5)
+    assert_nothing_left([token])
+    # Its pipes are closed once the daemon is gone: the reader threads end.
+    end = time.monotonic() + 5
+    while _engine_threads(t.pid) and time.monotonic() < end:
+        time.sleep(0.01)
+    assert not _engine_threads(t.pid)
+
+
+CLAIMED = """
+import json, os, sys, time
+from bidref.engines import PipeTransport, contain
+assert contain.claim_orphans()
+t = PipeTransport([sys.executable, sys.argv[1], "daemon_scrub", sys.argv[2]])
+t.write_line('{"type":"hello"}')
+t.read(time.monotonic_ns() + 30 * 10**9)
+t.close('{"type":"quit"}', 200_000_000)
+me = os.getpid()
+children = []
+for pid in os.listdir("/proc"):
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        continue
+    if int(fields[1]) == me:
+        children.append((int(pid), fields[0]))
+print(json.dumps({"children": children, "watchdog": contain.watchdog_pid()}))
+"""
+
+
+def test_a_claimed_process_ends_and_reaps_a_daemon_that_cleared_its_environment(
+    tmp_path: Path,
+) -> None:
+    token = new_token(tmp_path, "E")
+    done = subprocess.run(
+        [sys.executable, "-c", CLAIMED, str(CHAOS), token],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    got = json.loads(done.stdout)
+    # Only the watchdog is left among its children: no daemon, no zombie.
+    assert [pid for pid, _ in got["children"]] == [got["watchdog"]], got
+    assert_nothing_left([token])
+
+
+def test_the_mark_is_in_the_engines_environment_only() -> None:
+    env = contain.engine_env({"A": "1"})
+    assert env == {"A": "1", contain.ENV_KEY: contain.token()}
+    assert contain.ENV_KEY not in os.environ
+
+
+def test_a_stderr_log_has_no_name_until_the_engine_ends(tmp_path: Path) -> None:
+    path = tmp_path / "A-x.stderr.log"
+    path.write_text("an old log, readable by all\n")
+    path.chmod(0o644)
+    sink = StderrSink(path)
+    sink.write(b"my secret plan\n")
+    # While the engine runs, no file of the folder holds what it wrote.
+    assert all(b"secret" not in p.read_bytes() for p in tmp_path.iterdir())
+    sink.close()
+    assert path.read_bytes() == b"my secret plan\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -1,0 +1,89 @@
+"""An interrupt (SIGTERM, Ctrl-C) that comes while an engine is being started
+must not lose it: the engine is either not started, or held by its seat (which
+the referee ends), never running with no seat to end it."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from bidref.cli.common import signals_interrupt
+from bidref.engines import EngineSpec
+from bidref.players import EngineSeat
+
+pytestmark = pytest.mark.e2e
+
+
+def _running(mark: str) -> set[int]:
+    """Our children whose command line holds ``mark`` (zombies included)."""
+    me = os.getpid()
+    out = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == me and mark.encode() in cmdline:
+            out.add(int(pid))
+    return out
+
+
+@pytest.fixture
+def stray_sigterm_is_harmless() -> Iterator[None]:
+    """Outside the guard a SIGTERM that the kernel delivers late (the guard's own
+    exit races with it) must not end the test process: it is ignored here."""
+    saved = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, saved)
+
+
+@pytest.mark.usefixtures("stray_sigterm_is_harmless")
+def test_an_interrupt_during_engine_starts_never_loses_an_engine() -> None:
+    # SIGTERM (Ctrl-C and SIGHUP take the same path in the guard).
+    sig = signal.SIGTERM
+    mark = f"bidref-test-{secrets.token_hex(6)}"
+    spec = EngineSpec(command=("sh", "-c", "sleep 30; :", mark), name="sleeper")
+    lost: list[int] = []
+    interrupted = 0
+    for attempt in range(8):
+        seats: list[EngineSeat] = []
+        # Engines are started one after the other: the interrupt comes during one.
+        timer = threading.Timer(0.005 + 0.003 * attempt, os.kill, (os.getpid(), sig))
+        try:
+            with signals_interrupt():
+                timer.start()
+                try:
+                    for _ in range(200):
+                        seat = EngineSeat(spec)
+                        seats.append(seat)
+                        seat.open()
+                        time.sleep(0.001)  # (the referee, too, does more than start engines)
+                    timer.cancel()
+                except KeyboardInterrupt:
+                    interrupted += 1
+                timer.join()  # (its signal comes within the guard, or never)
+        finally:
+            timer.cancel()
+            held = {s.pid for s in seats if s.pid is not None}
+            lost.extend(_running(mark) - held)
+            for s in seats:
+                s.close(None, 0)
+            for pid in _running(mark):  # what no seat held (the failure)
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        time.sleep(0.05)  # a retried signal of the guard has come and gone
+    assert interrupted >= 4, "the interrupts came too late to test anything"
+    assert not lost, f"engines started but held by no seat: {lost}"
