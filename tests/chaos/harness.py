@@ -98,7 +98,11 @@ class Run:
             ) from None
 
     def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.transcript.read_text().splitlines()]
+        """The transcript's lines spelled out (a v2 file leaves out what replay derives,
+        such as each request's clock); it must replay clean for that."""
+        from bidref.transcript.expand import expanded_lines
+
+        return expanded_lines(self.transcript.read_bytes())
 
 
 def match(

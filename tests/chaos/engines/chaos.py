@@ -164,7 +164,7 @@ for line in sys.stdin.buffer:
             send({"type": "action", "id": rid, "action": "play 9-9 0-0:line_a"})
     if MODE == "rules_flood" and requests == 2:
         # About to lose on time: flood rules requests from 300 ms before the deadline.
-        left = msg["clock"]["bank_ns"] + msg["clock"]["delay_left_ns"]
+        left = msg["clock"]["deadline_ms"] * 1_000_000  # what is left of delay and bank
         time.sleep(max(0.0, left / 1e9 - 0.3))
         end = time.monotonic() + 3
         while time.monotonic() < end:
