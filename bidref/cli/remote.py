@@ -76,15 +76,7 @@ def listen_for_remote_engines(
             highlight=False,
             soft_wrap=True,
         )
-    if connect_info is not None:
-        try:
-            seats.write_connect_info(connect_info)
-        except OSError as e:
-            seats.close()
-            raise bad(
-                f"--connect-info {str(connect_info)!r}: cannot write it ({e.strerror or e}); "
-                "give a file in a folder you can write"
-            ) from None
+    _write_connect_info(seats, connect_info, bad)
     return seats.seats
 
 
@@ -124,13 +116,21 @@ def listen_for_remote_check(
         highlight=False,
         soft_wrap=True,
     )
-    if connect_info is not None:
-        try:
-            seats.write_connect_info(connect_info)
-        except OSError as e:
-            seats.close()
-            raise bad(
-                f"--connect-info {str(connect_info)!r}: cannot write it ({e.strerror or e}); "
-                "give a file in a folder you can write"
-            ) from None
+    _write_connect_info(seats, connect_info, bad)
     return remote_starter(seat)
+
+
+def _write_connect_info(
+    seats: MatchSeats, path: Path | None, bad: Callable[[str], typer.Exit]
+) -> None:
+    """``--connect-info``: the seats' URLs and tokens as JSON, once they listen."""
+    if path is None:
+        return
+    try:
+        seats.write_connect_info(path)
+    except OSError as e:
+        seats.close()
+        raise bad(
+            f"--connect-info {str(path)!r}: cannot write it ({e.strerror or e}); "
+            "give a file in a folder you can write"
+        ) from None
