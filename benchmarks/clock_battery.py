@@ -37,7 +37,6 @@ counted.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 import tempfile
@@ -54,6 +53,7 @@ from benchmarks.engines.build import build  # noqa: E402
 from bidref.engines import EngineSpec  # noqa: E402
 from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import MILLISECOND, TimeControl  # noqa: E402
+from bidref.transcript.expand import expanded_lines  # noqa: E402
 
 MS = MILLISECOND
 
@@ -120,7 +120,9 @@ class Tally:
 
 def analyse(res: dict[str, Any], tally: Tally) -> None:
     job: Job = res["job"]
-    lines = [json.loads(x) for x in res["transcript"].splitlines()]
+    # bidref-transcript/2 leaves out what replay derives (a request's deadline, a
+    # reply's charge): read the lines spelled out, as a /1 writer would have them
+    lines = expanded_lines(res["transcript"].encode())
     origin = lines[0]["monotonic_origin_ns"]
     deadline: dict[tuple[int, int], int] = {}
     status: dict[tuple[int, int], str] = {}
