@@ -34,6 +34,8 @@ MAX_DEPTH: Final = 32
 needs more than 4; deeper JSON could exhaust the parser's recursion)."""
 _STRINGS: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKETS: Final = re.compile(r"[\[\]{}]")
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 _ENGINE_ADAPTER: TypeAdapter[EngineMessage] = TypeAdapter(EngineMessage)
 _REFEREE_ADAPTER: TypeAdapter[RefereeMessage] = TypeAdapter(RefereeMessage)
@@ -116,7 +118,22 @@ def _load_object(line: str) -> dict[str, Any]:
             f"a JSON {type(obj).__name__}, not an object; "
             'send an object like {"type": "action", ...}',
         )
+    if _SURROGATE_ESCAPE.search(line):
+        # A lone surrogate ("\ud800") is valid JSON but no text: it could not be
+        # written to the transcript or echoed back. It becomes U+FFFD, as invalid
+        # UTF-8 bytes do (framing), so nothing after the codec ever sees one.
+        obj = _without_surrogates(obj)
     return obj
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def _validate(adapter: TypeAdapter[Any], obj: dict[str, Any], line: str, known: str) -> Any:

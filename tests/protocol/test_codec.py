@@ -146,3 +146,21 @@ def test_deeply_nested_json_is_a_bad_json_error_not_a_recursion_error() -> None:
     assert decode_engine_line('{"type":"log","message":"' + "[" * 500 + '"}').type == "log"
     ok = '{"type":"log","message":"x","a":' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}"
     assert decode_engine_line(ok).type == "log"
+
+
+def test_lone_surrogates_become_replacement_characters() -> None:
+    # Issue 14, item 2: a rules id "\ud800" echoed back used to crash the referee
+    # (UnicodeEncodeError); pairs stay the character they encode.
+    from bidref.protocol import encode
+    from bidref.protocol.codec import decode_engine_line
+    from bidref.protocol.messages import RulesAnswer
+
+    msg = decode_engine_line('{"type":"rules","id":"q\\ud800","topic":"7\\uDFFF"}')
+    assert (msg.id, msg.topic) == ("q\ufffd", "7\ufffd")  # type: ignore[union-attr]
+    answer = encode(RulesAnswer(id=msg.id, topic=msg.topic, text="§7"))  # type: ignore[union-attr]
+    assert "q\ufffd" in answer
+    hello = decode_engine_line(
+        '{"type":"hello","name":"a\\ud83d\\ude00\\ud800","author":"x","version":"1",'
+        '"protocol":"bidref/1"}'
+    )
+    assert hello.name == "a\U0001f600\ufffd"  # type: ignore[union-attr]

@@ -146,6 +146,8 @@ for line in sys.stdin.buffer:
         continue
     if MODE == "surrogate" and requests == 2:
         raw(b'{"type":"log","message":"\\ud800 lone"}\n')
+        # a rules question whose id and topic the referee echoes back
+        raw(b'{"type":"rules","id":"q\\ud800","topic":"7\\udfff"}\n')
     if MODE == "deep" and requests == 2:
         raw(b"[" * 200_000 + b"]" * 200_000 + b"\n")
         continue
