@@ -122,7 +122,7 @@ def _load_object(line: str) -> dict[str, Any]:
         # A lone surrogate ("\ud800") is valid JSON but no text: it could not be
         # written to the transcript or echoed back. It becomes U+FFFD, as invalid
         # UTF-8 bytes do (framing), so nothing after the codec ever sees one.
-        obj = _without_surrogates(obj)
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in obj.items()}
     return obj
 
 
