@@ -283,7 +283,7 @@ def _play(
     from .remote import listen_for_remote_engines
 
     if seed is None:
-        seed = secrets.randbits(31)  # chosen here so that it can be shown and reused
+        seed = secrets.randbits(63)  # shown and reusable; too many to search from a hand
     clocks = seat_clocks(pair, base)
     spec = MatchSpec(
         engines=pair,
