@@ -340,6 +340,12 @@ def _parse_json(text: str) -> MoveFile:
         raise MoveFileError(e.lineno, e.colno, f"not valid JSON: {e.msg}") from None
     except RecursionError:
         raise MoveFileError(1, 1, "the JSON is nested too deeply") from None
+    except ValueError as e:  # a number too long to convert (Python's int digit limit)
+        long = re.search(r"\d{1000,}", text)
+        line, col = _line_of(text, long.start()) if long else (1, 1)
+        raise MoveFileError(
+            line, col, f"not a usable number ({e}); give a seed of at most a few dozen digits"
+        ) from None
     if not isinstance(data, dict):
         raise MoveFileError(
             1, 1, "a JSON move file is one object with 'seed' or 'deals', and 'actions'"

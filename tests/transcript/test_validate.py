@@ -347,3 +347,12 @@ def test_a_bad_tile_in_a_json_deal_is_placed_at_its_line_and_column() -> None:
     v = validate_text(text)
     assert v.problem is not None and v.problem.kind == "malformed"
     assert (v.problem.line, v.problem.col) == (2, 46), v.problem  # at 9-9
+
+
+def test_a_json_number_too_long_to_read_is_malformed_input_at_its_place() -> None:
+    # Found by the fuzz test: json.loads raised ValueError (the int digit limit).
+    text = '{"seed": 1,\n "max_rounds": ' + "9" * 5000 + ',\n "actions": []}'
+    v = validate_text(text)
+    assert v.problem is not None and v.problem.kind == "malformed"
+    assert (v.problem.line, v.problem.col) == (2, 16), v.problem
+    assert "number" in v.problem.message
