@@ -15,7 +15,7 @@ from html import escape
 from importlib.resources import files
 
 from .dominoes import count_text, layout_markup, tile_defs
-from .timeline import SEATS, Timeline, result_text, seconds
+from .timeline import SEATS, Timeline, result_text
 
 CHART_W, CHART_H, CHART_PAD = 640, 130, 28
 
@@ -100,6 +100,8 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
         ],
         "bank": tl.bank_ns,
         "delay": tl.delay_ns,
+        # each seat's starting bank, for its clock bar (they differ in a handicap match)
+        "banks": [c[0] for c in tl.seat_controls()],
         "steps": [s.to_dict() for s in tl.steps],
         "layouts": [
             {"svg": layout_markup(lay, last), "count": count_text(lay)} for lay, last in tl.layouts
@@ -112,7 +114,7 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
     warnings = [w for w in (warning, tl.problem) if w]
     limit = f" · at most {tl.max_rounds} rounds" if tl.max_rounds else ""
     a, b = (escape(x) for x in tl.names)
-    clock = f"bank {seconds(tl.bank_ns)}, delay {seconds(tl.delay_ns)}"
+    clock = tl.clock_text()
     defs = (
         '<svg width="0" height="0" style="position:absolute" aria-hidden="true" '
         f'id="tile-defs">{tile_defs()}</svg>'

@@ -175,12 +175,29 @@ class Timeline:
     bank_ns: int
     delay_ns: int
     max_rounds: int | None
+    # Each seat's (bank, delay) when the match gave them different ones (a handicap).
+    controls: tuple[tuple[int, int], tuple[int, int]] | None = None
     steps: list[Step] = field(default_factory=list)
     layouts: list[tuple[Layout, Tile | None]] = field(default_factory=list)
     rounds: dict[int, int] = field(default_factory=dict)  # round -> index of its first step
     reveals: dict[int, int] = field(default_factory=dict)  # round -> index of its reveal step
     result: dict[str, Any] | None = None
     problem: str | None = None  # the file could not be read to its end
+
+    def seat_controls(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """Each seat's (bank, delay) in ns."""
+        if self.controls is not None:
+            return self.controls
+        return (self.bank_ns, self.delay_ns), (self.bank_ns, self.delay_ns)
+
+    def clock_text(self) -> str:
+        """The time control as a line says it: one for both, or each seat's."""
+        (b0, d0), (b1, d1) = self.seat_controls()
+        if (b0, d0) == (b1, d1):
+            return f"bank {seconds(b0)}, delay {seconds(d0)}"
+        return (
+            f"A bank {seconds(b0)}, delay {seconds(d0)}; B bank {seconds(b1)}, delay {seconds(d1)}"
+        )
 
     def balance_series(self) -> list[tuple[int, int]]:
         """(step index, balance of A) at the start and at every change."""
@@ -189,6 +206,17 @@ class Timeline:
             if not out or out[-1][1] != s.balances[0]:
                 out.append((i, s.balances[0]))
         return out
+
+
+def _seat_controls(raw: Any) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The header's per-seat ``time_controls`` as (bank, delay) pairs, if well formed."""
+    if not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(c, dict) for c in raw):
+        return None
+    try:
+        a, b = ((int(c.get("bank_ns") or 0), int(c.get("delay_ns") or 0)) for c in raw)
+    except (TypeError, ValueError):
+        return None
+    return a, b
 
 
 def _tile(pair: Any) -> Tile:
@@ -287,14 +315,18 @@ class _Builder:
         self.names = [str(e.get("name") or f"seat {i}") for i, e in enumerate(self.engines)]
         tc = header.get("time_control") or {}
         bank = int(tc.get("bank_ns") or 0)
+        delay = int(tc.get("delay_ns") or 0)
+        per_seat = _seat_controls(header.get("time_controls"))
         self.tl = Timeline(
             names=(self.names[0], self.names[1]),
             engines=(self.engines[0], self.engines[1]),
             bank_ns=bank,
-            delay_ns=int(tc.get("delay_ns") or 0),
+            delay_ns=delay,
             max_rounds=header.get("max_rounds"),
+            controls=per_seat if per_seat and per_seat[0] != per_seat[1] else None,
         )
-        self.clocks = [Clock(bank), Clock(bank)]
+        banks = [c[0] for c in self.tl.seat_controls()]
+        self.clocks = [Clock(banks[0]), Clock(banks[1])]
         self.balances = (150, 150)
         self.round: _Round | None = None
         self.round_no = 0
@@ -370,7 +402,7 @@ class _Builder:
         shown_kind = kind
         r = self.round
         if kind == "header":
-            tc = f"bank {seconds(self.tl.bank_ns)}, delay {seconds(self.tl.delay_ns)}"
+            tc = self.tl.clock_text()
             limit = x.get("max_rounds")
             text = (
                 f"{self.names[0]} (A) vs {self.names[1]} (B) · {tc}"

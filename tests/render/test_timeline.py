@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,3 +136,40 @@ def test_lines_that_are_not_as_documented_are_noted_not_a_traceback(
         else:  # not a transcript line at all: the steps end before it, and it is named
             assert len(tl.steps) == i
             assert tl.problem is not None and tl.problem.startswith(f"line {i + 1}: ")
+
+
+def test_a_handicap_match_shows_each_seats_own_clock(tmp_path: Path) -> None:
+    from bidref.engines import EngineSpec
+    from bidref.referee import MatchSpec, run_match
+    from bidref.render.replay_page import replay_page
+    from bidref.rules import TimeControl
+    from bidref.testing import FakeClock
+    from bidref.transcript.files import read_bytes
+    from bidref.transcript.writer import counter_salt
+    from tests.transcript.scripted_seats import ScriptedSeat
+
+    clock = FakeClock(1_000_000_000)
+    seats = [ScriptedSeat("alpha", clock, 1), ScriptedSeat("beta", clock, 2)]
+    spec = MatchSpec(
+        engines=(EngineSpec(name="alpha", command=("x",)), EngineSpec(name="beta", command=("x",))),
+        seed=5,
+        time_control=TimeControl.of_seconds(2, 0.1),
+        time_controls=(TimeControl.of_seconds(2, 0.1), TimeControl.of_seconds(8, 0.5)),
+        max_rounds=1,
+    )
+    path = tmp_path / "t.jsonl"
+    run_match(
+        spec,
+        transcript_path=path,
+        clock=clock,
+        seats=seats,  # type: ignore[arg-type]
+        salt=counter_salt(),
+        started_at="2026-12-02T13:00:00Z",
+    )
+    tl = build_timeline(read_bytes(path))
+    said = "A bank 2.00 s, delay 0.10 s; B bank 8.00 s, delay 0.50 s"
+    assert tl.clock_text() == said, tl.clock_text()
+    assert said in tl.steps[0].text
+    assert tl.steps[0].clocks[1]["bank"] == 8_000_000_000
+    page = replay_page(tl, "t.jsonl")
+    assert said in page and '"banks":[2000000000,8000000000]' in page

@@ -68,7 +68,8 @@
 
   function clockHtml(seat, s) {
     const c = s.clocks[seat];
-    const frac = D.bank > 0 ? Math.max(0, Math.min(1, c.bank / D.bank)) : 0;
+    const full = D.banks ? D.banks[seat] : D.bank;
+    const frac = full > 0 ? Math.max(0, Math.min(1, c.bank / full)) : 0;
     const acting = s.to_act === seat;
     let html = '<div class="clock' + (c.timed_out ? " out" : "") + '">' +
       '<div class="bar"><span style="width:' + (100 * frac).toFixed(1) + '%"></span></div><dl>' +
