@@ -311,16 +311,18 @@ def _play(
     )
     if network is not None:  # a listen:// seat takes the place of its engine's seat
         seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
+
     # Engines are shown and reported by the names the command line gave them
     # (unique: c_first-1, c_first-2); the name in each hello is in the transcript.
     # A remote engine has no such name: its hello's name stands.
+    def shown(engines: tuple[str, str]) -> tuple[str, str]:
+        a, b = (engines[i] if is_listen(remote.args[i]) else pair[i].name for i in (0, 1))
+        return a, b
+
     if json_out:
         with signals_interrupt():
             outcome = run_match(spec, transcript_path=transcript, seats=seats)
-        names = tuple(
-            outcome.engines[i] if is_listen(remote.args[i]) else pair[i].name for i in (0, 1)
-        )
-        outcome = replace(outcome, engines=(names[0], names[1]))
+        outcome = replace(outcome, engines=shown(outcome.engines))
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
@@ -345,10 +347,10 @@ def _play(
             with Live(console=console, refresh_per_second=8, transient=False) as live:
 
                 def observe(state: LiveState) -> None:
-                    live.update(render_state(state))
+                    live.update(render_state(replace(state, engines=shown(state.engines))))
 
                 outcome = run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
-    _print_result(console, outcome, when)
+    _print_result(console, replace(outcome, engines=shown(outcome.engines)), when)
 
 
 def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:

@@ -234,3 +234,24 @@ def test_a_handicap_is_shown_and_recorded(tmp_path: Path) -> None:
     engines_ = header["engines"] if "engines" in header else header["data"]["engines"]
     assert engines_[1]["time_control"] == {"bank_ns": 30 * SECOND, "delay_ns": 2 * SECOND}
     assert "time_control" not in engines_[0]
+
+
+@pytest.mark.e2e
+def test_the_live_table_and_the_result_use_the_command_line_names(tmp_path: Path) -> None:
+    res = _bidref(
+        "match",
+        "--engine",
+        f"cmd={RANDOM} name=left",
+        "--engine",
+        f"cmd={GREEDY} name=right",
+        "--seed",
+        "4",
+        "--bank",
+        "20",
+        "--delay",
+        "1",
+    )
+    assert res.returncode == 0, res.stderr
+    assert "python_random" not in res.stdout and "python_greedy" not in res.stdout, res.stdout
+    result = [ln for ln in res.stdout.splitlines() if ln.startswith("result: ")]
+    assert len(result) == 1 and ("(left) wins" in result[0] or "(right) wins" in result[0])
