@@ -209,3 +209,20 @@ def test_the_check_s_seat_keeps_what_it_read_last() -> None:
     got = seat.receive(clock() + SECOND)
     assert isinstance(got, Line) and seat.last is got
     assert seat.receive(clock() + SECOND) is None and seat.last is None
+
+
+@pytest.mark.parametrize("features", [[], ["points"]])
+def test_the_requests_are_the_referee_s_with_points_if_the_hello_asks(
+    features: list[str],
+) -> None:
+    good = first_legal()
+
+    def hello_with(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        if msg["type"] == "hello":
+            hello = {"type": "hello", "name": "a", "protocol": "bidref/1", "features": features}
+            return [(MS, json.dumps(hello))]
+        return good(msg, seat)
+
+    _, seat = check(hello_with)
+    requests = seat.requests()
+    assert requests and all(("legal_points" in r) is bool(features) for r in requests)

@@ -38,9 +38,9 @@ from bidref.protocol import (
     Pong,
     RulesRequest,
     encode,
-    encode_request,
 )
-from bidref.rules import MILLISECOND, SECOND, Match, TimeControl, player_view
+from bidref.protocol.fastview import RequestEncoder
+from bidref.rules import MILLISECOND, SECOND, Match, TimeControl
 from bidref.session import DEFAULT_TOLERANCE_NS, EngineSession, SessionEnd, hello_line
 
 from .positions import SEAT
@@ -175,6 +175,7 @@ class Probe:
         self.next_id = 0
         self.hello: EngineHello | None = None
         self.counts = [0, 0]  # decision requests sent to this process, and actions back
+        self.encoder = RequestEncoder()
         self.stuck = False  # a request was left unanswered: restart before the next item
 
     # -- the process ----------------------------------------------------------------------
@@ -319,6 +320,8 @@ class Probe:
         except SessionEnd as e:
             return CheckResult(name, False, self._no_hello(e, bad_before))
         self.hello = msg
+        # the request lines the referee would write (with points, if asked for)
+        self.encoder.points = ("points" in msg.features, False)
         if msg.protocol != PROTOCOL_VERSION:
             return CheckResult(
                 name,
@@ -396,15 +399,9 @@ class Probe:
         """Send a decision request for ``m``; return (id, start of its clock, deadline)."""
         self.next_id += 1
         s = self.settings
-        view = player_view(m, SEAT).to_dict()
-        clock = {
-            "delay_left_ms": s.delay // MILLISECOND,
-            "bank_ms": s.bank // MILLISECOND,
-            "opponent_bank_ms": s.bank // MILLISECOND,
-            "deadline_ms": (s.delay + s.bank) // MILLISECOND,
-        }
-        legal = [str(a) for a in m.legal_actions()]
-        start = self.session.send(encode_request(self.next_id, view, clock, legal))
+        delay, bank = s.delay // MILLISECOND, s.bank // MILLISECOND
+        line = self.encoder.encode_ms(m, self.next_id, delay, bank, bank, delay + bank)
+        start = self.session.send(line)
         self.session.begin(self.next_id, start)
         self.counts[0] += 1
         return self.next_id, start, start + s.delay + s.bank
