@@ -364,7 +364,7 @@ class EngineSession:
             try:
                 msg: EngineMessage | None = decode_engine_line(text)
             except ProtocolError:
-                msg = None  # (_slow_line says so)
+                msg = None  # _slow_line ends on it, as next_action does
             if isinstance(msg, kind):
                 return msg, text, t
             got = self._slow_line(text, t)
