@@ -9,14 +9,16 @@ orchestrates two sessions: the rules, the clock, the events, the transcript.
 What a session sees that belongs in the transcript it reports to a
 :class:`Recorder`; what ends the match it raises as :class:`SessionEnd`.
 
-``check-engine`` builds its hello and answers rules requests with the same
-functions (:func:`hello_line`, :func:`rules_reply`).
+``check-engine`` (bidref/check/) drives its engine through an
+:class:`EngineSession` too, with its own :class:`Recorder`: the same hello,
+request ids, stale and bad lines, rules help and judged wait; it only reacts
+differently to what would end a match (it notes it and checks the next item).
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 from . import __version__
 from .engines import Clock, Eof, Incoming, Line, Overlong
@@ -26,6 +28,7 @@ from .protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
     EngineHello,
+    EngineMessage,
     ErrorMsg,
     Log,
     Pong,
@@ -43,6 +46,8 @@ from .protocol.codec import action_reply
 from .rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from .rules_text import rules_section
 
+M = TypeVar("M", bound=EngineMessage)
+
 DEFAULT_TOLERANCE_NS: Final = 1 * MILLISECOND  # MatchSpec.timing_tolerance_ns (docs/match.md)
 # Caps on what an engine can make the referee do for one request (docs/match.md, "Caps"):
 RULES_PER_TURN: Final = 16  # rules requests answered; further ones get a short error
@@ -53,14 +58,23 @@ REJECTED_PER_MATCH: Final = 1000  # ... and in the whole match; beyond either: a
 
 class SessionEnd(Exception):
     """The match ends because of what this seat did (or, for ``aborted``, because
-    the referee could not judge it): ``detail["seat"]`` is the seat."""
+    the referee could not judge it): ``detail["seat"]`` is the seat.
+
+    ``bad_line``: the line that is not a valid message, when that is the end
+    (check-engine notes it and waits on: it reports every item, not one result)."""
 
     def __init__(
-        self, reason: EndReasonName, detail: dict[str, Any], rated: bool | None = None
+        self,
+        reason: EndReasonName,
+        detail: dict[str, Any],
+        rated: bool | None = None,
+        *,
+        bad_line: ProtocolError | None = None,
     ) -> None:
         self.reason = reason
         self.detail = detail
         self.rated = EndReason(reason).rated if rated is None else rated
+        self.bad_line = bad_line
         super().__init__(reason)
 
 
@@ -201,8 +215,12 @@ class EngineSession:
             problem = f"the engine ended before its hello ({info.describe()})" if info else e
             raise self._startup(f"{problem}{self.stderr_hint()}") from None
 
-    def await_hello(self, deadline: int) -> tuple[EngineHello, str, int]:
-        """The engine's hello, its raw line and the time it was read."""
+    def await_hello(
+        self, deadline: int, *, same_protocol: bool = True
+    ) -> tuple[EngineHello, str, int]:
+        """The engine's hello, its raw line and the time it was read. With
+        ``same_protocol`` false, a hello naming another protocol is returned too
+        (check-engine reports it and checks the rest)."""
         hint = unflushed_hint(self.spec.transport)
         while True:
             inc = self.seat.receive(deadline)
@@ -224,7 +242,7 @@ class EngineSession:
             try:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
-                raise self._startup(f"expected a hello: {e}") from None
+                raise self._startup(f"expected a hello: {e}", e) from None
             if isinstance(msg, Log):
                 self.log(msg, inc.t)
                 continue
@@ -232,15 +250,15 @@ class EngineSession:
                 raise self._startup(
                     f"expected a hello, got a {msg.type!r} message: {quote(inc.text)}"
                 )
-            if msg.protocol != PROTOCOL_VERSION:
+            if same_protocol and msg.protocol != PROTOCOL_VERSION:
                 raise self._startup(
                     f"the engine speaks protocol {msg.protocol!r}; this referee speaks "
                     f"{PROTOCOL_VERSION!r}"
                 )
             return msg, inc.text, inc.t
 
-    def _startup(self, problem: str) -> SessionEnd:
-        return SessionEnd("startup", {"seat": self.index, "problem": problem})
+    def _startup(self, problem: str, bad_line: ProtocolError | None = None) -> SessionEnd:
+        return SessionEnd("startup", {"seat": self.index, "problem": problem}, bad_line=bad_line)
 
     def stderr_hint(self) -> str:
         tail = self.seat.stderr_tail().strip()
@@ -328,6 +346,32 @@ class EngineSession:
                 continue
             return got_id, action_text, text, t, prepared
 
+    def next_message(self, deadline: int, kind: type[M]) -> tuple[M, str, int]:
+        """The next message of ``kind`` (a pong to a ping, say), its raw line and
+        the time it is charged up to, as :meth:`next_action` judges a reply:
+        every other line is handled as while a reply is awaited (no action is,
+        so an action is stale), and what ends the match is raised."""
+        while True:
+            inc = self.seat.receive(deadline)
+            if type(inc) is not Line:
+                raise self._not_a_line(inc, deadline)
+            assert isinstance(inc, Line)
+            t = inc.t
+            if t >= deadline:
+                t = self._judge_late(deadline, t if inc.after is None else inc.after, t)
+            t = max(t, self.floor)
+            text = inc.text
+            try:
+                msg: EngineMessage | None = decode_engine_line(text)
+            except ProtocolError:
+                msg = None  # _slow_line ends on it, as next_action does
+            if isinstance(msg, kind):
+                return msg, text, t
+            got = self._slow_line(text, t)
+            if got is not None:
+                self.count(1, text)
+                self._stale(got[0], text, t)
+
     def _not_a_line(self, inc: Incoming | None, deadline: int) -> SessionEnd:
         """The end that ``inc`` (not a line: a timeout, EOF or an over-long line) means."""
         if inc is None:
@@ -370,7 +414,9 @@ class EngineSession:
         except ProtocolError as e:
             self.send_quietly(encode(ErrorMsg(id=None, code=e.code, message=str(e))))
             raise SessionEnd(
-                "protocol", {"seat": self.index, "line": quote(text), "problem": e.problem}
+                "protocol",
+                {"seat": self.index, "line": quote(text), "problem": e.problem},
+                bad_line=e,
             ) from None
         if type(msg) is ActionMsg:
             return msg.id, msg.action

@@ -1,0 +1,53 @@
+"""What ``bidref check-engine`` reports, and the terms it checks an engine on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bidref.rules import MILLISECOND, SECOND
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One item of the report."""
+
+    item: str
+    passed: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"item": self.item, "passed": self.passed, "detail": self.detail}
+
+
+@dataclass
+class CheckReport:
+    engine: str
+    command: list[str]
+    results: list[CheckResult] = field(default_factory=list)
+    engine_name: str | None = None  # from the engine's hello
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    def failed_items(self) -> list[str]:
+        return [r.item for r in self.results if not r.passed]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "engine": self.engine,
+            "command": self.command,
+            "name": self.engine_name,
+            "passed": self.passed,
+            "items": [r.to_dict() for r in self.results],
+        }
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """The time control the check announces and enforces, and the start-up timeout."""
+
+    bank: int = 2 * SECOND
+    delay: int = 200 * MILLISECOND
+    startup: int = 10 * SECOND
+    transport: str = "pipe"
