@@ -143,7 +143,9 @@ def connect(
         raise bad(f"the referee refused this client: {result.detail}")
     if not result.ok:
         raise bad(f"{result.how.replace('_', ' ')}: {result.detail}", EXIT_LOST)
-    if matches > 1 or result.how == "next_match":
+    if result.how == "next_match":
+        status("done (--once: one match played; the referee has more)")
+    elif matches > 1 or (matches and not result.connections):
         status(f"done ({result.detail}; {matches} match(es) played)")
     else:
         status(f"done ({result.detail}; {result.connections} connection(s))")

@@ -971,3 +971,11 @@ def _exit_for(
             highlight=False,
         )
         raise typer.Exit(code=EXIT_UNRESOLVED)
+    if summary.failed:
+        err.print(
+            f"{len(summary.failed)} matches did not start (unrated: an engine failed to "
+            "start, or a network engine's client was not there in time); play them with "
+            f"--resume --out {out}",
+            highlight=False,
+        )
+        raise typer.Exit(code=EXIT_UNRESOLVED)
