@@ -143,6 +143,9 @@ class EngineListener:
         with self._cv:
             self._ended = True
             self._cv.notify_all()
+            # a waiting client is told by its own thread (within a slice); stopping
+            # the server first would close it with a bare 1001 "going away"
+            self._cv.wait_for(lambda: self._lobby is None, timeout=1.0)
         if self._served:
             until = time.monotonic() + final_word_s
             while not self._told_over and time.monotonic() < until:
@@ -174,13 +177,13 @@ class EngineListener:
                     if self._lobby is not ws:
                         return None  # replaced
                     seat = self._seat
-                    if self._ended:
-                        self._lobby = None
-                        ws.close(*self.end_reason)
-                        return None
-                    if seat is not None and not seat.ended:
+                    ended = self._ended
+                    if not ended and seat is not None and not seat.ended:
                         self._lobby = None
                         return seat
+                if ended:
+                    ws.close(*self.end_reason)  # (the finally clears the lobby)
+                    return None
                 try:
                     msg = ws.recv(timeout=WAIT_SLICE_S)
                 except TimeoutError:
@@ -195,3 +198,4 @@ class EngineListener:
             with self._cv:
                 if self._lobby is ws:
                     self._lobby = None
+                self._cv.notify_all()
