@@ -11,26 +11,37 @@ import gzip
 import json
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.net.test_e2e import CLI, ROOT, WAIT, Procs, procs  # noqa: F401 - the fixture
+from tests.net.test_e2e import CLI, ROOT, WAIT, Procs
 
 pytestmark = pytest.mark.e2e
 
 C_FIRST = str(ROOT / "sample_engines" / "c_first" / "engine")
 
 
+@pytest.fixture
+def ps() -> Iterator[Procs]:
+    """The processes a test starts (each in its own session), ended after it."""
+    started = Procs()
+    yield started
+    for p in started.all:
+        if p.poll() is None:
+            started.kill(p)
+
+
 def tournament(
-    procs: Procs, tmp: Path, *extra: str, startup: str = "30"
+    ps: Procs, tmp: Path, *extra: str, startup: str = "30"
 ) -> tuple[subprocess.Popen[str], dict[str, Any]]:
     """Two local engines and one network engine ``net``, one deal (each pairing
     twice, seats swapped: 6 matches, 4 of them for ``net``), two at a time."""
     info = tmp / "connect.json"
     info.unlink(missing_ok=True)
-    p = procs.start(
+    p = ps.start(
         "tournament",
         *extra,
         "--bank",
@@ -62,8 +73,8 @@ def tournament(
 NEW = ("one=" + C_FIRST, "two=" + C_FIRST, "net=listen://127.0.0.1:0", "--deals", "1")
 
 
-def connect(procs: Procs, engine: dict[str, Any], *extra: str) -> subprocess.Popen[str]:
-    return procs.start("connect", engine["url"], "--token", engine["token"], *extra, "--", C_FIRST)
+def connect(ps: Procs, engine: dict[str, Any], *extra: str) -> subprocess.Popen[str]:
+    return ps.start("connect", engine["url"], "--token", engine["token"], *extra, "--", C_FIRST)
 
 
 def net_matches(tmp: Path) -> int:
@@ -106,13 +117,13 @@ def finish(p: subprocess.Popen[str]) -> dict[str, Any]:
     return result
 
 
-def test_one_connect_serves_every_match_of_a_network_engine(procs: Procs, tmp_path: Path) -> None:
-    ref, net = tournament(procs, tmp_path, *NEW)
+def test_one_connect_serves_every_match_of_a_network_engine(ps: Procs, tmp_path: Path) -> None:
+    ref, net = tournament(ps, tmp_path, *NEW)
     assert net["url"].startswith("ws://127.0.0.1:")
-    wrong = procs.start("connect", net["url"], "--token", "not-the-token", "--", C_FIRST)
+    wrong = ps.start("connect", net["url"], "--token", "not-the-token", "--", C_FIRST)
     _, err = wrong.communicate(timeout=WAIT)
     assert wrong.returncode == 2 and "wrong token" in err
-    client = connect(procs, net)
+    client = connect(ps, net)
     result = finish(ref)
     assert result["done"] == result["total"] == 6 and not result["failed"]
     _, err = client.communicate(timeout=WAIT)
@@ -123,19 +134,19 @@ def test_one_connect_serves_every_match_of_a_network_engine(procs: Procs, tmp_pa
 
 
 def test_a_client_that_stops_or_is_killed_between_matches_is_replaced(
-    procs: Procs, tmp_path: Path
+    ps: Procs, tmp_path: Path
 ) -> None:
-    ref, net = tournament(procs, tmp_path, *NEW)
-    first = connect(procs, net, "--once")  # one match, then it goes
+    ref, net = tournament(ps, tmp_path, *NEW)
+    first = connect(ps, net, "--once")  # one match, then it goes
     _, err = first.communicate(timeout=2 * WAIT)
     assert first.returncode == 0 and "--once: one match played" in err, err
-    second = connect(procs, net)
+    second = connect(ps, net)
     give_up = time.monotonic() + 2 * WAIT
     while net_matches(tmp_path) < 2:
         assert time.monotonic() < give_up and ref.poll() is None
         time.sleep(0.05)
-    procs.kill(second)  # whatever it was doing: the next client takes over
-    third = connect(procs, net)
+    ps.kill(second)  # whatever it was doing: the next client takes over
+    third = connect(ps, net)
     result = finish(ref)
     assert result["done"] == result["total"] == 6, result
     _, err = third.communicate(timeout=WAIT)
@@ -144,9 +155,9 @@ def test_a_client_that_stops_or_is_killed_between_matches_is_replaced(
 
 
 def test_an_absent_client_loses_its_matches_at_start_up_and_resume_plays_them(
-    procs: Procs, tmp_path: Path
+    ps: Procs, tmp_path: Path
 ) -> None:
-    ref, net = tournament(procs, tmp_path, *NEW, startup="1")
+    ref, net = tournament(ps, tmp_path, *NEW, startup="1")
     out, err = ref.communicate(timeout=4 * WAIT)
     assert ref.returncode == 1, err  # matches left to play
     result = json.loads(out)
@@ -154,9 +165,9 @@ def test_an_absent_client_loses_its_matches_at_start_up_and_resume_plays_them(
     assert result["done"] == 2 and len(result["failed"]) == 4, (result, err)
     assert result["stopped"] is None
     assert "did not start" in err and "--resume" in err, err
-    again, net2 = tournament(procs, tmp_path, "--resume")
+    again, net2 = tournament(ps, tmp_path, "--resume")
     assert net2["token"] != net["token"]  # a token is good for one run
-    client = connect(procs, net2)
+    client = connect(ps, net2)
     result = finish(again)
     assert result["done"] == result["total"] == 6, result
     _, err = client.communicate(timeout=WAIT)
