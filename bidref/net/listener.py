@@ -79,7 +79,7 @@ class EngineListener:
         self._seat: NetworkSeat | None = None
         self._lobby: ServerConnection | None = None  # the client waiting for a match
         self._ended = False
-        self._served = 0  # seats closed with CLOSE_NEXT_MATCH
+        self._coming_back = False  # a client was just told to come back for the next match
         self._told_over = False  # a client has heard that the tournament is over
         self._server = SeatServer(self, address, tls=tls)
         self.port = self._server.port
@@ -127,12 +127,13 @@ class EngineListener:
             self._seat = seat
             self._cv.notify_all()
 
-    def withdraw(self, seat: NetworkSeat) -> None:
-        """``seat``'s match is over (its client was told to come back)."""
+    def withdraw(self, seat: NetworkSeat, *, told: bool) -> None:
+        """``seat``'s match is over; ``told``: its client was connected, and told
+        to come back for the next."""
         with self._cv:
             if self._seat is seat:
                 self._seat = None
-                self._served += 1
+                self._coming_back = told
 
     def close(self, final_word_s: float = FINAL_WORD_S) -> None:
         """The tournament is over: tell a waiting client so and stop listening.
@@ -146,7 +147,7 @@ class EngineListener:
             # a waiting client is told by its own thread (within a slice); stopping
             # the server first would close it with a bare 1001 "going away"
             self._cv.wait_for(lambda: self._lobby is None, timeout=1.0)
-        if self._served:
+        if self._coming_back:
             until = time.monotonic() + final_word_s
             while not self._told_over and time.monotonic() < until:
                 time.sleep(WAIT_SLICE_S)
@@ -159,6 +160,7 @@ class EngineListener:
     ) -> NetworkSeat | None:
         """The seat of the match being played, once there is one."""
         with self._cv:
+            self._coming_back = False
             seat = self._seat
             if not fresh and (seat is None or seat.ended or match != seat.match_id):
                 # its engine is still in a match that is over

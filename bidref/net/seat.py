@@ -479,7 +479,7 @@ class NetworkSeat:
         if self._server is not None:
             self._server.stop()
         if self.host is not None:
-            self.host.withdraw(self)
+            self.host.withdraw(self, told=conn is not None)
         self._drain_notes()
         if info is not None:
             # like a process transport: an engine that exits after our quit line quit
