@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -173,3 +174,18 @@ def test_an_absent_client_loses_its_matches_at_start_up_and_resume_plays_them(
     _, err = client.communicate(timeout=WAIT)
     assert client.returncode == 0, err
     check_transcripts(tmp_path, net2["token"])
+
+
+def test_an_interrupt_ends_a_match_waiting_for_its_client(ps: Procs, tmp_path: Path) -> None:
+    # the network match is played in a thread of the tournament's process, where
+    # no signal reaches its referee: the interrupt reaches it through its seat
+    ref, _ = tournament(ps, tmp_path, *NEW, startup="600")
+    give_up = time.monotonic() + WAIT
+    while not network_transcripts(tmp_path):  # its match has started, and waits
+        assert time.monotonic() < give_up and ref.poll() is None
+        time.sleep(0.02)
+    ref.send_signal(signal.SIGTERM)  # as Ctrl-C (an ignored SIGINT would stay ignored)
+    _, err = ref.communicate(timeout=WAIT)
+    assert ref.returncode == 130 and "--resume" in err, err
+    rows = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+    assert not any('"net"' in r and '"startup"' in r for r in rows[1:])  # not a lost match
