@@ -96,9 +96,9 @@ class BridgeResult:
     """How a bridge ended.
 
     ``how``: ``match_over`` (the referee closed the seat), ``next_match`` (a
-    tournament's match is over and more may follow: come back with a fresh
-    engine), ``refused`` (wrong token), ``replaced`` (another client took the
-    seat with the same token), ``gave_up`` (no connection for too long), ``engine_exit`` (the engine ended
+    tournament's match is over and more may follow: come back with a fresh engine),
+    ``refused`` (wrong token), ``replaced`` (another client took the seat with the same
+    token), ``gave_up`` (no connection for too long), ``engine_exit`` (the engine ended
     before the referee said quit, and the referee was told: it loses the match as a
     crash), ``start_failed`` (the engine did not start).
     """
