@@ -57,6 +57,13 @@ def connect(
             metavar="SECONDS", help="Give up after this many seconds without a connection."
         ),
     ] = 120.0,
+    once: Annotated[
+        bool,
+        typer.Option(
+            "--once",
+            help="Play one match and exit, even when the referee (a tournament) offers more.",
+        ),
+    ] = False,
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
 
@@ -70,12 +77,16 @@ def connect(
     keeps running meanwhile. Run the same command again after a crash or a
     reboot and it takes the seat back with a fresh engine.
 
-    Exit codes: 0 the match is over, 1 the seat was lost (no connection for
+    Against a tournament (`bidref tournament ... listen://0.0.0.0:9000`) it keeps
+    serving: each match with a fresh engine process, until the tournament is
+    over (--once: one match only).
+
+    Exit codes: 0 the match (or tournament) is over, 1 the seat was lost (no connection for
     --retry-for seconds, another client took it with the same token, or the
     engine ended before the match did), 2 bad arguments or a refused token, 3
     the engine failed to start, 130 interrupted.
     """
-    from ..net.client import Bridge  # (websockets is imported only when it is used)
+    from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
 
     err = Console(stderr=True)
 
@@ -109,18 +120,20 @@ def connect(
     def status(text: str) -> None:
         err.print(f"connect: {escape(text)}", highlight=False)
 
-    bridge = Bridge(
-        url,
-        token,
-        spec,
-        transport=transport,
-        ssl_context=ctx,
-        retry_for_ns=round(retry_for * SECOND),
-        status=status,
-    )
+    def new_bridge() -> Bridge:
+        return Bridge(
+            url,
+            token,
+            spec,
+            transport=transport,
+            ssl_context=ctx,
+            retry_for_ns=round(retry_for * SECOND),
+            status=status,
+        )
+
     try:
         with signals_interrupt():
-            result = bridge.run()
+            result, matches = serve(new_bridge, once=once, status=status)
     except KeyboardInterrupt:
         err.print("connect: interrupted; the engine was ended", highlight=False)
         raise typer.Exit(code=130) from None
@@ -130,7 +143,12 @@ def connect(
         raise bad(f"the referee refused this client: {result.detail}")
     if not result.ok:
         raise bad(f"{result.how.replace('_', ' ')}: {result.detail}", EXIT_LOST)
-    status(f"done ({result.detail}; {result.connections} connection(s))")
+    if result.how == "next_match":
+        status("done (--once: one match played; the referee has more)")
+    elif matches > 1 or (matches and not result.connections):
+        status(f"done ({result.detail}; {matches} match(es) played)")
+    else:
+        status(f"done ({result.detail}; {result.connections} connection(s))")
 
 
 # -- the referee's side: `bidref match listen://...` ---------------------------------------

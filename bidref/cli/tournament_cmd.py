@@ -16,6 +16,15 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption
+from .tournament_remote import (
+    ConnectInfoOption,
+    RemoteRefusal,
+    StartupOption,
+    TlsCertOption,
+    TlsKeyOption,
+    listen_for_network_engines,
+    remote_backend,
+)
 
 if TYPE_CHECKING:  # imported in the command (bidref --help starts fast)
     from rich.console import Console, Group
@@ -374,6 +383,10 @@ def tournament(
             help="Tries per match in this run when matches are aborted (referee timing faults).",
         ),
     ] = 3,
+    connect_info: ConnectInfoOption = None,
+    tls_cert: TlsCertOption = None,
+    tls_key: TlsKeyOption = None,
+    startup: StartupOption = None,
     play_function: Annotated[
         str,
         typer.Option(
@@ -471,9 +484,24 @@ def tournament(
     plan = replace(plan, stderr_dir=stderr_dir, debug=debug)
 
     todo = len(missing(plan, store)) if store is not None else len(plan.keys)
+    network = None
     try:
+        network = listen_for_network_engines(
+            plan,
+            default_play=play_function == DEFAULT_PLAY,
+            cluster=cluster,
+            connect_info=connect_info,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            startup=startup,
+            err=err,
+        )
         backend = _make_backend(play, cluster, concurrency, todo, err)
-    except _Refusal as exc:
+        if network is not None:
+            backend = remote_backend(backend, network, play)
+    except (_Refusal, RemoteRefusal) as exc:
+        if network is not None:
+            network.close(final_word_s=0)
         if store is not None:
             store.close()
         held.close()
@@ -489,6 +517,8 @@ def tournament(
             if store is not None:
                 store.close()
             backend.close()
+            if network is not None:
+                network.close(final_word_s=0)
             held.close()
             raise _fail(err, str(exc)) from None
         note = f"{len(plan.keys)} matches in {out}"
@@ -510,9 +540,12 @@ def tournament(
                 err if as_json else console,
                 lines=not as_json,
                 rating_interval=rating_interval,
+                remote=frozenset() if network is None else network.names,
             )
     finally:
         backend.close()
+        if network is not None:
+            network.close()
         store.close()
         held.close()
     standings = summary.standings
@@ -795,6 +828,7 @@ def _run_with_progress(
     *,
     lines: bool,
     rating_interval: int,
+    remote: frozenset[str] = frozenset(),
 ) -> RunSummary:
     """Run, showing live progress on a terminal; else (``lines``, for CI logs) one
     line per finished match and the standings every ``rating_interval`` of them."""
@@ -832,7 +866,14 @@ def _run_with_progress(
     if live is not None:
         live.start()
     try:
-        return run(plan, store, backend, on_progress=on_progress, max_attempts=max_attempts)
+        return run(
+            plan,
+            store,
+            backend,
+            on_progress=on_progress,
+            max_attempts=max_attempts,
+            remote=remote,
+        )
     finally:
         if live is not None:
             live.stop()
@@ -927,6 +968,14 @@ def _exit_for(
         err.print(
             f"{len(summary.unresolved)} matches were aborted {max_attempts} times; "
             f"try again with --resume --out {out}",
+            highlight=False,
+        )
+        raise typer.Exit(code=EXIT_UNRESOLVED)
+    if summary.failed:
+        err.print(
+            f"{len(summary.failed)} matches did not start (unrated: an engine failed to "
+            "start, or a network engine's client was not there in time); play them with "
+            f"--resume --out {out}",
             highlight=False,
         )
         raise typer.Exit(code=EXIT_UNRESOLVED)

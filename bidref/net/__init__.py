@@ -6,7 +6,9 @@
 - :mod:`.seat`: :class:`NetworkSeat`, the referee's ``Seat`` for a remote engine;
 - :mod:`.server`: the WebSocket server of a seat (authentication, caps);
 - :mod:`.client`: :class:`Bridge`, behind ``bidref connect``;
-- :mod:`.match_seats`: seats for ``bidref match`` with ``listen://`` engines.
+- :mod:`.match_seats`: seats for ``bidref match`` with ``listen://`` engines;
+- :mod:`.listener`: :class:`EngineListener`, a tournament engine's one address
+  and token, handing each of its matches' seats to its client in turn.
 
 See docs/network.md.
 """

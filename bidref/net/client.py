@@ -16,6 +16,11 @@ is answered twice:
 - a restarted bridge (a new engine) says ``fresh`` and is greeted again by the
   referee; the engine's hello is then not news to the referee, which answers it.
 
+A tournament's seat ends a match with ``CLOSE_NEXT_MATCH``: the bridge then
+returns ``next_match`` and :func:`serve` starts a fresh engine and a fresh
+bridge for the next match, until the referee says it is over (see
+:mod:`bidref.net.listener`).
+
 Library code: it reports through the ``status`` callback and returns a
 :class:`BridgeResult`; only the CLI prints.
 """
@@ -50,6 +55,7 @@ from ..rules import MILLISECOND, SECOND
 from .framing import (
     CLOSE_BAD_AUTH,
     CLOSE_MATCH_OVER,
+    CLOSE_NEXT_MATCH,
     CLOSE_REPLACED,
     auth_message,
     engine_exit_message,
@@ -89,9 +95,10 @@ class Backoff:
 class BridgeResult:
     """How a bridge ended.
 
-    ``how``: ``match_over`` (the referee closed the seat), ``refused`` (wrong
-    token), ``replaced`` (another client took the seat with the same token),
-    ``gave_up`` (no connection for too long), ``engine_exit`` (the engine ended
+    ``how``: ``match_over`` (the referee closed the seat), ``next_match`` (a
+    tournament's match is over and more may follow: come back with a fresh engine),
+    ``refused`` (wrong token), ``replaced`` (another client took the seat with the same
+    token), ``gave_up`` (no connection for too long), ``engine_exit`` (the engine ended
     before the referee said quit, and the referee was told: it loses the match as a
     crash), ``start_failed`` (the engine did not start).
     """
@@ -102,7 +109,7 @@ class BridgeResult:
 
     @property
     def ok(self) -> bool:
-        return self.how == "match_over"
+        return self.how in ("match_over", "next_match")
 
 
 class _Done(Exception):
@@ -157,6 +164,7 @@ class Bridge:
         self._exit_sent = False
         self._exit_detail = ""
         self._quit = False
+        self._match: str | None = None  # the match its welcome named (a tournament's)
         self._t: Transport | None = None
 
     # -- the whole run ------------------------------------------------------------------
@@ -222,9 +230,14 @@ class Bridge:
     def _session(self, ws: ClientConnection) -> None:
         """One connection: authenticate, catch up, then pass lines until it ends."""
         try:
-            ws.send(auth_message(self.token, fresh=not self._greeted))
+            fresh = not self._greeted
+            ws.send(auth_message(self.token, fresh, None if fresh else self._match))
             first = ws.recv(timeout=self.open_timeout_s)
             welcome = parse_object(first)
+            if welcome is not None and welcome.get("type") == "waiting":
+                self.status("waiting for the referee to start a match")
+                first = ws.recv()  # (keepalive pings find a referee that is gone)
+                welcome = parse_object(first)
             if welcome is None or welcome.get("type") != "welcome":
                 raise _Done(
                     BridgeResult("refused", f"unexpected answer: {first!r:.200}", self._conn_no)
@@ -233,6 +246,9 @@ class Bridge:
                 self._ws = ws
                 self._conn_no += 1
                 self._catch_up(ws)
+            match = welcome.get("match")
+            if isinstance(match, str):
+                self._match = match
             seat = welcome.get("seat")
             self.status(
                 f"{'resumed' if welcome.get('resume') or self._conn_no > 1 else 'connected'}: "
@@ -256,6 +272,10 @@ class Bridge:
             raise _Done(BridgeResult("refused", reason or "token refused", self._conn_no))
         if rcvd == CLOSE_REPLACED:
             raise _Done(BridgeResult("replaced", reason or "replaced", self._conn_no))
+        if rcvd == CLOSE_NEXT_MATCH:
+            if self._exit_sent and not self._quit:
+                reason = f"{reason} ({self._exit_detail})"
+            raise _Done(BridgeResult("next_match", reason or "the match is over", self._conn_no))
         if self._exit_sent and not self._quit:
             raise _Done(BridgeResult("engine_exit", self._exit_detail, self._conn_no))
         if rcvd == CLOSE_MATCH_OVER or self._exit_sent:
@@ -361,3 +381,24 @@ class Bridge:
             return True
         except (ConnectionClosed, OSError):
             return False
+
+
+def serve(
+    new_bridge: Callable[[], Bridge],
+    *,
+    once: bool = False,
+    status: Callable[[str], None] = lambda _: None,
+) -> tuple[BridgeResult, int]:
+    """Play match after match, each with a fresh bridge (and engine), until the
+    referee says it is over; with ``once``, after the first match. Returns how
+    the last bridge ended and how many matches were played."""
+    matches = 0
+    while True:
+        result = new_bridge().run()
+        if result.how not in ("next_match", "match_over"):
+            return result, matches
+        if result.connections:
+            matches += 1
+        if result.how == "match_over" or once:
+            return result, matches
+        status(f"match {matches} over; a fresh engine waits for the next one")

@@ -6,9 +6,13 @@ own, never passed to an engine:
 
 - client → referee, first message: ``{"type":"auth","token":"…","fresh":true}``
   (``fresh``: the client's engine has not been greeted yet, so it needs the
-  referee's ``hello``; a bridge whose engine is already playing says false);
+  referee's ``hello``; a bridge whose engine is already playing says false, and
+  gives the ``match`` of its welcome, if it had one);
 - referee → client, the answer: ``{"type":"welcome","seat":0,"protocol":"bidref/1",
-  "resume":false}``, after which ``bidref/1`` lines follow;
+  "resume":false}``, after which ``bidref/1`` lines follow (a tournament's seat
+  adds ``"match":"…"``, naming the match);
+- referee → client, instead of a welcome: ``{"type":"waiting"}`` when a
+  tournament has no match for this engine yet (the welcome follows when it has);
 - client → referee: ``{"type":"engine_exit","exit_code":0,"signal":null,
   "stderr_tail":"…"}`` when the client's engine process ended (the referee treats
   it like a local engine that exited);
@@ -40,6 +44,7 @@ AUTH_MAX: Final = 4096  # bytes: the auth message is small; anything longer is r
 # WebSocket close codes (4000-4999 are for applications).
 CLOSE_MATCH_OVER: Final = 4000  # the seat is closed: do not come back
 CLOSE_REPLACED: Final = 4001  # a newer connection with the same token took the seat
+CLOSE_NEXT_MATCH: Final = 4002  # this match is over, more follow: come back with a fresh engine
 CLOSE_BAD_AUTH: Final = 4003  # wrong token or malformed auth: do not retry
 CLOSE_AUTH_TIMEOUT: Final = 4008  # no auth message within the start-up timeout
 CLOSE_BUSY: Final = 4029  # too many connections waiting to authenticate: retry later
@@ -87,14 +92,26 @@ def is_listen(arg: str) -> bool:
     return arg.startswith(LISTEN_SCHEME)
 
 
-def auth_message(token: str, fresh: bool) -> str:
-    return json.dumps({"type": "auth", "token": token, "fresh": fresh})
+def auth_message(token: str, fresh: bool, match: str | None = None) -> str:
+    obj: dict[str, object] = {"type": "auth", "token": token, "fresh": fresh}
+    if match is not None:
+        obj["match"] = match
+    return json.dumps(obj)
 
 
-def welcome_message(seat: int, resume: bool) -> str:
-    return json.dumps(
-        {"type": "welcome", "seat": seat, "protocol": PROTOCOL_VERSION, "resume": resume}
-    )
+def welcome_message(seat: int, resume: bool, match: str | None = None) -> str:
+    obj: dict[str, object] = {
+        "type": "welcome",
+        "seat": seat,
+        "protocol": PROTOCOL_VERSION,
+        "resume": resume,
+    }
+    if match is not None:
+        obj["match"] = match
+    return json.dumps(obj)
+
+
+WAITING_MESSAGE: Final = '{"type":"waiting"}'
 
 
 def engine_exit_message(exit_code: int | None, signal: str | None, stderr_tail: str) -> str:

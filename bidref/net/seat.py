@@ -19,6 +19,11 @@ except that:
 - **A restarted client gets its seat back**: a client whose engine is new says
   so (``fresh``) and is sent the referee's ``hello`` again; the new engine's own
   hello is answered by the seat itself (the referee already has one) and noted.
+- **In a tournament** one :class:`~bidref.net.listener.EngineListener` serves
+  the engine's seat of each match in turn (``host``): the seat is offered to it
+  when the match opens it, its welcome names the match (``match_id``), and at the
+  end it tells the client to come back with a fresh engine for the next match
+  (``CLOSE_NEXT_MATCH``) instead of closing for good.
 - **Connections are notes**: every connect, disconnect, resume, refusal and
   restarted engine is a :class:`ConnectionNote`; :meth:`watch_connection` gives
   the seat a writer for them (the referee writes ``connection`` transcript
@@ -38,12 +43,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
 from ..engines.framing import MAX_LINE
 from .framing import (
     CLOSE_MATCH_OVER,
+    CLOSE_NEXT_MATCH,
     CLOSE_POLICY,
     CLOSE_REPLACED,
     ListenAddress,
@@ -54,6 +60,11 @@ from .framing import (
     with_clock,
 )
 from .tokens import new_token, token_matches
+
+if TYPE_CHECKING:
+    from websockets.sync.server import ServerConnection
+
+    from .listener import EngineListener
 
 log = logging.getLogger(__name__)
 
@@ -125,8 +136,12 @@ class NetworkSeat:
         token: str | None = None,
         name: str | None = None,
         tls: Any = None,  # an ssl.SSLContext for wss://
+        host: EngineListener | None = None,
+        match_id: str | None = None,
     ) -> None:
         self.address = address
+        self.host = host
+        self.match_id = match_id
         self.seat = seat
         self.name = name or f"remote-{'AB'[seat]}"
         self.clock = clock
@@ -154,11 +169,18 @@ class NetworkSeat:
         self._ended = False  # close() was called: nobody takes this seat any more
         self._server: Any = None
         self._port: int | None = None
+        self._interrupt = False  # raise KeyboardInterrupt in the referee's thread, once
 
     # -- the server side ------------------------------------------------------------------
 
     def listen(self) -> None:
-        """Start listening (idempotent); :attr:`url` is then known."""
+        """Start listening (idempotent); :attr:`url` is then known. A seat with a
+        ``host`` is offered to it instead (its client may be waiting already)."""
+        if self.host is not None:
+            if self._port is None:
+                self._port = self.host.port
+                self.host.offer(self)
+            return
         if self._server is None:
             from .server import SeatServer
 
@@ -167,14 +189,50 @@ class NetworkSeat:
 
     @property
     def url(self) -> str:
+        if self.host is not None:
+            return self.host.url
         port = self._port if self._port is not None else self.address.port
         host = self.address.host
         if ":" in host:
             host = f"[{host}]"
         return f"{'wss' if self.tls is not None else 'ws'}://{host}:{port}/"
 
+    @property
+    def label(self) -> str:
+        return f"seat {'AB'[self.seat]}"
+
+    @property
+    def end_reason(self) -> tuple[int, str]:
+        if self.host is not None:
+            return CLOSE_NEXT_MATCH, "the match is over: start a fresh engine for the next one"
+        return CLOSE_MATCH_OVER, "the match is over"
+
     def token_ok(self, given: object) -> bool:
+        if self.host is not None:
+            return self.host.token_ok(given)
         return token_matches(given, self.token)
+
+    def claim(
+        self, ws: ServerConnection, peer: str, fresh: bool, match: object
+    ) -> NetworkSeat | None:
+        """As its own server's host: this seat, until it is closed."""
+        if self._ended:
+            ws.close(*self.end_reason)
+            return None
+        return self
+
+    def interrupt(self) -> None:
+        """End the match as interrupted: the referee's next ``send`` or ``receive``
+        raises ``KeyboardInterrupt`` (once), as a Ctrl-C does in the main thread.
+        For matches played in a thread, where no signal reaches the referee."""
+        self._interrupt = True
+        with self._cv:
+            self._cv.notify_all()
+
+    def _interrupted(self) -> None:
+        if self._interrupt:
+            self._interrupt = False
+            raise KeyboardInterrupt
 
     def attach(self, conn: Conn, fresh: bool) -> bool:
         """An authenticated client takes the seat (replacing any other).
@@ -199,7 +257,7 @@ class NetworkSeat:
                 now,
                 {"connection": self._connections, "fresh": fresh},
             )
-            batch = [welcome_message(self.seat, resume=not first)]
+            batch = [welcome_message(self.seat, resume=not first, match=self.match_id)]
             hello = self._hello
             if (
                 hello is not None
@@ -326,6 +384,7 @@ class NetworkSeat:
         self.listen()
 
     def send(self, text: str) -> int:
+        self._interrupted()
         lines = text.split("\n")
         with self._cv:
             conn = self._conn
@@ -356,6 +415,7 @@ class NetworkSeat:
 
     def receive(self, deadline: int | None) -> Incoming | None:
         while True:
+            self._interrupted()
             notes: list[ConnectionNote] = []
             item: Incoming | None = None
             timed_out = False
@@ -405,6 +465,7 @@ class NetworkSeat:
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         """Tell the client (quit_line), give its engine ``grace_ns`` to report
         its exit, then close the connection and stop listening. Idempotent."""
+        self._interrupt = False  # the match is ending already
         if quit_line is not None:
             self.send(quit_line)
         info = self.exit_info(grace_ns)
@@ -414,9 +475,11 @@ class NetworkSeat:
             if conn is not None:
                 self._note("disconnect", self.clock(), {"reason": "match over"})
         if conn is not None:
-            conn.close(CLOSE_MATCH_OVER, "the match is over")
+            conn.close(*self.end_reason)
         if self._server is not None:
             self._server.stop()
+        if self.host is not None:
+            self.host.withdraw(self, told=conn is not None)
         self._drain_notes()
         if info is not None:
             # like a process transport: an engine that exits after our quit line quit
@@ -433,6 +496,7 @@ class NetworkSeat:
         return {
             "name": self.name,
             "command": [f"listen://{self.address.host}:{self._port or self.address.port}"],
+            **({} if self.match_id is None else {"match": self.match_id}),
             "cwd": None,
             "transport": "websocket",
             "url": self.url,

@@ -1,12 +1,16 @@
-"""The WebSocket server behind one network seat: authentication and caps.
+"""The WebSocket server behind a network seat: authentication and caps.
 
-One :class:`SeatServer` per seat listens on its own address. A connection
-must authenticate with its first message (see :mod:`bidref.net.framing`)
-within the seat's start-up timeout; a wrong token, a malformed or over-long
-first message, or silence is refused, noted and logged, and never touches the
-seat. Once authenticated, the connection takes the seat (a newer one with the
-right token replaces it) and its messages go to the seat, stamped on arrival,
-under a message-rate and byte-rate cap; frames over the size cap close it.
+One :class:`SeatServer` listens on one address for one :class:`SeatHost`: a
+match's :class:`~bidref.net.seat.NetworkSeat` itself, or a tournament's
+:class:`~bidref.net.listener.EngineListener`, which hands each match's seat to
+the engine's client in turn. A connection must authenticate with its first
+message (see :mod:`bidref.net.framing`) within the start-up timeout; a wrong
+token, a malformed or over-long first message, or silence is refused, noted and
+logged, and never touches a seat. Once authenticated, the host gives it a seat
+(a tournament's may keep it waiting for one first); it takes the seat (a newer
+one with the right token replaces it) and its messages go to the seat, stamped
+on arrival, under a message-rate and byte-rate cap; frames over the size cap
+close it.
 
 Writes to a client go through a per-connection writer thread, so that a slow
 or dead client can never block the referee.
@@ -20,7 +24,7 @@ import queue
 import ssl
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from websockets.exceptions import ConnectionClosed, WebSocketException
 from websockets.sync.server import ServerConnection, serve
@@ -32,7 +36,6 @@ from .framing import (
     CLOSE_AUTH_TIMEOUT,
     CLOSE_BAD_AUTH,
     CLOSE_BUSY,
-    CLOSE_MATCH_OVER,
     CLOSE_POLICY,
     ListenAddress,
     parse_object,
@@ -128,13 +131,43 @@ def _peer(ws: ServerConnection) -> str:
     return str(addr)
 
 
+class SeatHost(Protocol):
+    """What a :class:`SeatServer` serves: it checks tokens and gives out seats."""
+
+    clock: Clock
+    startup_timeout_ns: int
+    max_line: int
+
+    @property
+    def label(self) -> str:
+        """For logs and thread names, e.g. ``seat A``."""
+
+    @property
+    def ended(self) -> bool:
+        """Nobody takes a seat here any more."""
+
+    @property
+    def end_reason(self) -> tuple[int, str]:
+        """The close code and reason for a client that comes once it has ended."""
+
+    def token_ok(self, given: object) -> bool: ...
+
+    def refused(self, peer: str, reason: str) -> None: ...
+
+    def claim(
+        self, ws: ServerConnection, peer: str, fresh: bool, match: object
+    ) -> NetworkSeat | None:
+        """The seat an authenticated client is to take (after waiting for one, if
+        need be), or None once ``ws`` has been closed (told why) or is gone."""
+
+
 class SeatServer:
-    """Listens for one seat's remote engine (started at once, in a thread)."""
+    """Listens for a host's remote engine (started at once, in a thread)."""
 
     def __init__(
-        self, seat: NetworkSeat, address: ListenAddress, *, tls: ssl.SSLContext | None = None
+        self, host: SeatHost, address: ListenAddress, *, tls: ssl.SSLContext | None = None
     ) -> None:
-        self.seat = seat
+        self.host = host
         self._lock = threading.Lock()
         self._waiting: list[ServerConnection] = []  # connections not authenticated yet
         try:
@@ -144,9 +177,9 @@ class SeatServer:
                 address.port,
                 ssl=tls,
                 compression=None,  # small messages; no decompression bombs
-                max_size=4 * seat.max_line,  # over the line limit (not this) is a protocol loss
+                max_size=4 * host.max_line,  # over the line limit (not this) is a protocol loss
                 max_queue=64,
-                open_timeout=max(seat.startup_timeout_ns / SECOND, 1.0),
+                open_timeout=max(host.startup_timeout_ns / SECOND, 1.0),
                 ping_interval=PING_INTERVAL_S,
                 ping_timeout=PING_TIMEOUT_S,
                 close_timeout=2.0,
@@ -161,7 +194,9 @@ class SeatServer:
             ) from None
         self.port: int = self._server.socket.getsockname()[1]
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name=f"bidref-seat-{seat.seat}", daemon=True
+            target=self._server.serve_forever,
+            name=f"bidref-{host.label.replace(' ', '-')}",
+            daemon=True,
         )
         self._thread.start()
 
@@ -175,7 +210,7 @@ class SeatServer:
     # -- one connection -----------------------------------------------------------------
 
     def _handle(self, ws: ServerConnection) -> None:
-        seat = self.seat
+        host = self.host
         peer = _peer(ws)
         with self._lock:
             # Over the cap, the connection that has waited longest goes: idle
@@ -184,19 +219,26 @@ class SeatServer:
             victim = self._waiting.pop(0) if len(self._waiting) >= MAX_UNAUTHENTICATED else None
             self._waiting.append(ws)
         if victim is not None:
-            log.warning("seat %s: too many connections waiting to authenticate", seat.seat)
+            log.warning("%s: too many connections waiting to authenticate", host.label)
             victim.close(CLOSE_BUSY, "too many connections waiting to authenticate: retry later")
         try:
-            fresh = self._authenticate(ws, peer)
+            auth = self._authenticate(ws, peer)
         finally:
             with self._lock:
                 if ws in self._waiting:
                     self._waiting.remove(ws)
-        if fresh is None:
+        if auth is None:
+            return
+        fresh, match = auth
+        try:
+            seat = host.claim(ws, peer, fresh, match)
+        except (ConnectionClosed, OSError, WebSocketException):
+            return
+        if seat is None:
             return
         conn = _Conn(ws, peer)
         if not seat.attach(conn, fresh):
-            conn.close(CLOSE_MATCH_OVER, "the match is over")
+            conn.close(*seat.end_reason)
             return
         cap = RateCap(seat.clock)
         reason = "closed by the client"
@@ -226,35 +268,36 @@ class SeatServer:
         finally:
             seat.detach(conn, reason)
 
-    def _authenticate(self, ws: ServerConnection, peer: str) -> bool | None:
-        """The client's ``fresh`` flag once its token is right; None when refused."""
-        seat = self.seat
-        deadline = seat.clock() + seat.startup_timeout_ns
+    def _authenticate(self, ws: ServerConnection, peer: str) -> tuple[bool, object] | None:
+        """The client's ``fresh`` flag and ``match`` once its token is right; None
+        when refused."""
+        host = self.host
+        deadline = host.clock() + host.startup_timeout_ns
         msg: str | bytes | None = None
         try:
             while msg is None:
-                if seat.ended:
-                    ws.close(CLOSE_MATCH_OVER, "the match is over")
+                if host.ended:
+                    ws.close(*host.end_reason)
                     return None
-                if seat.clock() >= deadline:
-                    seat.refused(peer, "no auth message within the start-up timeout")
+                if host.clock() >= deadline:
+                    host.refused(peer, "no auth message within the start-up timeout")
                     ws.close(CLOSE_AUTH_TIMEOUT, "no auth message within the start-up timeout")
                     return None
                 with contextlib.suppress(TimeoutError):
                     msg = ws.recv(timeout=WAIT_SLICE_S)
         except (ConnectionClosed, OSError, WebSocketException):
-            seat.refused(peer, "closed before authenticating")
+            host.refused(peer, "closed before authenticating")
             return None
         obj = parse_object(msg) if len(msg) <= AUTH_MAX else None
         if obj is None or obj.get("type") != "auth":
-            seat.refused(peer, "the first message is not an auth message")
+            host.refused(peer, "the first message is not an auth message")
             ws.close(CLOSE_BAD_AUTH, 'send {"type":"auth","token":...} first')
             return None
-        if not seat.token_ok(obj.get("token")):
-            seat.refused(peer, "wrong token")
+        if not host.token_ok(obj.get("token")):
+            host.refused(peer, "wrong token")
             ws.close(CLOSE_BAD_AUTH, "wrong token: use the token the referee printed for this seat")
             return None
-        if seat.ended:
-            ws.close(CLOSE_MATCH_OVER, "the match is over")
+        if host.ended:
+            ws.close(*host.end_reason)
             return None
-        return obj.get("fresh") is not False
+        return obj.get("fresh") is not False, obj.get("match")

@@ -7,6 +7,10 @@ or a cutechess-style ``--engine "cmd=... name=... tc=..."`` string, with
 is resolved once, with relative paths made absolute, so the tournament can be
 resumed from another folder and run on cluster workers. Engines of the same
 name are all numbered (``node-1``, ``node-2``), as everywhere in bidref.
+
+An argument ``listen://HOST:PORT`` (or ``NAME=listen://HOST:PORT``; unnamed it is
+``remote``) is a network engine: its command is that address, and the
+tournament listens there for its client (:mod:`bidref.tournament.remote`).
 """
 
 from __future__ import annotations
@@ -14,14 +18,21 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from bidref.engines.spec import EngineSpec, EngineSpecError, resolve_engines
+from bidref.engines.spec import EngineSpec, EngineSpecError, resolve_engines, unique_names
 from bidref.rules.clock import MILLISECOND
 
 from .model import EngineEntry
 
 _NAMED = re.compile(r"^([A-Za-z0-9_.+-]+)=(.+)$")
+LISTEN = "listen://"
+
+
+def is_remote(entry: EngineEntry) -> bool:
+    """A network engine: one that connects to the tournament (``listen://``)."""
+    return len(entry.command) == 1 and entry.command[0].startswith(LISTEN)
 
 
 class EngineArgError(ValueError):
@@ -74,21 +85,36 @@ def resolve_entries(
     ``check``: refuse programs that are not there or not executable (real engines).
     """
     named = [split_name(a) for a in args]
-    for arg, (_, text) in zip([*args], named, strict=True):
-        if text.startswith("listen://"):
-            raise EngineArgError(
-                f"{arg!r}: a network seat plays one match (bidref match or check-engine); "
-                "tournaments take local engines for now (docs/network.md)"
-            )
+    remote: dict[int, EngineEntry] = {}
+    for i, (arg, (name, text)) in enumerate(zip([*args], named, strict=True)):
+        if text.startswith(LISTEN):
+            remote[i] = _remote_entry(arg, name, text)
+    local = [i for i in range(len(args)) if i not in remote]
     try:
         found = resolve_engines(
-            [text for _, text in named],
+            [named[i][1] for i in local],
             engine_texts,
             each_texts,
-            named=[n for n, _ in named],
+            named=[named[i][0] for i in local],
             check=check,
         )
     except EngineSpecError as exc:
         raise EngineArgError(str(exc)) from None
-    givens = [*args, *engine_texts]
-    return [entry_of(spec, given, base) for (spec, _), given in zip(found, givens, strict=True)]
+    givens = [*(args[i] for i in local), *engine_texts]
+    resolved = iter(
+        [entry_of(spec, given, base) for (spec, _), given in zip(found, givens, strict=True)]
+    )
+    entries = [remote[i] if i in remote else next(resolved) for i in range(len(args))]
+    entries += list(resolved)
+    names = unique_names([e.name for e in entries])
+    return [e if e.name == n else replace(e, name=n) for e, n in zip(entries, names, strict=True)]
+
+
+def _remote_entry(arg: str, name: str | None, text: str) -> EngineEntry:
+    from bidref.net.framing import ListenAddress, NetSpecError
+
+    try:
+        ListenAddress.parse(text)
+    except NetSpecError as exc:
+        raise EngineArgError(str(exc)) from None
+    return EngineEntry(name or "remote", arg, (text,))

@@ -4,20 +4,35 @@
 :class:`MatchJob` into the referee's ``MatchSpec``, plays it with
 ``bidref.referee.run_match`` and reports the outcome. The referee ends its engines
 itself (quit, grace, SIGTERM, SIGKILL, reap), also when interrupted.
+
+A match with a network engine is played in the runner's process, where the
+engine's listener lives: ``remote`` gives its seat (:mod:`.remote`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .model import ABORTED, FAULT_REASONS, EngineEntry, MatchJob, MatchReport
 
 if TYPE_CHECKING:
     from bidref.engines.spec import EngineSpec
+    from bidref.players import Seat
     from bidref.rules.clock import TimeControl
+
+
+class RemoteSeats(Protocol):
+    """Seats for network engines (the runner's listeners)."""
+
+    startup_timeout_ns: int
+
+    def seat_for(self, entry: EngineEntry, index: int, job: MatchJob) -> Seat | None:
+        """The seat of ``entry`` at ``index`` in ``job``; None for a local engine."""
+
 
 MAX_DETAIL = 500  # characters kept of each text in a match's detail
 
@@ -50,10 +65,10 @@ def _json_detail(detail: dict[str, object]) -> dict[str, object]:
     return out
 
 
-def play_match(job: MatchJob) -> MatchReport:
+def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
     """Play ``job`` with the referee, writing its transcript to ``job.transcript``."""
     from bidref.players.make import engine_seats
-    from bidref.players.tap import DebugLog
+    from bidref.players.tap import DebugLog, TappedSeat
     from bidref.referee import MatchSpec, run_match
 
     s = job.settings
@@ -69,6 +84,8 @@ def play_match(job: MatchJob) -> MatchReport:
         illegal=s.illegal,
         transport=s.transport,
     )
+    if remote is not None:
+        spec = dataclasses.replace(spec, startup_timeout_ns=remote.startup_timeout_ns)
     transcript = Path(job.transcript)
     transcript.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
@@ -88,6 +105,15 @@ def play_match(job: MatchJob) -> MatchReport:
             stderr_prefix=job.stderr_prefix,
             debug=debug,
         )
+        if remote is not None:
+            for i, entry in enumerate((job.engine_a, job.engine_b)):
+                seat = remote.seat_for(entry, i, job)
+                if seat is not None:
+                    seats[i] = (
+                        seat
+                        if debug is None
+                        else TappedSeat(seat, debug, f"{entry.name}({'AB'[i]})")
+                    )
         outcome = run_match(spec, transcript_path=transcript, seats=seats)
     detail = dict(outcome.detail)
     interrupted = outcome.reason == ABORTED and detail.get("cause") == "interrupted"

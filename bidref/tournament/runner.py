@@ -277,6 +277,7 @@ def run(
     max_attempts: int = 3,
     drain_timeout_s: float = 30.0,
     tick_s: float = 0.25,
+    remote: frozenset[str] = frozenset(),
 ) -> RunSummary:
     """Play the missing matches of ``plan`` on ``backend``, recording each in ``store``.
 
@@ -285,6 +286,11 @@ def run(
     not start) is recorded and not retried; if that engine has no rated match
     yet, the run stops (``summary.stopped``). Returns when all are played, the
     SPRT is decided, or on Ctrl-C (after the running matches ended).
+
+    ``remote``: the network engines. Each plays one match at a time (one
+    client, one connection); the next match in schedule order that can start
+    does. One that fails to start (its client is not there) does not stop the
+    run: its matches are recorded unrated, and ``--resume`` plays them again.
     """
     keys = plan.keys
     names, pairs, sprt = plan.names, plan.pairings, plan.sprt
@@ -349,8 +355,10 @@ def run(
         elif record.reason != ABORTED:
             summary.failed.append(job.key)
             culprit = record.at_fault
-            if culprit is not None and not any(
-                r.rated and culprit in (r.engine_a, r.engine_b) for r in store.records
+            if (
+                culprit is not None
+                and culprit not in remote
+                and not any(r.rated and culprit in (r.engine_a, r.engine_b) for r in store.records)
             ):
                 summary.stopped = (
                     f"engine {culprit!r} failed ({record.reason}) in its first "
@@ -389,6 +397,18 @@ def run(
             )
         accept(job, report)
 
+    def next_job() -> MatchJob | None:
+        """The first pending job that can start: no network engine of it is busy."""
+        if not remote:
+            return pending.popleft()
+        busy = {n for _, j in inflight.values() for n in (j.engine_a.name, j.engine_b.name)}
+        busy &= remote
+        for i, job in enumerate(pending):
+            if job.engine_a.name not in busy and job.engine_b.name not in busy:
+                del pending[i]
+                return job
+        return None
+
     try:
         while pending or inflight:
             while (
@@ -397,7 +417,10 @@ def run(
                 and not summary.sprt_stopped
                 and summary.stopped is None
             ):
-                job = pending.popleft()
+                next_up = next_job()
+                if next_up is None:
+                    break
+                job = next_up
                 token += 1
                 handle = backend.submit(job)
                 inflight[token] = (handle, job)

@@ -78,6 +78,23 @@ def test_connect_takes_the_token_from_the_environment(monkeypatch: pytest.Monkey
     assert code == 1 and "gave up" in out and "cannot connect" in out
 
 
-def test_a_tournament_says_it_takes_no_network_seat() -> None:
-    code, out = run("tournament", "listen://127.0.0.1:0", RANDOM)
-    assert code == 2 and "tournaments take local engines" in out, out
+def test_a_tournament_refuses_network_engines_on_a_cluster(tmp_path: Path) -> None:
+    out_dir = tmp_path / "t"
+    code, out = run(
+        "tournament", "net=listen://127.0.0.1:0", RANDOM, "--cluster", "tcp://127.0.0.1:1",
+        "--out", str(out_dir),
+    )  # fmt: skip
+    assert code == 2 and "cannot play on a --cluster" in out and "net" in out, out
+    assert not (out_dir / "results.jsonl").exists()
+
+
+def test_a_tournament_refuses_a_bad_listen_address(tmp_path: Path) -> None:
+    code, out = run("tournament", "listen://127.0.0.1", RANDOM, "--out", str(tmp_path / "t"))
+    assert code == 2 and "give listen://HOST:PORT" in out, out
+
+
+def test_tournament_network_options_need_a_network_engine(tmp_path: Path) -> None:
+    code, out = run(
+        "tournament", RANDOM, RANDOM, "--startup", "5", "--out", str(tmp_path / "t"),
+    )  # fmt: skip
+    assert code == 2 and "are for network engines" in out, out

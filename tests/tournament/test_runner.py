@@ -520,3 +520,40 @@ def test_a_worker_whose_runner_died_before_it_started_exits_at_once() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and "still running" in done.stdout
+
+
+def test_a_network_engine_plays_one_match_at_a_time_and_others_fill_the_slots(
+    make_plan: MakePlan,
+) -> None:
+    plan = make_plan([("net", "fake"), ("a", "fake"), ("b", "fake"), ("c", "fake")], deals=2)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    lock = threading.Lock()
+    live: list[MatchJob] = []
+    most = {"net": 0, "all": 0}
+
+    def watched(job: MatchJob) -> MatchReport:
+        with lock:
+            live.append(job)
+            nets = sum(1 for j in live if "net" in (j.engine_a.name, j.engine_b.name))
+            most["net"] = max(most["net"], nets)
+            most["all"] = max(most["all"], len(live))
+        time.sleep(0.02)  # (long enough for the slots to fill: this is not a timing test)
+        with lock:
+            live.remove(job)
+        return fake_play(job)
+
+    with LocalBackend(watched, 3, mode="thread") as backend:
+        summary = run(plan, store, backend, tick_s=0.01, remote=frozenset({"net"}))
+    assert summary.done == len(plan.keys) == 24
+    assert most["net"] == 1  # never two matches of the network engine at once
+    assert most["all"] == 3  # while matches between local engines used the other slots
+
+
+def test_a_network_engine_that_is_not_there_does_not_stop_the_run(make_plan: MakePlan) -> None:
+    plan = make_plan([("good", "fake"), ("net", "fake nostart=1")], deals=3)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with LocalBackend(fake_play, 2, mode="thread") as backend:
+        summary = run(plan, store, backend, remote=frozenset({"net"}))
+    assert summary.stopped is None  # (a local engine that never starts stops it: above)
+    assert len(summary.failed) == len(plan.keys) == 6 and summary.done == 0
+    assert missing(plan, store) == plan.keys  # --resume plays them all again
