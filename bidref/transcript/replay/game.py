@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.fastview import ACTIONS_BY_TEXT
 from ...rules import (
     Action,
     Deal,
@@ -43,7 +44,12 @@ _ACTIONS: dict[str, Action] = {}
 
 
 def _parse(text: str) -> Action:
-    """``parse_action``, remembered (a match repeats the same few hundred actions)."""
+    """``parse_action``, remembered (a match repeats the same few hundred actions).
+    The actions the request encoder wrote come first: they are the rules' own
+    interned values, which :meth:`Match.apply` finds by identity."""
+    a = ACTIONS_BY_TEXT.get(text) or _ACTIONS.get(text)
+    if a is not None:
+        return a
     a = parse_action(text)
     if len(_ACTIONS) < 10_000:
         _ACTIONS[text] = a
@@ -168,7 +174,7 @@ class GameState:
         if not isinstance(text, str):
             raise Mismatch(n, f"an accepted reply without an action: {text!r}")
         try:
-            action = _ACTIONS.get(text) or _parse(text)
+            action = _parse(text)
             layout_before = m.layout
             events = m.apply(action, seat)
         except NotationError as e:
@@ -190,15 +196,18 @@ class GameState:
             self._show(n, seat, action, events, layout_before, clock_note)
         if self.events_written:
             self.expected.extend(events)
-        else:
-            t_ns = ln.item.t_ns
-            for ev in events:
-                if isinstance(ev, RoundStarted):
-                    self.expected.append(ev)
-                    continue
-                self.out.derived(n, seq, t_ns, ev)
-                if type(ev) is MatchEnded:
-                    self._match_end(n, ev)
+            return action
+        keep = self.out.record
+        for ev in events:
+            tp = type(ev)
+            if tp is RoundStarted:
+                self.expected.append(ev)
+                continue
+            if keep:
+                self.out.derived(n, seq, ln.item.t_ns, ev)
+            if tp is MatchEnded:
+                assert isinstance(ev, MatchEnded)
+                self._match_end(n, ev)
         return action
 
     def _show(
