@@ -176,7 +176,10 @@ class Fold:
             )
             self.out.emit(ln)
             return
-        self.out.emit(ln, deal=rev.deal.to_dict())
+        if self.out.record:
+            self.out.emit(ln, deal=rev.deal_dict())
+        else:
+            self.out.emit(ln)
 
     def on_stale(self, ln: Line, s: Stale) -> None:
         self.acct.stale(ln.number, s, self.clock.pending)

@@ -82,13 +82,10 @@ class GameState:
         self.match = Match(deal, MatchConfig(max_rounds=max_rounds))
         self.expected: deque[Event] = deque(self.match.start_events)
         self.round = 0
+        self.reveal: Reveal | None = None  # the current round's (None: never revealed)
         self.round_ended: set[int] = set()
         self.early_reveal: int | None = None
         self.on_unrevealed: Callable[[Line], None] | None = None
-
-    @property
-    def reveal(self) -> Reveal | None:
-        return self.reveals.get(self.round)
 
     def round_start(self, ln: Line, rs: RoundStart) -> Reveal | None:
         """Check a round start; return the round's reveal (None: never revealed)."""
@@ -118,7 +115,7 @@ class GameState:
                 f"gives {self.explicit_deals} explicit deal(s)",
             )
         self.round = self.out.round = ev.round
-        rev = self.reveals.get(ev.round)
+        rev = self.reveal = self.reveals.get(ev.round)
         balances = f"balances A {m.balances[0]} · B {m.balances[1]}"
         if rev is None:
             self.out.step(
@@ -127,7 +124,7 @@ class GameState:
                 f"Round {ev.round} — {ev.opening} opening; {balances} (deal not revealed)",
             )
             return None
-        if commitment(rev.salt, rev.deal.to_dict()) != rs.deal_commitment:
+        if commitment(rev.salt, rev.deal_dict()) != rs.deal_commitment:
             raise Mismatch(
                 rev.line,
                 f"the deal revealed for round {ev.round} does not open the commitment on line {n}",

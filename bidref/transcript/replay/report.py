@@ -158,6 +158,11 @@ class Reveal:
     private: dict[int, list[PrivateItem]]
     requests: RequestDigest | None  # v2
     reply_forms: list[str | None] | None  # v2
+    revealed: dict[str, Any] | None = None  # the deal as the line has it (canonical)
+
+    def deal_dict(self) -> dict[str, Any]:
+        """The deal as a JSON object: the revealed one, checked canonical."""
+        return self.deal.to_dict() if self.revealed is None else self.revealed
 
     def item(self, seq: int, kind: str) -> PrivateItem | None:
         for i in self.private.get(seq, ()):
