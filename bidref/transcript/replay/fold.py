@@ -108,7 +108,7 @@ class Fold:
 
     def on_header(self, ln: Line, h: Header) -> None:
         control, controls = check_header(ln.number, h)
-        self.header = h
+        self.header = self.report.header = h
         self.report.format = h.format
         record = self.report.game
         record.explicit_deals, record.max_rounds = h.explicit_deals, h.max_rounds

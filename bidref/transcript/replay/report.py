@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ...rules import Deal, Event, Layout, RoundEnded, Tile, public_event
-from ..lines import AnyLine, PrivateItem, RequestDigest
+from ..lines import AnyLine, Header, PrivateItem, RequestDigest
 from ..reader import Line, shorten
 
 
@@ -75,6 +75,7 @@ class ReplayReport:
     logs: list[Step] = field(default_factory=list)  # engine log lines and stderr, in place
     game: GameRecord = field(default_factory=GameRecord)
     stderr_logs: dict[int, str | None] = field(default_factory=dict)  # by seat
+    header: Header | None = None
 
     @property
     def stream(self) -> list[dict[str, Any]]:
