@@ -20,6 +20,7 @@ cannot be reused by an unrelated process in between.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -204,8 +205,12 @@ class StderrSink:
             if self._file is not None and self.path is not None:
                 _publish(self._file, self.path)
                 self._file = None
+                side = stderr_times_path(self.path)
                 if self.times:
-                    _write_times(stderr_times_path(self.path), self.times)
+                    _write_times(side, self.times)
+                else:  # no chunk: an older run's times must not stay beside this log
+                    with contextlib.suppress(OSError):
+                        side.unlink()
 
 
 def _unnamed_file(folder: Path) -> BinaryIO:

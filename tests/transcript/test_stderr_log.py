@@ -65,6 +65,14 @@ def test_the_sink_stamps_only_within_the_log_cap_and_without_a_clock_not_at_all(
     assert STDERR_TIMES_CAP >= 1000
 
 
+def test_an_older_runs_times_do_not_stay_beside_a_new_log(tmp_path: Path) -> None:
+    path = tmp_path / "A-x.stderr.log"
+    stderr_times_path(path).write_text('{"format":"bidref-stderr-times/1","chunks":[[9,1]]}')
+    sink = StderrSink(path, clock=FakeClock())
+    sink.close()  # this engine wrote nothing (as with --force over an older match's files)
+    assert path.read_bytes() == b"" and not stderr_times_path(path).exists()
+
+
 # -- lines and their times -----------------------------------------------------------------
 
 
