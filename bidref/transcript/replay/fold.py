@@ -1,5 +1,7 @@
 """The fold over a transcript's lines: each line goes to the part that checks it.
 
+- :mod:`.decisions` — a decision's request, replies, retries and timeout, which
+  it checks with the next three;
 - :mod:`.game` — the rules state (round starts, positions, actions, events);
 - :mod:`.clock` — time order, deadlines, charges, timeouts;
 - :mod:`.seats` — what each seat was sent and what it answered;
