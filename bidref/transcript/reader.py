@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import count, repeat
 from typing import NamedTuple
 
 import msgspec
@@ -85,15 +84,6 @@ def read_transcript(data: bytes) -> ReadResult:
     if last_complete:
         raw_lines.pop()  # the empty piece after the final newline
     decode = decoder.decode
-    try:
-        # The usual case, every line good: decoded and numbered without a Python
-        # frame per line (tuple.__new__ builds the Line NamedTuples).
-        items = list(map(decode, raw_lines))
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        pass  # the line-by-line loop below finds the first bad line
-    else:
-        out.lines = list(map(tuple.__new__, repeat(Line), zip(count(1), items)))
-        return out
     append = out.lines.append
     last = len(raw_lines)
     for i, raw in enumerate(raw_lines, 1):
