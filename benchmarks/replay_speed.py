@@ -8,9 +8,12 @@ python_greedy, seed 7, at most 30 rounds, bank 60 s, delay 1 s — through
 for that file: accepted decisions and bytes per decision; `replay` verify-only
 (no steps to show), and with the steps `bidref replay` shows, in decisions per
 second; the raw parse of the same file (plain ``json.loads`` of every line); and
-the same for the v1 sample checked in under tests/transcript/data. Target:
-replay >= 30,000 decisions/s on one core. CPU time (process_time) is measured,
-best of several runs, so that other work on a shared machine counts less.
+the same for the v1 sample checked in under tests/transcript/data; and
+``bidref validate`` of the move file ``bidref replay --moves`` exports from the
+match (issue 15: "validate no slower than today"). Target: replay >= 30,000
+decisions/s on one core. CPU time (process_time) is measured, best of several
+runs, so that other work on a shared machine counts less. To compare two trees,
+run this script from each in turn (PYTHONPATH=TREE) on the same TRANSCRIPT.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from pathlib import Path
 
 from bidref.render.layout import layout_text
 from bidref.rules import Match
+from bidref.transcript.export import move_file_text
 from bidref.transcript.files import read_bytes
 from bidref.transcript.replay import replay
+from bidref.transcript.validate import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 30_000
@@ -77,9 +82,22 @@ def measure(label: str, data: bytes) -> float:
     return n / verify
 
 
+def measure_validate(data: bytes) -> None:
+    moves = move_file_text(replay(data), "match").encode()
+    verdict = validate_bytes(moves)
+    assert verdict.ok, verdict
+    n = replay(data, steps=False).decisions
+    t = best(lambda: validate_bytes(moves))
+    print(
+        f"validate (its move file, {len(moves):,} bytes) "
+        f"{t * 1000:5.1f} ms  {n / t:9,.0f} decisions/s"
+    )
+
+
 def main() -> None:
     data = read_bytes(Path(sys.argv[1])) if len(sys.argv) > 1 else play()
     rate = measure("match", data)
+    measure_validate(data)
     measure("v1 sample", (ROOT / "tests" / "transcript" / "data" / "v1-sample.jsonl").read_bytes())
     verdict = "meets" if rate >= TARGET else "is below"
     print(f"replay verifies {rate:,.0f} decisions/s: {verdict} the target of {TARGET:,}")

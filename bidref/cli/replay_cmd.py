@@ -19,6 +19,7 @@ from ..transcript.export import move_file_text
 from ..transcript.files import TranscriptFileError, decompress, read_bytes
 from ..transcript.replay import ReplayReport, Step, replay
 from ..transcript.replay.report import name as _name
+from ..transcript.stderr_log import place, read_stderr
 from . import app
 
 
@@ -104,35 +105,47 @@ def _safe(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _with_logs(report: ReplayReport) -> list[Step]:
-    """The steps with the engines' log lines in place (by line number), with times."""
+def _with_logs(report: ReplayReport, stderr: list[Step]) -> list[Step]:
+    """The steps with the engines' log lines and stderr lines in place (by line number,
+    then time), with their times."""
     logs = [
         replace(
             s,
             kind="log",
-            text=_safe(f"{_name(s.player)} log at {(s.t_ns or 0) / 1e9:.3f}s: {s.text}"),
+            text=f"{_name(s.player)} log at {(s.t_ns or 0) / 1e9:.3f}s: {s.text}",
         )
         for s in report.logs
     ]
+    logs += stderr
+    logs = [replace(s, text=_safe(s.text)) for s in logs]
+    logs.sort(key=lambda s: (s.line, s.t_ns or 0))
     merged = sorted([*report.steps, *logs], key=lambda s: (s.line, s.kind == "log"))
     return merged
 
 
-def _show_stderr(console: Console, report: ReplayReport) -> None:
-    """Each engine's captured stderr: the log file the transcript names, if it is still
-    there, else the tail a crash result quotes. (The referee keeps no times for
-    stderr: it is shown after the game.)"""
+def _stderr(report: ReplayReport) -> tuple[list[Step], dict[int, str]]:
+    """Each engine's captured stderr: the lines with a time as steps to put in place,
+    and per seat the text to show after the game — the lines without a time (a log
+    from an older referee), or else the tail a crash result quotes."""
     detail = (report.result or {}).get("detail") or {}
+    placed: list[Step] = []
+    after: dict[int, str] = {}
     for seat, path in report.stderr_logs.items():
-        text = None
-        if path:
-            try:
-                text = Path(path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = None
-        if text is None and detail.get("seat") == seat and detail.get("stderr_tail"):
-            text = str(detail["stderr_tail"])
-        if text:
+        lines = read_stderr(Path(path), report.header) if path else None
+        if lines is not None:
+            placed += place(report, seat, lines)
+            rest = [ln.text for ln in lines if ln.t_ns is None]
+            if rest:
+                after[seat] = "\n".join(rest)
+        elif detail.get("seat") == seat and detail.get("stderr_tail"):
+            after[seat] = str(detail["stderr_tail"])
+    return placed, after
+
+
+def _show_stderr(console: Console, report: ReplayReport, after: dict[int, str]) -> None:
+    for seat, text in after.items():
+        path = report.stderr_logs.get(seat)
+        if text.strip():
             console.print(
                 Rule(f"stderr of {_name(seat)}" + (f" ({path})" if path else ""), align="left")
             )
@@ -277,8 +290,10 @@ def replay_command(
         raise typer.Exit(code=report.exit_code)
     console = Console(highlight=False)
     interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
+    after: dict[int, str] = {}
     if logs:
-        report.steps = _with_logs(report)
+        placed, after = _stderr(report)
+        report.steps = _with_logs(report, placed)
     _show(
         console,
         report,
@@ -289,7 +304,7 @@ def replay_command(
         interactive=interactive,
     )
     if logs:
-        _show_stderr(console, report)
+        _show_stderr(console, report, after)
     if svg is not None:
         console.print(f"SVG: {pictures} pictures and index.html in {svg}")
     if html is not None:

@@ -32,7 +32,8 @@ class PipeTransport(ProcessTransport):
         group: IoGroup | None = None,
     ) -> None:
         self.clock = clock
-        self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
+        # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
+        self._sink = StderrSink(stderr_log, clock=clock)
         full_env = contain.engine_env(None if env is None else {**os.environ, **env})
         try:
             self.proc = subprocess.Popen(

@@ -41,7 +41,8 @@ class PtyTransport(ProcessTransport):
         group: IoGroup | None = None,
     ) -> None:
         self.clock = clock
-        self._sink = StderrSink(stderr_log)  # first: if the log cannot be made, start nothing
+        # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
+        self._sink = StderrSink(stderr_log, clock=clock)
         full_env = contain.engine_env({**os.environ, **(env or {})})
         argv = list(argv)
         try:

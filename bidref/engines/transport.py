@@ -7,8 +7,10 @@ wait per match moves every engine's I/O, :class:`.io.IoGroup`). Each stdout
 line is stamped with the injected monotonic clock when the read that completed
 it returned, together with the start of the last look that found nothing
 (:class:`Line`). A request's clock is stamped *before* it is written. Stderr
-is drained into a capped log by a thread (it is not timed, and an engine that
-floods it must never wait on the referee).
+is drained into a capped log by a thread (an engine that floods it must never
+wait on the referee); each chunk read is stamped with the same injected clock,
+and the stamps go to a sidecar next to the log (:func:`stderr_times_path`), so
+that the log itself holds exactly the engine's bytes.
 
 Ending the process is a policy (:func:`.lifecycle.terminate`): a quit line, a grace
 period, SIGTERM to the whole group, SIGKILL to the group, reap. The group
@@ -18,6 +20,8 @@ cannot be reused by an unrelated process in between.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import select
@@ -37,6 +41,8 @@ Clock = Callable[[], int]
 
 STDERR_CAP: Final = 1 << 20  # bytes of stderr kept in a per-engine log
 STDERR_TAIL: Final = 2000  # characters of stderr kept in memory for crash reports
+STDERR_TIMES_CAP: Final = 20_000  # chunks of stderr stamped per engine (the rest: no time)
+STDERR_TIMES_FORMAT: Final = "bidref-stderr-times/1"
 WRITE_TIMEOUT_NS: Final = 10_000_000_000
 EXIT_POLL_NS: Final = 50_000_000  # how often a read looks whether the engine has exited
 
@@ -146,13 +152,29 @@ class Transport(Protocol):
 # -- helpers shared by the pipe and pty transports ----------------------------------------------
 
 
-class StderrSink:
-    """Capped storage of an engine's stderr: a file (optional) and an in-memory tail."""
+def stderr_times_path(log_path: Path) -> Path:
+    """Where the times of a stderr log's chunks are kept: beside it, ``….times.json``."""
+    return log_path.with_name(log_path.name + ".times.json")
 
-    def __init__(self, path: Path | None, cap: int = STDERR_CAP) -> None:
+
+class StderrSink:
+    """Capped storage of an engine's stderr: a file (optional) and an in-memory tail.
+
+    With a ``clock`` (the match's injected monotonic clock), every chunk written is
+    stamped when it arrives: :attr:`times` holds ``(end, t)`` — the byte offset in
+    the stream just after the chunk, and the clock then — for the chunks within the
+    log's cap (at most STDERR_TIMES_CAP). A line of the log is placed at the time
+    of the chunk that completed it, as a stdout line is. On :meth:`close` they are
+    written beside the log (:func:`stderr_times_path`)."""
+
+    def __init__(
+        self, path: Path | None, cap: int = STDERR_CAP, clock: Clock | None = None
+    ) -> None:
         self.path = path
         self.cap = cap
+        self.clock = clock
         self.total = 0
+        self.times: list[tuple[int, int]] = []
         self._tail = ""
         self._lock = threading.Lock()
         # The log gets its name only when the engine has ended (close): until then
@@ -161,9 +183,12 @@ class StderrSink:
         self._file = _unnamed_file(path.parent) if path is not None else None
 
     def write(self, data: bytes) -> None:
+        t = self.clock() if self.clock is not None else None
         with self._lock:
             room = self.cap - self.total
             self.total += len(data)
+            if t is not None and room > 0 and len(self.times) < STDERR_TIMES_CAP:
+                self.times.append((self.total, t))
             if self._file is not None and room > 0:
                 self._file.write(data[:room])
                 if len(data) >= room:
@@ -180,6 +205,12 @@ class StderrSink:
             if self._file is not None and self.path is not None:
                 _publish(self._file, self.path)
                 self._file = None
+                side = stderr_times_path(self.path)
+                if self.times:
+                    _write_times(side, self.times)
+                else:  # no chunk: an older run's times must not stay beside this log
+                    with contextlib.suppress(OSError):
+                        side.unlink()
 
 
 def _unnamed_file(folder: Path) -> BinaryIO:
@@ -197,6 +228,23 @@ def _publish(file: BinaryIO, path: Path) -> None:
         log.warning("cannot write the stderr log %s: %s", path, e)
     finally:
         file.close()
+
+
+def _write_times(path: Path, times: list[tuple[int, int]]) -> None:
+    """The sidecar of a stderr log (protocols/transcript.md, "Stderr times"): 0600
+    like the log; its stamps are the referee's clock, whose value at t_ns 0 the
+    transcript's header gives (``monotonic_origin_ns``)."""
+    text = json.dumps(
+        {"format": STDERR_TIMES_FORMAT, "chunks": [[end, t] for end, t in times]},
+        separators=(",", ":"),
+    )
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with open(fd, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    except OSError as e:
+        log.warning("cannot write the stderr times %s: %s", path, e)
 
 
 def _read(fd: int) -> bytes:

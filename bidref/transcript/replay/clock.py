@@ -118,9 +118,8 @@ class ClockCheck:
             }
             if said != derived:
                 raise Mismatch(n, f"clock charge disagrees: {diff(said, derived)}")
-        banks = list(self.clock.banks)
-        if r.banks_ns is not None and r.banks_ns != banks:
-            raise Mismatch(n, f"banks_ns {r.banks_ns!r}, replay {banks}")
+        if r.banks_ns is not None and r.banks_ns != list(self.clock.banks):
+            raise Mismatch(n, f"banks_ns {r.banks_ns!r}, replay {list(self.clock.banks)}")
         if charge.timed_out:
             self.timed_out = (p.seat, charge.overrun, n)
             self.pending = None

@@ -1,5 +1,7 @@
 """The fold over a transcript's lines: each line goes to the part that checks it.
 
+- :mod:`.decisions` — a decision's request, replies, retries and timeout, which
+  it checks with the next three;
 - :mod:`.game` — the rules state (round starts, positions, actions, events);
 - :mod:`.clock` — time order, deadlines, charges, timeouts;
 - :mod:`.seats` — what each seat was sent and what it answered;
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final, NoReturn
 
 from ...rules import RulesError
 from ..lines import (
@@ -42,13 +44,13 @@ from ..lines import (
 from ..reader import Line
 from .accounting import Accounting
 from .clock import ClockCheck
-from .expansion import reply_fields, request_fields, retry_fields
+from .decisions import Decisions
 from .game import GameState
 from .header import check_header
 from .public import PublicRound
-from .report import Mismatch, Recorder, ReplayReport, Reveal, name, overrun, seat_of
+from .report import Mismatch, Recorder, ReplayReport, Reveal, name
 from .results import check_result, check_seed
-from .seats import SeatProof, reply_raw
+from .seats import SeatProof
 
 log = logging.getLogger(__name__)
 
@@ -68,44 +70,47 @@ class Fold:
         self.header: Header | None = None
         self.done = False
         self.seed_revealed = False
-        self.last_reply: Reply | None = None
-        self.rejected_at = 0
         self.public: PublicRound | None = None
         self.acct = Accounting(self.out)
+        # what each line type goes to (bound methods): only the header, until it is read
+        self.handlers: dict[type[Any], Callable[[Line, Any], None]] = {Header: self.on_header}
 
     def feed(self, ln: Line) -> None:
+        d = ln.item
+        n = ln.number
+        tp = type(d)
+        handler = self.handlers.get(tp)
+        if handler is None or d.seq != n - 1:
+            self._refuse(ln)
+        if tp is not Header:
+            self.clock.order(n, tp is Request, d.t_ns)
+        handler(ln, d)
+
+    def _refuse(self, ln: Line) -> NoReturn:
+        """Why a line has no place here (the checks in the order they are reported)."""
         d = ln.item
         n = ln.number
         if self.done:
             raise Mismatch(n, f"a {ln.type!r} line after the result line")
         if d.seq != n - 1:
             raise Mismatch(n, f"seq is {d.seq!r}, but this is line {n} (seq {n - 1})")
-        tp = type(d)
         if self.header is None:
-            if tp is not Header:
-                raise Mismatch(
-                    n, f"the first line is {ln.type!r}; a transcript starts with its header"
-                )
-            assert isinstance(d, Header)
-            self.on_header(ln, d)
-            return
+            raise Mismatch(n, f"the first line is {ln.type!r}; a transcript starts with its header")
+        tp = type(d)
         self.clock.order(n, tp is Request, d.t_ns)
-        handler = _HANDLERS.get(tp)
-        if handler is None:
-            raise Mismatch(n, f"unknown or repeated line type {ln.type!r}")
-        if self.public is not None and tp in (RoundStart, Result, RoundReveal, SeedReveal):
+        if self.public is not None and tp in _NOT_AFTER_PUBLIC:
             raise Mismatch(
                 n,
                 f"round {self.game.round}'s deal is never revealed, but the transcript goes on "
                 f"with a {ln.type!r} line",
             )
-        handler(self, ln, d)
+        raise Mismatch(n, f"unknown or repeated line type {ln.type!r}")
 
     # -- lines ------------------------------------------------------------------------
 
     def on_header(self, ln: Line, h: Header) -> None:
         control, controls = check_header(ln.number, h)
-        self.header = h
+        self.header = self.report.header = h
         self.report.format = h.format
         record = self.report.game
         record.explicit_deals, record.max_rounds = h.explicit_deals, h.max_rounds
@@ -130,6 +135,27 @@ class Fold:
             )
         except RulesError as e:
             raise Mismatch(ln.number, str(e)) from None
+        dec = self.decisions = Decisions(
+            self.out, self.game, self.clock, self.seats, retries=h.illegal == "reject"
+        )
+        self.handlers = {
+            Hello: self.on_hello,
+            RoundStart: self.on_round_start,
+            Request: dec.request,
+            Reply: dec.reply,
+            Retry: dec.retry,
+            Timeout: dec.timeout,
+            Stale: self.on_stale,
+            RulesAsked: self.on_rules,
+            LogLine: self.on_log,
+            Resign: self.on_resign,
+            EngineExit: self.on_engine_exit,
+            Connection: self.on_connection,
+            EventLine: self.on_event,
+            RoundReveal: self.on_round_reveal,
+            SeedReveal: self.on_seed_reveal,
+            Result: self.on_result,
+        }
         self.out.emit(ln)
 
     def on_hello(self, ln: Line, h: Hello) -> None:
@@ -140,7 +166,9 @@ class Fold:
     def on_round_start(self, ln: Line, rs: RoundStart) -> None:
         rev = self.game.round_start(ln, rs)
         if rev is None:
-            self.public = PublicRound(self.out, self.game.match)
+            self.public = self.decisions.public = PublicRound(self.out, self.game.match)
+            for tp in _NOT_AFTER_PUBLIC:  # the transcript must stop inside this round
+                self.handlers.pop(tp, None)
             self.public.events_written = self.game.events_written
             self.out.public_only = True
             self.report.truncated = (
@@ -150,110 +178,10 @@ class Fold:
             )
             self.out.emit(ln)
             return
-        self.out.emit(ln, deal=rev.deal.to_dict())
-
-    def on_request(self, ln: Line, r: Request) -> None:
-        n = ln.number
-        seat = seat_of(n, r.seat)
-        if self.public is not None:
-            turn = self.public.request(n, r)
-            self.clock.request(n, r, seat, turn)
-            self.out.emit(ln)
-            return
-        g = self.game
-        g.request(n, r)
-        m = g.match
-        c = self.clock.request(n, r, seat, m.turn)
-        raw = self.seats.request(ln, m, c, r.id, g.reveal)
-        if not self.out.expand:
-            self.out.emit(ln)
-            return
-        self.out.emit(ln, _v1=request_fields(m, c, seat, r.t_ns), _raw=raw)
-
-    def on_reply(self, ln: Line, r: Reply) -> None:
-        n = ln.number
-        p, charge = self.clock.reply(n, r)
-        seat = p.seat
-        note = self.clock.note(charge, seat) if self.out.steps else ""
-        v1 = reply_fields(r, charge, self.clock.clock) if self.out.expand else {}
-        if r.status == "accepted" and r.rule is not None:
-            raise Mismatch(n, f"an accepted reply names a broken rule {r.rule!r}")
-        self.last_reply = r
-        if charge.timed_out:
-            self.out.step(
-                n,
-                "note",
-                f"{name(seat)} replied {overrun(charge.overrun)} after the deadline: time is out",
-                seat,
-            )
-            self._emit(ln, v1, None)
-            return
-        if r.status == "accepted":
-            self.clock.pending = None
-            self.report.decisions += 1
-            raw = None
-            if self.public is not None:
-                self.public.accepted(n, seat, str(r.action), note)
-            else:
-                action = self.game.accept(ln, seat, r.action, note, r.seq)
-                raw = self.seats.accepted(ln, r, action, self.game.reveal)
-                if raw is not None and v1:
-                    raw = reply_raw(raw, r)
-            self._emit(ln, v1, raw)
-            return
-        if r.action is not None:
-            raise Mismatch(
-                n,
-                f"a rejected reply shows an action {r.action!r}: its text is private until "
-                "the round's reveal",
-            )
-        self.rejected_at = r.t_ns
-        if self.public is None:
-            self.seats.rejected_reply(ln, r, self.game.match, self.game.reveal)
-        else:
-            self.seats.rejected[seat] += 1
-        self.out.step(
-            n,
-            "illegal",
-            f"{name(seat)} {r.status.replace('_', ' ')} rejected ({r.rule or 'no rule'}); {note}",
-            seat,
-        )
-        self._emit(ln, v1, None)
-
-    def _emit(self, ln: Line, v1: dict[str, Any], raw: str | None) -> None:
-        if v1:
-            self.out.emit(ln, _v1=v1, _raw=raw)
+        if self.out.record:
+            self.out.emit(ln, deal=rev.deal_dict())
         else:
             self.out.emit(ln)
-
-    def on_retry(self, ln: Line, r: Retry) -> None:
-        n = ln.number
-        last = self.last_reply
-        if self.clock.pending is None or last is None or last.status == "accepted":
-            raise Mismatch(n, "a retry, but no rejected reply is pending")
-        if self.header is not None and self.header.illegal != "reject":
-            raise Mismatch(
-                n,
-                f"a retry after an illegal action, but the header's policy is "
-                f"{self.header.illegal!r}: the first illegal action loses the match",
-            )
-        self.clock.retry(n, r, self.rejected_at)
-        if self.out.expand:
-            c, p = self.clock.clock, self.clock.pending
-            assert p is not None
-            self.out.emit(ln, _v1=retry_fields(p, c))
-            return
-        self.out.emit(ln)
-
-    def on_timeout(self, ln: Line, t: Timeout) -> None:
-        p = self.clock.timeout(ln.number, t)
-        self.out.step(
-            ln.number,
-            "note",
-            f"{name(p.seat)} is out of time ({overrun(t.overrun_ns)} past the deadline)",
-            p.seat,
-        )
-        self.out.emit(ln)
 
     def on_stale(self, ln: Line, s: Stale) -> None:
         self.acct.stale(ln.number, s, self.clock.pending)
@@ -315,10 +243,11 @@ class Fold:
             self.clock,
             self.acct,
             seed_revealed=self.seed_revealed,
-            last_reply=self.last_reply,
+            last_reply=self.decisions.last_reply,
             rejection=self.seats.rejection,
         )
         self.done = True
+        self.handlers = {}
         self.report.result = {
             "winner": r.winner,
             "reason": r.reason,
@@ -333,21 +262,5 @@ class Fold:
         self.out.emit(ln)
 
 
-_HANDLERS: dict[type[Any], Callable[[Fold, Line, Any], None]] = {
-    Hello: Fold.on_hello,
-    RoundStart: Fold.on_round_start,
-    Request: Fold.on_request,
-    Reply: Fold.on_reply,
-    Retry: Fold.on_retry,
-    Timeout: Fold.on_timeout,
-    Stale: Fold.on_stale,
-    RulesAsked: Fold.on_rules,
-    LogLine: Fold.on_log,
-    Resign: Fold.on_resign,
-    EngineExit: Fold.on_engine_exit,
-    Connection: Fold.on_connection,
-    EventLine: Fold.on_event,
-    RoundReveal: Fold.on_round_reveal,
-    SeedReveal: Fold.on_seed_reveal,
-    Result: Fold.on_result,
-}
+_NOT_AFTER_PUBLIC: Final = (RoundStart, Result, RoundReveal, SeedReveal)
+"""Lines that cannot follow a round that is never revealed."""

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol.fastview import ACTIONS_BY_TEXT
 from ...rules import (
     Action,
     Deal,
@@ -43,7 +44,12 @@ _ACTIONS: dict[str, Action] = {}
 
 
 def _parse(text: str) -> Action:
-    """``parse_action``, remembered (a match repeats the same few hundred actions)."""
+    """``parse_action``, remembered (a match repeats the same few hundred actions).
+    The actions the request encoder wrote come first: they are the rules' own
+    interned values, which :meth:`Match.apply` finds by identity."""
+    a = ACTIONS_BY_TEXT.get(text) or _ACTIONS.get(text)
+    if a is not None:
+        return a
     a = parse_action(text)
     if len(_ACTIONS) < 10_000:
         _ACTIONS[text] = a
@@ -76,13 +82,10 @@ class GameState:
         self.match = Match(deal, MatchConfig(max_rounds=max_rounds))
         self.expected: deque[Event] = deque(self.match.start_events)
         self.round = 0
+        self.reveal: Reveal | None = None  # the current round's (None: never revealed)
         self.round_ended: set[int] = set()
         self.early_reveal: int | None = None
         self.on_unrevealed: Callable[[Line], None] | None = None
-
-    @property
-    def reveal(self) -> Reveal | None:
-        return self.reveals.get(self.round)
 
     def round_start(self, ln: Line, rs: RoundStart) -> Reveal | None:
         """Check a round start; return the round's reveal (None: never revealed)."""
@@ -112,7 +115,7 @@ class GameState:
                 f"gives {self.explicit_deals} explicit deal(s)",
             )
         self.round = self.out.round = ev.round
-        rev = self.reveals.get(ev.round)
+        rev = self.reveal = self.reveals.get(ev.round)
         balances = f"balances A {m.balances[0]} · B {m.balances[1]}"
         if rev is None:
             self.out.step(
@@ -121,7 +124,7 @@ class GameState:
                 f"Round {ev.round} — {ev.opening} opening; {balances} (deal not revealed)",
             )
             return None
-        if commitment(rev.salt, rev.deal.to_dict()) != rs.deal_commitment:
+        if commitment(rev.salt, rev.deal_dict()) != rs.deal_commitment:
             raise Mismatch(
                 rev.line,
                 f"the deal revealed for round {ev.round} does not open the commitment on line {n}",
@@ -168,7 +171,7 @@ class GameState:
         if not isinstance(text, str):
             raise Mismatch(n, f"an accepted reply without an action: {text!r}")
         try:
-            action = _ACTIONS.get(text) or _parse(text)
+            action = _parse(text)
             layout_before = m.layout
             events = m.apply(action, seat)
         except NotationError as e:
@@ -190,15 +193,18 @@ class GameState:
             self._show(n, seat, action, events, layout_before, clock_note)
         if self.events_written:
             self.expected.extend(events)
-        else:
-            t_ns = ln.item.t_ns
-            for ev in events:
-                if isinstance(ev, RoundStarted):
-                    self.expected.append(ev)
-                    continue
-                self.out.derived(n, seq, t_ns, ev)
-                if type(ev) is MatchEnded:
-                    self._match_end(n, ev)
+            return action
+        keep = self.out.record
+        for ev in events:
+            tp = type(ev)
+            if tp is RoundStarted:
+                self.expected.append(ev)
+                continue
+            if keep:
+                self.out.derived(n, seq, ln.item.t_ns, ev)
+            if tp is MatchEnded:
+                assert isinstance(ev, MatchEnded)
+                self._match_end(n, ev)
         return action
 
     def _show(

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from ...rules import Deal, Event, Layout, RoundEnded, Tile, public_event
-from ..lines import AnyLine, PrivateItem, RequestDigest
+from ..lines import AnyLine, Header, PrivateItem, RequestDigest
 from ..reader import Line, shorten
 
 
@@ -75,6 +75,7 @@ class ReplayReport:
     logs: list[Step] = field(default_factory=list)  # engine log lines and stderr, in place
     game: GameRecord = field(default_factory=GameRecord)
     stderr_logs: dict[int, str | None] = field(default_factory=dict)  # by seat
+    header: Header | None = None
 
     @property
     def stream(self) -> list[dict[str, Any]]:
@@ -158,6 +159,11 @@ class Reveal:
     private: dict[int, list[PrivateItem]]
     requests: RequestDigest | None  # v2
     reply_forms: list[str | None] | None  # v2
+    revealed: dict[str, Any] | None = None  # the deal as the line has it (canonical)
+
+    def deal_dict(self) -> dict[str, Any]:
+        """The deal as a JSON object: the revealed one, checked canonical."""
+        return self.deal.to_dict() if self.revealed is None else self.revealed
 
     def item(self, seq: int, kind: str) -> PrivateItem | None:
         for i in self.private.get(seq, ()):

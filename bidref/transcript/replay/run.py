@@ -44,7 +44,7 @@ def collect_reveals(lines: Sequence[Line]) -> dict[int, Reveal]:
         forms = d.reply_forms
         if forms is not None and len(forms) != 2:
             raise Mismatch(ln.number, f"reply_forms {forms!r}: one per seat")
-        reveals[d.round] = Reveal(ln.number, deal, d.salt, private, d.requests, forms)
+        reveals[d.round] = Reveal(ln.number, deal, d.salt, private, d.requests, forms, d.deal)
     return reveals
 
 

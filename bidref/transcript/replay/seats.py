@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from hashlib import sha256
 from typing import Any
 
 from ...protocol.fastview import RequestEncoder, clock_members
@@ -107,23 +108,24 @@ class SeatProof:
         seat = m.to_act
         head, tail = self.encoder.encode_parts(m, rid)
         ms = MILLISECOND
-        line = (
-            head
-            + clock_members(
-                c.delay_left // ms,
-                c.banks[seat] // ms,
-                c.banks[1 - seat] // ms,
-                (c.delay_left + c.banks[seat]) // ms,
-            )
-            + tail
+        delay, bank = c.delay_left, c.banks[seat]
+        members = clock_members(
+            delay // ms, bank // ms, c.banks[1 - seat] // ms, (delay + bank) // ms
         )
+        line = f"{head}{members}{tail}"
         b = line.encode()  # the referee's own text: no lone surrogates
         digest = self.round_digest
         digest.update(b)
         digest.update(b"\n")
         index = self.round_requests
-        self.round_requests += 1
-        item = rev.item(ln.item.seq, "request_raw") if rev.private else None
+        self.round_requests = index + 1
+        requests = rev.requests
+        seq = ln.item.seq
+        if requests is not None and seq not in rev.private:  # v2, and no raw line kept
+            tags = requests.tags  # the usual case, in short: the line's hash is the tag
+            if index < len(tags) and tags[index] == sha256(b).hexdigest()[:8]:
+                return line
+        item = rev.item(seq, "request_raw") if rev.private else None
         if item is not None:
             if item.seat != seat:
                 raise Mismatch(
