@@ -22,8 +22,12 @@ beyond the cap the engine is not reading and further output to it is dropped
 
 from __future__ import annotations
 
+import array
+import fcntl
 import os
 import select
+import stat
+import termios
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -38,6 +42,7 @@ BACKLOG_CAP: Final = 16 << 20  # characters of lines read and not taken: beyond,
 LINE_WEIGHT: Final = 64  # what a queued line costs beyond its characters
 OUT_CAP: Final = 4 << 20  # bytes queued for an engine that does not read its stdin
 _SELECT_FDS: Final = 1024  # select() takes only descriptors below FD_SETSIZE
+SETTLE_STEP_S: Final = 0.0002  # how often :meth:`IoGroup.settle` looks whether engines have read
 
 
 class Reader:
@@ -149,10 +154,28 @@ class Writer:
         self.out = bytearray()
         self.dropped = 0  # bytes not queued: the engine had stopped reading
         self.broken: str | None = None  # why the engine can no longer be written to
+        try:  # the kernel says how much of a pipe is unread (not of a pty's)
+            self.is_pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
+        except OSError:
+            self.is_pipe = False
+        self._nread = array.array("i", [0])  # FIONREAD writes a C int
 
     @property
     def pending(self) -> bool:
         return bool(self.out)
+
+    def unread(self) -> int | None:
+        """Bytes written for the engine that it has not read yet (the out-queue
+        and what sits in the pipe); None where the kernel cannot say (a pty)."""
+        if self.broken is not None:
+            return 0
+        if not self.is_pipe:
+            return None
+        try:
+            fcntl.ioctl(self.fd, termios.FIONREAD, self._nread)
+        except OSError:
+            return None
+        return len(self.out) + self._nread[0]
 
     def write(self, data: bytes) -> None:
         """Write ``data`` now as far as the pipe takes it; queue the rest (capped).
@@ -237,3 +260,18 @@ class IoGroup:
         for w in ws:
             if w.fd in ready_w:
                 w.flush()
+
+    def settle(self, timeout_ns: int, clock: Clock) -> None:
+        """Sleep, moving queued input on, until every engine has read what it was
+        written, or for ``timeout_ns`` at most. The match is over and the engines
+        have just been told: what the referee does next (the /proc scans, the
+        teardown) is CPU work that would otherwise compete with them for the CPU
+        they need to read the news (on a busy machine, for milliseconds)."""
+        until = clock() + timeout_ns
+        while True:
+            waiting = [w for w in self.writers if w.unread()]
+            if not waiting or clock() >= until:
+                return
+            for w in waiting:
+                w.flush()
+            select.select([], [], [], SETTLE_STEP_S)
