@@ -83,7 +83,6 @@ from .session import (
 from .transcript import SaltSource, TranscriptWriter, default_salt
 from .wire import Branch, SeatLines, seat_event_lines
 
-
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
