@@ -340,7 +340,9 @@ class IoGroup:
         they need to read the news (on a busy machine, for milliseconds)."""
         until = clock() + timeout_ns
         while True:
-            waiting = [w for w in self.writers if w.unread()]
+            # (an engine that closed its stdout has exited, or will not read)
+            pairs = zip(self.readers, self.writers, strict=True)  # (added and removed together)
+            waiting = [w for r, w in pairs if not r.done and w.unread()]
             if not waiting or clock() >= until:
                 return
             for w in waiting:

@@ -145,3 +145,14 @@ def test_settle_ignores_an_engine_whose_stdin_is_gone(
     clock = SteppingClock(MS)
     group.settle(50 * MS, clock)
     assert clock.readings == 1
+
+
+def test_settle_does_not_wait_for_an_engine_that_closed_its_stdout(
+    pipe_pair: tuple[IoGroup, Writer, int],
+) -> None:
+    group, writer, _ = pipe_pair
+    writer.write(b"told\n")  # (it will never read it: it has exited)
+    group.readers[0].done = True
+    clock = SteppingClock(MS)
+    group.settle(50 * MS, clock)
+    assert clock.readings == 1
