@@ -23,9 +23,9 @@ Run (after `make -C sample_engines`)::
     c_first engines, with no referee work at all between a reply and the next
     write. It is the floor for exactly what the referee sends (requests of
     about 1.6 kB, with their events); printed beside (a), never instead of it;
-(d) with ``--spin-ab``, every match is played a second time with the
-    referee's look-before-sleeping turned off (``IoGroup(spin_ns=0)``), so the
-    two can be compared in one run.
+(d) with ``--spin-us N``, every match is played a second time with the
+    referee's look before sleeping turned on (``IoGroup(spin_ns=N us)``; off by
+    default), so the two can be compared in one run.
 
 This VM's pipe round trip is bimodal and varies from run to run (medians from
 about 8 us to 140 us: the two processes on one CPU or on two, idle-state
@@ -213,9 +213,10 @@ def main() -> None:
         help="also replay a match's writes from C with no referee work (the same-bytes floor)",
     )
     ap.add_argument(
-        "--spin-ab",
-        action="store_true",
-        help="also play every match with the look before sleeping turned off",
+        "--spin-us",
+        type=int,
+        default=0,
+        help="also play every match with the look before sleeping on, for up to N us",
     )
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
@@ -228,7 +229,7 @@ def main() -> None:
     floor: list[int] = []
     raw: list[int] = []
     per: list[int] = []
-    per_off: list[int] = []
+    per_spin: list[int] = []
     referee: list[int] = []
     engine: list[int] = []
     decisions = 0
@@ -244,8 +245,8 @@ def main() -> None:
         referee += ref
         engine += eng
         decisions += n
-        if args.spin_ab:
-            per_off += decision_times(seed, transcript, spin_ns=0)[0]
+        if args.spin_us:
+            per_spin += decision_times(seed, transcript, spin_ns=args.spin_us * 1000)[0]
         if writes:
             same += same_bytes_intervals(writes, Path(tmp.name))
     wall = time.perf_counter() - t0
@@ -268,10 +269,10 @@ def main() -> None:
         f"{statistics.median(referee) / 1000:.1f} us (referee); -> next reply stamped "
         f"{statistics.median(engine) / 1000:.1f} us (engine and pipes)"
     )
-    if per_off:
-        print("wall time per decision, look before sleeping off (same matches)")
-        off_ratio = statistics.median(per_off) / 1000 / floor_med
-        print(f"  {spread(per_off)} us  (ratio {off_ratio:.2f})")
+    if per_spin:
+        print(f"wall time per decision, looking {args.spin_us} us before sleeping (same matches)")
+        spin_ratio = statistics.median(per_spin) / 1000 / floor_med
+        print(f"  {spread(per_spin)} us  (ratio {spin_ratio:.2f})")
     print(
         f"for reference, a Python ping through the transport: median "
         f"{statistics.median(raw) / 1000:7.1f} us"

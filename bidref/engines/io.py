@@ -46,9 +46,10 @@ OUT_CAP: Final = 4 << 20  # bytes queued for an engine that does not read its st
 _SELECT_FDS: Final = 1024  # select() takes only descriptors below FD_SETSIZE
 TIMER_SLACK_NS: Final = 1000  # the referee's thread's timer slack (Linux; the default is 50 us)
 _PR_SET_TIMERSLACK: Final = 29
-# Looking before sleeping (IoGroup.wait): for this long at most, in at most SPIN_LOOKS
+# Looking before sleeping (IoGroup.wait): for spin_ns at most, in at most SPIN_LOOKS
 # zero-timeout selects; after a spin that found nothing, SPIN_BACKOFF waits without one.
-SPIN_NS: Final = 50_000
+# Off by default: measured side by side it gained nothing (docs/perf.md, issue 13).
+SPIN_NS: Final = 0
 SPIN_LOOKS: Final = 200
 SPIN_BACKOFF: Final = 16
 SETTLE_STEP_S: Final = 0.0002  # how often :meth:`IoGroup.settle` looks whether engines have read

@@ -110,7 +110,7 @@ def test_the_look_before_sleeping_never_goes_past_the_timeout(
 def test_the_look_before_sleeping_is_bounded_with_a_clock_that_stands_still() -> None:
     r, w = os.pipe()
     try:
-        group = IoGroup()
+        group = IoGroup(spin_ns=50 * US)
         group.add(Reader(r, FakeClock(), 1000), Writer(w))
         group.quick = True
         group.wait(1000)  # returns: at most SPIN_LOOKS looks, then a 1 us select
@@ -128,7 +128,7 @@ def test_no_look_before_sleeping_after_a_slow_reply_or_when_turned_off(
     readings = clock.readings
     group.wait(10 * US)
     assert clock.readings - readings == 1  # the wait's start only: no look loop
-    off = IoGroup(spin_ns=0)
+    off = IoGroup()  # (the default: off)
     off.quick = True
     off.readers, off.writers = group.readers, group.writers
     readings = clock.readings
