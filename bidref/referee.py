@@ -275,11 +275,15 @@ class _Referee:
         match = self.match = Match(deals, MatchConfig(max_rounds=spec.max_rounds))
         self._dispatch(match.start_events, self.clock())
         self._notify(None)
+        # What the last decision leaves behind (its branches, the match and the
+        # encoder before it) is freed once the next request is written: freeing
+        # it is work too, and the critical path is no place for it.
+        spent: list[object] = []
         while not match.over:
-            self._decision(match)
+            self._decision(match, spent)
             match = self.match  # a prepared branch may have taken its place
 
-    def _decision(self, match: Match) -> None:
+    def _decision(self, match: Match, spent: list[object]) -> None:
         # The hot path: everything between reading a reply and writing the next
         # request is the referee's own time, so it is kept to what the next
         # request needs; the rest of the work is done while the player thinks
@@ -311,6 +315,7 @@ class _Referee:
             start = sess.send("\n".join(pending))
         else:
             start = sess.send(line)
+        spent.clear()
         deadline = start + available
         if self.stats.first_request is None:
             self.stats.first_request = start
@@ -343,6 +348,7 @@ class _Referee:
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)
             if branch is not None:
+                spent += (branches, match, self.encoder)
                 self._accept(p, rid, branch.action, branch, text, t, elapsed)
                 return
             try:
@@ -360,6 +366,7 @@ class _Referee:
                 continue
             if branch is None:
                 branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
+            spent += (branches, match, self.encoder)
             self._accept(p, rid, action, branch, text, t, elapsed)
             return
 
