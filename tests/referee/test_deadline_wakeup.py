@@ -134,3 +134,24 @@ def test_no_look_before_sleeping_after_a_slow_reply_or_when_turned_off(
     readings = clock.readings
     off.wait(10 * US)
     assert clock.readings - readings == 1
+
+
+def test_an_empty_look_is_a_look_and_a_closed_pipe_still_reads_as_eof() -> None:
+    # (an empty look asks poll() instead of reading: it must still count as the
+    # last look that found nothing, and EOF must still be seen)
+    r, w = os.pipe()
+    clock = FakeClock()
+    reader = Reader(r, clock, 1000)
+    try:
+        clock.advance(5 * US)
+        assert not reader.look() and reader.quiet == clock.now
+        os.write(w, b'{"a":1}\n')
+        os.close(w)
+        w = -1
+        clock.advance(5 * US)
+        assert reader.look() and type(reader.take()).__name__ == "Line"
+        assert reader.look() and type(reader.take()).__name__ == "Eof"
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
