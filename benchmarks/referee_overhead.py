@@ -2,28 +2,39 @@
 
 Run (after `make -C sample_engines`)::
 
-    .venv/bin/python benchmarks/referee_overhead.py [--pings 3000] [--matches 10]
+    .venv/bin/python benchmarks/referee_overhead.py [--pings 3000] [--matches 10] [--control]
 
-(a) the **physical floor**: ``benchmarks/engines/floor.c`` (built on first use),
-    a small C program that writes a request-sized line to a C echo process and
-    blocks on read() until the line is back, timing each round trip with
-    CLOCK_MONOTONIC. No referee can answer a decision faster than one such
-    round trip (fastchess runs at about 1.6x it);
+(a) the **physical floor** (the issue's, and the headline ratio's):
+    ``benchmarks/engines/floor.c`` (built on first use), a small C program that
+    writes a request-sized line to a C echo process and blocks on read() until
+    the line is back, timing each round trip with CLOCK_MONOTONIC. No referee
+    can answer a decision faster than one such round trip (fastchess runs at
+    about 1.6x it);
 (b) the wall time per decision inside real matches between two instant C
-    engines (sample_engines/c_first): the time between consecutive replies the
-    referee reads (the referee's work — applying the action, sending events to
-    both engines, building and writing the next request — plus the engine's
-    round trip). Its two parts are printed too: from a reply's stamp to the
-    next request's stamp (the referee) and from there to the next reply's
-    stamp (the engine and the pipes).
+    engines (sample_engines/c_first), with the seats as ``run_match`` makes
+    them (one I/O group for both engines): the time between consecutive
+    replies the referee reads (the referee's work — applying the action,
+    sending events to both engines, building and writing the next request —
+    plus the engine's round trip). Its two parts are printed too: from a
+    reply's stamp to the next request's stamp (the referee) and from there to
+    the next reply's stamp (the engine and the pipes);
+(c) with ``--control``, the **same-bytes floor**: ``benchmarks/engines/replay.c``
+    replays the request writes of a real match, byte for byte, to two fresh
+    c_first engines, with no referee work at all between a reply and the next
+    write. It is the floor for exactly what the referee sends (requests of
+    about 1.6 kB, with their events); printed beside (a), never instead of it;
+(d) with ``--spin-us N``, every match is played a second time with the
+    referee's look before sleeping turned on (``IoGroup(spin_ns=N us)``; off by
+    default), so the two can be compared in one run.
 
-Floor blocks and matches are interleaved, so load from elsewhere on the machine
-affects both alike. Prints the medians, their ratio (target <= 1.5, goal 1.2)
-and the p99 per decision (target <= 200 us). ``--transcript`` makes every match
-write its transcript (to a temporary directory), as ``bidref match
---transcript`` does. ``--control`` adds (c): the same request writes as in a
-real match, byte for byte, replayed to two fresh engines through bidref's
-transport with no referee work in between.
+This VM's pipe round trip is bimodal and varies from run to run (medians from
+about 8 us to 140 us: the two processes on one CPU or on two, idle-state
+exits), so every figure is printed as a distribution (p10/p50/p90/p99), and the
+blocks are interleaved — one floor block, one match, one replay per seed — so
+that the machine's state affects all alike. Prints the ratio of the medians
+(target <= 1.5, goal 1.2) and the p99 per decision (target <= 200 us).
+``--transcript`` makes every match write its transcript (to a temporary
+directory), as ``bidref match --transcript`` does.
 
 For reference it also prints the Python ping (a ``ping`` through the same
 transport to the C engine, waited for as the referee waits for a reply).
@@ -43,7 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bidref.engines import EngineSpec, Incoming, Line, PipeTransport  # noqa: E402
+from bidref.engines import EngineSpec, Incoming, IoGroup, Line, PipeTransport  # noqa: E402
 from bidref.players import EngineSeat  # noqa: E402
 from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
@@ -96,24 +107,19 @@ def recorded_writes(seed: int) -> list[tuple[int, str]]:
     return writes
 
 
-def control_intervals(writes: list[tuple[int, str]]) -> list[int]:
-    """Reply-to-reply intervals (ns) when ``writes`` go to two engines with no
-    referee work in between: each reply read is followed at once by the next write."""
-    ts = [PipeTransport([str(ENGINE)]) for _ in range(2)]
-    stamps: list[int] = []
-    try:
-        for t in ts:
-            t.write_line('{"type":"hello","seat":0}')
-            t.read(None)
-        for seat, text in writes:
-            ts[seat].write_line(text)
-            got = ts[seat].read(None)
-            assert isinstance(got, Line) and got.text.startswith('{"type":"action"'), got
-            stamps.append(got.t)
-    finally:
-        for t in ts:
-            t.close('{"type":"quit"}', 500_000_000)
-    return [b - a for a, b in itertools.pairwise(stamps)]
+def same_bytes_intervals(writes: list[tuple[int, str]], folder: Path) -> list[int]:
+    """Reply-to-reply intervals (ns) when a C program sends ``writes`` to two
+    c_first engines with no referee work in between (``benchmarks/engines/replay.c``)."""
+    path = folder / "writes.bin"
+    if not path.exists():
+        with path.open("wb") as f:
+            for seat, text in writes:
+                data = (text + "\n").encode()
+                f.write(f"{seat} {len(data)}\n".encode() + data)
+    out = subprocess.run(
+        [str(build("replay")), str(path), str(ENGINE)], check=True, capture_output=True, text=True
+    ).stdout
+    return [int(x) for x in out.split()]
 
 
 class TimingSeat(EngineSeat):
@@ -159,18 +165,20 @@ def raw_round_trips(n: int, busy: bool = False) -> tuple[list[int], list[int]]:
 
 
 def decision_times(
-    seed: int, transcript: Path | None = None
+    seed: int, transcript: Path | None = None, spin_ns: int | None = None
 ) -> tuple[list[int], int, list[int], list[int]]:
     """Reply-to-reply intervals (ns) in one match between two C engines, its
-    decisions, and the two parts of each interval: reply stamped -> next write
-    done (the referee, incl. the hand-over from the reader thread) and write done
-    -> next reply stamped (the engine and the transport)."""
+    decisions, and the two parts of each interval: reply stamped -> next request
+    stamped (the referee) and request stamped -> next reply stamped (the engine
+    and the transport). The seats share one I/O group, as in ``run_match``;
+    ``spin_ns``: the group's look before sleeping (None: the default)."""
     spec = MatchSpec(
         engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2,
         seed=seed,
         time_control=TimeControl.of_seconds(bank=120, delay=10),
     )
-    seats = [TimingSeat(e) for e in spec.engines]
+    group = IoGroup() if spin_ns is None else IoGroup(spin_ns=spin_ns)
+    seats = [TimingSeat(e, group=group) for e in spec.engines]
     for s in seats:
         s.stamps = []
         s.sends = []
@@ -185,6 +193,11 @@ def decision_times(
     return [b - a for a, b in itertools.pairwise(stamps)], out.decisions, referee, engine
 
 
+def spread(xs: list[int]) -> str:
+    """p10/p50/p90/p99 in us."""
+    return "  ".join(f"p{int(q * 100)} {pct(xs, q):7.1f}" for q in (0.1, 0.5, 0.9, 0.99))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pings", type=int, default=3000)
@@ -197,7 +210,13 @@ def main() -> None:
     ap.add_argument(
         "--control",
         action="store_true",
-        help="also replay a match's writes with no referee work (the floor)",
+        help="also replay a match's writes from C with no referee work (the same-bytes floor)",
+    )
+    ap.add_argument(
+        "--spin-us",
+        type=int,
+        default=0,
+        help="also play every match with the look before sleeping on, for up to N us",
     )
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory()
@@ -205,58 +224,65 @@ def main() -> None:
         subprocess.run(["make", "-C", str(ROOT / "sample_engines")], check=True)
     raw_round_trips(200)  # warm up
     floor_round_trips(200)
-    # Interleave floor blocks and matches, so that load from elsewhere on the
-    # machine affects both measurements alike.
+    # Interleave floor blocks, matches and replays, so that load from elsewhere
+    # on the machine (and this VM's changing pipe speed) affects all alike.
     floor: list[int] = []
     raw: list[int] = []
     per: list[int] = []
+    per_spin: list[int] = []
     referee: list[int] = []
     engine: list[int] = []
     decisions = 0
-    control: list[int] = []
+    same: list[int] = []
     writes = recorded_writes(0) if args.control else []
     t0 = time.perf_counter()
     for seed in range(args.matches):
         floor += floor_round_trips(args.pings // args.matches)
         raw += raw_round_trips(args.pings // args.matches // 3)[0]
-        intervals, n, ref, eng = decision_times(
-            seed, Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None
-        )
+        transcript = Path(tmp.name) / f"{seed}.jsonl" if args.transcript else None
+        intervals, n, ref, eng = decision_times(seed, transcript)
         per += intervals
         referee += ref
         engine += eng
         decisions += n
+        if args.spin_us:
+            per_spin += decision_times(seed, transcript, spin_ns=args.spin_us * 1000)[0]
         if writes:
-            control += control_intervals(writes)
+            same += same_bytes_intervals(writes, Path(tmp.name))
     wall = time.perf_counter() - t0
     tmp.cleanup()
     floor_med = statistics.median(floor) / 1000
     per_med = statistics.median(per) / 1000
-    print(
-        f"physical floor (C writer <-> C echo, {REQUEST_BYTES} B line): median "
-        f"{floor_med:7.1f} us  p99 {pct(floor, 0.99):7.1f} us  ({len(floor)} round trips)"
-    )
+    print(f"physical floor (C writer <-> C echo, {REQUEST_BYTES} B line, {len(floor)} round trips)")
+    print(f"  {spread(floor)} us")
+    if same:
+        print(f"same-bytes floor (C replay of a match's writes to c_first, {len(same)} decisions)")
+        print(f"  {spread(same)} us")
     what = "C vs C, transcript" if args.transcript else "C vs C"
     print(
-        f"wall time per decision ({what}): median {per_med:7.1f} us  p99 "
-        f"{pct(per, 0.99):7.1f} us  ({decisions} decisions in {args.matches} matches; "
+        f"wall time per decision ({what}; {decisions} decisions in {args.matches} matches, "
         f"{wall:.2f} s in all)"
     )
+    print(f"  {spread(per)} us")
     print(
         f"  parts (medians): reply stamped -> next request stamped "
         f"{statistics.median(referee) / 1000:.1f} us (referee); -> next reply stamped "
         f"{statistics.median(engine) / 1000:.1f} us (engine and pipes)"
     )
-    if control:
-        ctl_med = statistics.median(control) / 1000
-        print(
-            f"control: the same writes, no referee work: median {ctl_med:7.1f} us  "
-            f"(ratio {ctl_med / floor_med:.2f})"
-        )
+    if per_spin:
+        print(f"wall time per decision, looking {args.spin_us} us before sleeping (same matches)")
+        spin_ratio = statistics.median(per_spin) / 1000 / floor_med
+        print(f"  {spread(per_spin)} us  (ratio {spin_ratio:.2f})")
     print(
         f"for reference, a Python ping through the transport: median "
         f"{statistics.median(raw) / 1000:7.1f} us"
     )
+    if same:
+        same_med = statistics.median(same) / 1000
+        print(
+            f"ratio per-decision / same-bytes floor: {per_med / same_med:.2f}  "
+            f"(same-bytes / physical floor: {same_med / floor_med:.2f})"
+        )
     print(
         f"ratio per-decision / physical floor: {per_med / floor_med:.2f}  "
         f"(target <= 1.5, goal 1.2); p99 per decision {pct(per, 0.99):.1f} us "

@@ -35,15 +35,14 @@ What an illegal action costs is a policy outside the rules
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from .engines import Clock, ExitInfo, IoGroup
+from .ending import MatchEnd, end_engines, tell_then_prepare
+from .engines import Clock, IoGroup
 from .matchspec import (
     ForfeitIllegal,
     IllegalPolicy,
@@ -53,13 +52,11 @@ from .matchspec import (
     RejectIllegal,
     illegal_policy,
 )
-from .outcome import END_REASONS, EndReason, EndReasonName, MatchOutcome
-from .players import EngineSeat, Seat, SeatGone
+from .outcome import END_REASONS, EndReason, MatchOutcome
+from .players import EngineSeat, Seat
 from .protocol import (
     ErrorCode,
     ErrorMsg,
-    EventMsg,
-    Quit,
     encode,
 )
 from .protocol.fastview import RequestEncoder, clock_members
@@ -86,8 +83,6 @@ from .session import (
 from .transcript import SaltSource, TranscriptWriter, default_salt
 from .wire import Branch, SeatLines, seat_event_lines
 
-log = logging.getLogger(__name__)
-
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
 
 
@@ -98,28 +93,6 @@ def _file_name(name: str) -> str:
     """``name`` as one file name (no folders): other characters than letters,
     digits, ``.``, ``-`` and ``_`` become ``_``."""
     return re.sub(r"[^\w.-]", "_", name)
-
-
-class _End(Exception):
-    def __init__(
-        self,
-        winner: int | None,
-        reason: EndReasonName,
-        detail: dict[str, Any],
-        rated: bool | None = None,
-    ) -> None:
-        self.winner = winner
-        self.reason = reason
-        self.detail = detail
-        self.rated = EndReason(reason).rated if rated is None else rated
-        super().__init__(reason)
-
-    @classmethod
-    def of(cls, e: SessionEnd) -> _End:
-        """A seat's end: that seat loses (nobody, when the match is aborted)."""
-        seat = e.detail["seat"]
-        winner = None if e.reason == "aborted" else 1 - seat
-        return cls(winner, e.reason, e.detail, e.rated)
 
 
 def run_match(
@@ -142,6 +115,7 @@ def run_match(
     - ``salt``: random bytes for the commitments (tests pass ``counter_salt()``).
     - ``started_at``: the header's start time (ISO 8601); default: now, UTC.
     """
+    group: IoGroup | None = None
     if seats is None:
         stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
         group = IoGroup()  # one wait moves both engines' I/O
@@ -160,7 +134,9 @@ def run_match(
         ]
     if len(seats) != 2:
         raise ValueError(f"a match needs 2 seats, got {len(seats)}")
-    return _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at).run()
+    referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
+    referee.group = group
+    return referee.run()
 
 
 class _Stats:
@@ -219,6 +195,7 @@ class _Referee:
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.over = False  # the match result is known: stop talking to engines
+        self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -232,7 +209,7 @@ class _Referee:
     # -- the whole match ---------------------------------------------------------------
 
     def run(self) -> MatchOutcome:
-        end: _End
+        end: MatchEnd
         try:
             self.rec.header(self.spec, self.policy.name, self.seed, self.mclock.controls)
             self._start_seats()
@@ -242,13 +219,13 @@ class _Referee:
             detail: dict[str, Any] = {}
             if r.reason == "round_limit":
                 detail = {"max_rounds": self.spec.max_rounds}
-            end = _End(r.winner, r.reason, detail)
+            end = MatchEnd(r.winner, r.reason, detail)
         except SessionEnd as e:
-            end = _End.of(e)
-        except _End as e:
+            end = MatchEnd.of(e)
+        except MatchEnd as e:
             end = e
         except KeyboardInterrupt:
-            end = _End(None, "aborted", {"cause": "interrupted"}, rated=False)
+            end = MatchEnd(None, "aborted", {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
             for sess in self.sessions:
@@ -298,11 +275,15 @@ class _Referee:
         match = self.match = Match(deals, MatchConfig(max_rounds=spec.max_rounds))
         self._dispatch(match.start_events, self.clock())
         self._notify(None)
+        # What the last decision leaves behind (its branches, the match and the
+        # encoder before it) is freed once the next request is written: freeing
+        # it is work too, and the critical path is no place for it.
+        spent: list[object] = []
         while not match.over:
-            self._decision(match)
+            self._decision(match, spent)
             match = self.match  # a prepared branch may have taken its place
 
-    def _decision(self, match: Match) -> None:
+    def _decision(self, match: Match, spent: list[object]) -> None:
         # The hot path: everything between reading a reply and writing the next
         # request is the referee's own time, so it is kept to what the next
         # request needs; the rest of the work is done while the player thinks
@@ -334,6 +315,7 @@ class _Referee:
             start = sess.send("\n".join(pending))
         else:
             start = sess.send(line)
+        spent.clear()
         deadline = start + available
         if self.stats.first_request is None:
             self.stats.first_request = start
@@ -366,6 +348,7 @@ class _Referee:
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)
             if branch is not None:
+                spent += (branches, match, self.encoder)
                 self._accept(p, rid, branch.action, branch, text, t, elapsed)
                 return
             try:
@@ -383,6 +366,7 @@ class _Referee:
                 continue
             if branch is None:
                 branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
+            spent += (branches, match, self.encoder)
             self._accept(p, rid, action, branch, text, t, elapsed)
             return
 
@@ -457,7 +441,7 @@ class _Referee:
         message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
         self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t)
         if self.policy.forfeits(p, err):
-            raise _End(
+            raise MatchEnd(
                 1 - p,
                 "illegal",
                 {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
@@ -500,49 +484,11 @@ class _Referee:
 
     # -- ends ---------------------------------------------------------------------------------
 
-    def _finish(self, end: _End) -> MatchOutcome:
+    def _finish(self, end: MatchEnd) -> MatchOutcome:
         t = self.clock()
         m = self.match
-        # An interrupt now (a Ctrl-C during a grace period) must not leave engines
-        # running: telling them is skipped, ending them is started again.
-        with contextlib.suppress(KeyboardInterrupt):
-            # The seats note what close() must end before the engines are told (an
-            # engine may exit on match_ended, and its escaped children with it out
-            # of sight). That scan of /proc takes milliseconds: it is why telling
-            # both engines can take longer than the 5 ms docs/match.md aims at.
-            for sess in self.sessions:
-                before_end = getattr(sess.seat, "before_end", None)
-                if before_end is not None and sess.opened:
-                    before_end()
-            if m is not None:
-                self._tell_the_end(m, end)
-        quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
-        quit_sent = [False, False]
-        with contextlib.suppress(KeyboardInterrupt):
-            for i, sess in enumerate(self.sessions):
-                # an engine that had exited already (e.g. crashed) does not quit now
-                if sess.opened:
-                    gone = sess.seat.exit_info(0) is not None
-                    with contextlib.suppress(SeatGone):
-                        sess.seat.send(quit_line)
-                        quit_sent[i] = not gone
-        exits: list[dict[str, object]] = []
-        for i, sess in enumerate(self.sessions):
-            seat = sess.seat
-            info = self._close(seat) if sess.opened else None
-            if info is not None and info.how == "exited" and quit_sent[i]:
-                info = replace(info, how="quit")  # it exited after our quit line
-            exits.append(
-                {
-                    "seat": i,
-                    "exit_code": info.exit_code if info else None,
-                    "signal": info.signal if info else None,
-                    "how": info.how if info else "not_started",
-                    "stderr_bytes": seat.stderr_bytes(),
-                    **sess.counts,
-                    "stderr_log": seat.describe().get("stderr_log"),
-                }
-            )
+        tell_then_prepare(self.sessions, self.outbox, m, end, self.group, self.clock)
+        exits = end_engines(self.sessions, end, self.spec.grace_ns)
         t_end = self.clock()
         self.rec.exits(t, t_end, exits)
         balances = (m.balances[0], m.balances[1]) if m else (150, 150)
@@ -567,33 +513,6 @@ class _Referee:
         self.rec.result(t_end, outcome)
         self._notify(stats.last, outcome)
         return outcome
-
-    def _close(self, seat: Seat) -> ExitInfo:
-        while True:
-            try:
-                return seat.close(None, self.spec.grace_ns)
-            except KeyboardInterrupt:
-                log.warning("interrupted while ending an engine: ending it again")
-
-    def _tell_the_end(self, m: Match, end: _End) -> None:
-        """Write each seat its pending events and, when the rules did not end the
-        match (time, crash, ...), a ``match_ended`` event with the end reason:
-        the last event an engine gets is always ``match_ended`` (PROTOCOL.md)."""
-        if m.result is None:
-            event = {
-                "kind": "match_ended",
-                "winner": end.winner,
-                "reason": end.reason,
-                "balances": list(m.balances),
-                "rounds": m.round_number,
-            }
-            line = encode(EventMsg(event=event))
-            for out in self.outbox:
-                out.append(line)
-        for i, out in enumerate(self.outbox):
-            if out and self.sessions[i].opened:
-                self.sessions[i].send_quietly("\n".join(out))
-            out.clear()
 
     def _notify(self, last: str | None, outcome: MatchOutcome | None = None) -> None:
         if self.observer is None:

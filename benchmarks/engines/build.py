@@ -1,4 +1,4 @@
-"""Build the benchmarks' C programs (clock_engine, floor) with the system C compiler."""
+"""Build the benchmarks' C programs (clock_engine, floor, replay) with the system C compiler."""
 
 from __future__ import annotations
 

@@ -22,8 +22,14 @@ beyond the cap the engine is not reading and further output to it is dropped
 
 from __future__ import annotations
 
+import array
+import ctypes
+import fcntl
 import os
 import select
+import stat
+import sys
+import termios
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -38,6 +44,15 @@ BACKLOG_CAP: Final = 16 << 20  # characters of lines read and not taken: beyond,
 LINE_WEIGHT: Final = 64  # what a queued line costs beyond its characters
 OUT_CAP: Final = 4 << 20  # bytes queued for an engine that does not read its stdin
 _SELECT_FDS: Final = 1024  # select() takes only descriptors below FD_SETSIZE
+TIMER_SLACK_NS: Final = 1000  # the referee's thread's timer slack (Linux; the default is 50 us)
+_PR_SET_TIMERSLACK: Final = 29
+# Looking before sleeping (IoGroup.wait): for spin_ns at most, in at most SPIN_LOOKS
+# zero-timeout selects; after a spin that found nothing, SPIN_BACKOFF waits without one.
+# Off by default: measured side by side it gained nothing (docs/perf.md, issue 13).
+SPIN_NS: Final = 0
+SPIN_LOOKS: Final = 200
+SPIN_BACKOFF: Final = 16
+SETTLE_STEP_S: Final = 0.0002  # how often :meth:`IoGroup.settle` looks whether engines have read
 
 
 class Reader:
@@ -62,6 +77,10 @@ class Reader:
         self.quiet = clock()  # start of the last look that found no complete line
         self.done = False  # EOF has been queued
         self.closed = False
+        # An empty look asks poll() first: a read that fails with EAGAIN costs
+        # five times as much (the exception), and looks are on the hot path.
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
 
     def wants_read(self) -> bool:
         return not self.done and not self.closed and self.weight <= self.backlog_cap
@@ -72,6 +91,9 @@ class Reader:
             return bool(self.items)
         clock = self.clock
         t0 = clock()
+        if not self._poll.poll(0):
+            self.quiet = t0  # nothing to read (EOF, errors and a closed descriptor say so)
+            return bool(self.items)
         chunks: list[bytes] = []
         drained = False
         eof = False
@@ -149,10 +171,28 @@ class Writer:
         self.out = bytearray()
         self.dropped = 0  # bytes not queued: the engine had stopped reading
         self.broken: str | None = None  # why the engine can no longer be written to
+        try:  # the kernel says how much of a pipe is unread (not of a pty's)
+            self.is_pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
+        except OSError:
+            self.is_pipe = False
+        self._nread = array.array("i", [0])  # FIONREAD writes a C int
 
     @property
     def pending(self) -> bool:
         return bool(self.out)
+
+    def unread(self) -> int | None:
+        """Bytes written for the engine that it has not read yet (the out-queue
+        and what sits in the pipe); None where the kernel cannot say (a pty)."""
+        if self.broken is not None:
+            return 0
+        if not self.is_pipe:
+            return None
+        try:
+            fcntl.ioctl(self.fd, termios.FIONREAD, self._nread)
+        except OSError:
+            return None
+        return len(self.out) + self._nread[0]
 
     def write(self, data: bytes) -> None:
         """Write ``data`` now as far as the pipe takes it; queue the rest (capped).
@@ -191,12 +231,36 @@ class Writer:
             del self.out[:n]
 
 
-class IoGroup:
-    """The engines of one match: one wait moves all of their I/O."""
+_libc: ctypes.CDLL | None = None
 
-    def __init__(self) -> None:
+
+def precise_timers() -> bool:
+    """Let this thread's timed waits end within a microsecond of their time
+    (Linux: ``PR_SET_TIMERSLACK``; the kernel otherwise adds up to 50 us to every
+    timeout, which a deadline look would be late by). True where it was set."""
+    global _libc
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if _libc is None:
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return int(_libc.prctl(_PR_SET_TIMERSLACK, TIMER_SLACK_NS, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+class IoGroup:
+    """The engines of one match: one wait moves all of their I/O. Made on the
+    thread that runs the match, it makes that thread's timed waits precise
+    (:func:`precise_timers`)."""
+
+    def __init__(self, spin_ns: int = SPIN_NS) -> None:
         self.readers: list[Reader] = []
         self.writers: list[Writer] = []
+        self.spin_ns = spin_ns  # 0: never look before sleeping (see :meth:`wait`)
+        self.spin_off = 0  # waits left without a spin, after a spin that found nothing
+        self.quick = False  # the last wait found output within ``spin_ns``
+        precise_timers()
 
     def add(self, reader: Reader, writer: Writer) -> None:
         self.readers.append(reader)
@@ -210,11 +274,43 @@ class IoGroup:
 
     def wait(self, timeout_ns: int) -> None:
         """Wait up to ``timeout_ns`` for any engine's output (or room for its
-        pending input), then look at every engine that has some."""
+        pending input), then look at every engine that has some.
+
+        When the last wait found output within ``spin_ns``, this one first
+        looks without sleeping for up to ``spin_ns`` (never past
+        ``timeout_ns``): an engine that answers that fast is then read by a
+        referee that is still running, instead of waking one that slept (tens of
+        microseconds, more across CPUs). A look that found nothing turns it off
+        for :data:`SPIN_BACKOFF` waits (a thinking engine, or a machine with
+        more to run than CPUs: the CPU is theirs)."""
         rs = [r for r in self.readers if r.wants_read()]
         ws = [w for w in self.writers if w.out and w.broken is None]
         rfds = [r.fd for r in rs]
         wfds = [w.fd for w in ws]
+        if not rs or timeout_ns <= 0:
+            timeout_ns = max(timeout_ns, 0)
+        elif self.spin_off:
+            self.spin_off -= 1
+        elif self.quick and self.spin_ns and max(rfds + wfds) < _SELECT_FDS:
+            clock = rs[0].clock
+            t0 = clock()
+            end = t0 + min(self.spin_ns, timeout_ns)
+            for _ in range(SPIN_LOOKS):
+                try:
+                    ready = select.select(rfds, wfds, [], 0)
+                except (OSError, ValueError):
+                    break
+                if ready[0] or ready[1]:
+                    self._move(rs, ws, ready[0], ready[1])
+                    return  # (``quick`` stays)
+                now = clock()
+                if now >= end:
+                    break
+            else:
+                now = clock()
+            self.spin_off = SPIN_BACKOFF
+            timeout_ns -= now - t0
+        t_wait = rs[0].clock() if rs else 0
         timeout = max(timeout_ns, 0) / 1e9
         try:
             if max(rfds + wfds, default=0) < _SELECT_FDS:
@@ -231,9 +327,32 @@ class IoGroup:
                 ready_w = [fd for fd, e in ev if e & select.POLLOUT]
         except (OSError, ValueError):  # a descriptor closed meanwhile: look at all
             ready_r, ready_w = rfds, wfds
+        if rs:
+            self.quick = bool(ready_r) and rs[0].clock() - t_wait <= self.spin_ns
+        self._move(rs, ws, ready_r, ready_w)
+
+    @staticmethod
+    def _move(rs: list[Reader], ws: list[Writer], ready_r: list[int], ready_w: list[int]) -> None:
         for r in rs:
             if r.fd in ready_r:
                 r.look()
         for w in ws:
             if w.fd in ready_w:
                 w.flush()
+
+    def settle(self, timeout_ns: int, clock: Clock) -> None:
+        """Sleep, moving queued input on, until every engine has read what it was
+        written, or for ``timeout_ns`` at most. The match is over and the engines
+        have just been told: what the referee does next (the /proc scans, the
+        teardown) is CPU work that would otherwise compete with them for the CPU
+        they need to read the news (on a busy machine, for milliseconds)."""
+        until = clock() + timeout_ns
+        while True:
+            # (an engine that closed its stdout has exited, or will not read)
+            pairs = zip(self.readers, self.writers, strict=True)  # (added and removed together)
+            waiting = [w for r, w in pairs if not r.done and w.unread()]
+            if not waiting or clock() >= until:
+                return
+            for w in waiting:
+                w.flush()
+            select.select([], [], [], SETTLE_STEP_S)

@@ -31,7 +31,7 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # always returned first, even past the deadline. Lines the player sent
         # while it was not asked anything are queued, never dropped, in order.
     def before_end(self) -> None    # optional: called once the match is over,
-        # before the player is told (e.g. to note an engine's processes)
+        # just after the player is told, before quit (e.g. to note an engine's processes)
     def has_input(self) -> bool     # optional
         # True when the player has sent a complete line (or is gone) that receive()
         # has not returned yet (an engine seat reads and stamps bytes already in the
@@ -176,7 +176,8 @@ class EngineSeat:
 
     def before_end(self) -> None:
         """The match is over: note what close() must end besides the process group
-        (children that left it), before the engine is told and exits."""
+        (children that left it), before the engine is sent its quit line (it has
+        just been told how the match ended: bidref/ending.py)."""
         if self._t is not None:
             self._t.note_descendants()
 
