@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import ClassVar, Final
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,7 @@ class _State:
     watchdog_fd: int | None = None
     claimed = False
     since: int | None = None  # start time (clock ticks) of the watchdog, before any engine
+    live: ClassVar[set[int]] = set()  # pids of this process's engines that have not been ended
 
 
 def _forget_after_fork() -> None:
@@ -293,14 +294,26 @@ def _reap(pids: list[int], timeout_s: float = 2.0) -> None:
         time.sleep(0.002)
 
 
+def started(pid: int) -> None:
+    """``pid`` is one of this process's engines (a sweep spares it until :func:`ended`)."""
+    _State.live.add(pid)
+
+
+def ended(pid: int) -> None:
+    """The engine ``pid`` has been ended and reaped."""
+    _State.live.discard(pid)
+
+
 def sweep(exclude: int | None = None) -> int:
     """Kill what engines left outside their process groups; the number killed.
 
     In a claimed process (:func:`claim_orphans`): every child of ours that is
-    not a session leader (engines lead their own session; a live one may
-    belong to the other seat) and not the watchdog, with its descendants; they
-    are then reaped. Elsewhere: every process carrying our token that no
-    longer descends from this process (an orphan: its engine's tree is gone).
+    not a live engine (:func:`started`; one may belong to the other seat) and
+    not the watchdog, with its descendants; they are then reaped. (A daemon
+    that made itself a session leader and was orphaned as its engine exited on
+    ``match_ended`` is such a child: it is ended with the match, not at exit.)
+    Elsewhere: every process carrying our token that no longer descends from
+    this process (an orphan: its engine's tree is gone).
     ``exclude``: the engine being ended (its caller reaps it).
     """
     return _sweep(final=False, exclude=exclude)
@@ -316,7 +329,7 @@ def _sweep(final: bool, exclude: int | None) -> int:
     if not _LINUX:
         return 0
     me = os.getpid()
-    keep = {watchdog_pid(), exclude}
+    keep = {watchdog_pid(), exclude, *(() if final else _State.live)}
     mark = f"{ENV_KEY}={_State.token}".encode()
     since = _State.since
     killed = 0
@@ -327,7 +340,7 @@ def _sweep(final: bool, exclude: int | None) -> int:
             if pid in keep or pid == me:
                 continue
             if _State.claimed:
-                if p.ppid == me and (final or p.sid != pid):
+                if p.ppid == me:
                     roots.append(pid)
             elif (
                 since is not None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from . import contain
 from .io import IoGroup, Reader, Writer
 from .lifecycle import escaped_descendants, exit_info_of, terminate, wait_exit
 from .transport import (
@@ -46,6 +47,7 @@ class ProcessTransport:
         group: IoGroup | None,
         on_other: Callable[[bytes], None] | None = None,
     ) -> None:
+        contain.started(self.pid)
         self._reader = Reader(rfd, self.clock, max_line, on_other)
         self._writer = Writer(wfd)
         self._group = group if group is not None else IoGroup()
@@ -123,6 +125,7 @@ class ProcessTransport:
             self._reap,
             self._noted,
         )
+        contain.ended(self.pid)
         self._reader.closed = True
         drainer.join(timeout=1.0)  # before the descriptor can be closed and reused
         self._release()

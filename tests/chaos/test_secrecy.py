@@ -55,9 +55,11 @@ def test_an_engine_finds_neither_the_seed_nor_the_other_engines_stderr(tmp_path:
             seen = "".join(peek.get("logs", {}).values())
             assert f"secret of {other}" not in seen, peek["logs"]
     # Once the engines have ended, the logs are there, for their owner only.
-    files = sorted(logs.iterdir())
-    assert len(files) == 2
-    for f in files:
+    # (each log's stderr times beside it, bidref-stderr-times/1, for its owner too)
+    every = sorted(logs.iterdir())
+    files = [f for f in every if f.name.endswith(".stderr.log")]
+    assert len(files) == 2 and len(every) == 4, every
+    for f in every:
         assert stat.S_IMODE(f.stat().st_mode) == 0o600, f
     assert f"secret of {a}" in files[0].read_text()
     assert f"secret of {b}" in files[1].read_text()

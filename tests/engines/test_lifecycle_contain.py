@@ -21,6 +21,7 @@ from tests.chaos.harness import CHAOS, assert_nothing_left, living, new_token
 
 pytestmark = pytest.mark.e2e
 SECOND = 1_000_000_000
+ESCAPEE = Path(__file__).parent / "scripts" / "escapee.py"
 
 
 def _engine_threads(pid: int) -> list[str]:
@@ -106,3 +107,46 @@ def test_a_stderr_log_has_no_name_until_the_engine_ends(tmp_path: Path) -> None:
     sink.close()
     assert path.read_bytes() == b"my secret plan\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+ORPHANED_LEADER = """
+import json, os, sys, time
+from bidref.engines import PipeTransport, contain
+assert contain.claim_orphans()
+t = PipeTransport([sys.executable, sys.argv[1], sys.argv[2], "plays"])
+t.write_line('{"type":"hello"}')
+t.read(time.monotonic_ns() + 30 * 10**9)
+t.write_line('{"type":"event","event":{"kind":"match_ended"}}')
+until = time.monotonic() + 10
+while t.poll_exit() is None and time.monotonic() < until:
+    time.sleep(0.01)
+child = int(open(sys.argv[2]).read())
+# the engine is gone; its session-leader child is now an orphan of ours
+parent = int(open(f"/proc/{child}/stat").read().rsplit(")", 1)[1].split()[1])
+print(json.dumps({"exited": t.poll_exit() is not None, "orphan_ours": parent == os.getpid()}))
+t.close('{"type":"quit"}', 200_000_000)  # (no sweep_all: the match's own end must do it)
+try:
+    state = open(f"/proc/{child}/stat").read().rsplit(")", 1)[1].split()[0]
+except OSError:
+    state = "gone"
+print(json.dumps({"child": state}))
+"""
+
+
+def test_a_claimed_process_ends_a_session_leader_orphaned_when_its_engine_exits(
+    tmp_path: Path,
+) -> None:
+    # An engine that exits at once on match_ended leaves its setsid child to us
+    # before the end-of-match scan can see it: closing the match still ends it.
+    pid_file = tmp_path / "child.pid"
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHANED_LEADER, str(ESCAPEE), str(pid_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    first, last = (json.loads(x) for x in done.stdout.splitlines())
+    assert first == {"exited": True, "orphan_ours": True}
+    assert last["child"] == "gone", last
