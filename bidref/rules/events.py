@@ -4,7 +4,8 @@ Events are plain slotted dataclasses rather than frozen ones because they are
 created on every action of every playout (frozen dataclasses cost four times
 as much to build); treat them as immutable. Each spells out its ``__init__``
 (``init=False``): the compiled build (docs/perf.md) compiles a written one, but
-runs the one ``dataclass`` generates as interpreted code.
+runs the one ``dataclass`` generates as interpreted code. ``kind`` is a property
+rather than a class attribute for the same build, which would make it a field.
 
 ``Match.apply`` returns the events an action caused, in order. Events that
 hold hidden information (a deal, a drawn tile) say so with ``private_to`` and
@@ -42,7 +43,10 @@ class RoundStarted:
     jockey: Player | None
     deal: Deal
     private_to: Literal["referee"] = "referee"
-    kind = "round_started"
+
+    @property
+    def kind(self) -> str:
+        return "round_started"
 
     def __init__(
         self,
@@ -74,7 +78,10 @@ class RoundStarted:
 class AuctionMove:
     player: Player
     action: str  # canonical notation: decline, accept or bid N
-    kind = "auction"
+
+    @property
+    def kind(self) -> str:
+        return "auction"
 
     def __init__(self, player: Player, action: str) -> None:
         self.player = player
@@ -91,7 +98,10 @@ class Placed:
     at: Point | None  # None for the opening tile
     count: int
     points: int  # earned before the cap at the payer's balance
-    kind = "placed"
+
+    @property
+    def kind(self) -> str:
+        return "placed"
 
     def __init__(
         self, player: Player, tile: Tile, at: Point | None, count: int, points: int
@@ -124,7 +134,10 @@ class Drew:
     player: Player
     tile: Tile | None  # None in the public form
     boneyard_left: int
-    kind = "drew"
+
+    @property
+    def kind(self) -> str:
+        return "drew"
 
     def __init__(self, player: Player, tile: Tile | None, boneyard_left: int) -> None:
         self.player = player
@@ -150,7 +163,10 @@ class Drew:
 @dataclass(slots=True, init=False)
 class Passed:
     player: Player
-    kind = "passed"
+
+    @property
+    def kind(self) -> str:
+        return "passed"
 
     def __init__(self, player: Player) -> None:
         self.player = player
@@ -167,7 +183,10 @@ class Transfer:
     amount: int  # after the cap at the payer's balance (RULES.md §1)
     reason: TransferReason
     balances: tuple[int, int]  # after the transfer
-    kind = "transfer"
+
+    @property
+    def kind(self) -> str:
+        return "transfer"
 
     def __init__(
         self,
@@ -205,7 +224,10 @@ class RoundEnded:
     hands: tuple[tuple[Tile, ...], tuple[Tile, ...]]
     pips: tuple[int, int]
     payout: int  # the block's rounded hand total; 0 for a domino
-    kind = "round_ended"
+
+    @property
+    def kind(self) -> str:
+        return "round_ended"
 
     def __init__(
         self,
@@ -241,7 +263,10 @@ class MatchEnded:
     reason: EndReason
     balances: tuple[int, int]
     rounds: int
-    kind = "match_ended"
+
+    @property
+    def kind(self) -> str:
+        return "match_ended"
 
     def __init__(
         self, winner: Player | None, reason: EndReason, balances: tuple[int, int], rounds: int
