@@ -192,13 +192,6 @@ def _insert_sorted(ops: list[Point], p: Point) -> None:
     ops.insert(i, p)
 
 
-def _value_mask(ops: list[Point]) -> int:
-    mask = 0
-    for p in ops:
-        mask |= 1 << p.value
-    return mask
-
-
 class Layout:
     """The tiles on the table. Mutable; :meth:`copy` before searching.
 
@@ -318,7 +311,12 @@ class Layout:
             self.spinner = t
         ops = self.open_points
         ops.remove(at)
-        _insert_sorted(ops, free)
+        # _insert_sorted written out (and the value mask below): this runs on every play.
+        fi = free.index
+        i = len(ops)
+        while i and ops[i - 1].index > fi:
+            i -= 1
+        ops.insert(i, free)
         # The count changes by what the new free end adds (a double adds both its
         # halves: its free line side) less what the covered end added: a
         # non-double's end its value, a double's line side twice its value but
@@ -336,7 +334,10 @@ class Layout:
                     sb = at.tile.index * 6
                     _insert_sorted(ops, _POINTS[sb + 4])  # branch A
                     _insert_sorted(ops, _POINTS[sb + 5])  # branch B
-        self.open_mask = _value_mask(ops)
+        mask = 0
+        for p in ops:
+            mask |= 1 << p.value
+        self.open_mask = mask
         total = self._count - lost + (2 * t.low if double else free.value)
         self._count = total
         self.placed.append(t)

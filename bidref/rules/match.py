@@ -542,7 +542,10 @@ class Match:
         self.drawn_this_turn = 0
 
     def _next_turn(self, player: int, events: list[Event]) -> None:
-        self._new_turn(player)
+        # _new_turn, written out: this runs after every play.
+        self.to_act = player
+        self.turn += 1
+        self.drawn_this_turn = 0
         if not self.boneyard and not self.can_play(player):
             self._pass(player, events)
 
