@@ -8,8 +8,12 @@ compile it — it runs once a round of every playout — while ``deal.py``, whos
 from __future__ import annotations
 
 import hashlib
+from typing import Final
 
 from .tiles import TILES, Tile
+
+_LIMITS: Final = tuple(256 - 256 % n if n else 0 for n in range(len(TILES) + 1))
+"""For ``n`` choices: the bytes below this give an unbiased index (``x % n``)."""
 
 
 def shuffled_set(seed: int, round_number: int) -> list[Tile]:
@@ -45,7 +49,7 @@ def _shuffled_indices(seed: int, round_number: int) -> list[int]:
     order = list(range(len(TILES)))
     for i in range(len(order) - 1, 0, -1):
         n = i + 1
-        limit = 256 - 256 % n
+        limit = _LIMITS[n]
         while True:
             if pos == len(buf):
                 block += 1

@@ -180,6 +180,10 @@ def _build_joins() -> tuple[tuple[Point, Point] | None, ...]:
 
 
 _JOINS: Final = _build_joins()
+# The two sides of each entry apart (the unused entries: any point), so that the
+# compiled build fetches a Point, not an optional tuple to check and unpack.
+_JOINED: Final[tuple[Point, ...]] = tuple(_POINTS[0] if j is None else j[0] for j in _JOINS)
+_FREED: Final[tuple[Point, ...]] = tuple(_POINTS[0] if j is None else j[1] for j in _JOINS)
 
 
 def _insert_sorted(ops: list[Point], p: Point) -> None:
@@ -305,7 +309,9 @@ class Layout:
         The caller has checked that ``at`` is open and ``t`` matches it
         (see :meth:`points_for`); this method trusts it for speed.
         """
-        joined, free = _JOINS[t.index * 7 + at.value]  # type: ignore[misc]
+        join = t.index * 7 + at.value
+        joined = _JOINED[join]
+        free = _FREED[join]
         double = t.double
         if double and self.spinner is None:
             self.spinner = t
