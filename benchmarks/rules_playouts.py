@@ -15,6 +15,11 @@ time other processes held the core. Target (issue 16): at least 20,000 random
 rounds/s on one core.
 
     python benchmarks/rules_playouts.py [--seconds 3] [--repeats 3] [--pure-only]
+        [--baseline OTHER_CHECKOUT]
+
+``--baseline`` measures another checkout (e.g. an older commit) in the same
+run: its pure build, and its compiled build too when that checkout has a fresh
+one (``make compiled`` there).
 """
 
 from __future__ import annotations
@@ -127,7 +132,7 @@ def report(name: str, runs: list[dict[str, dict[str, float]]]) -> float:
     rate = p["rounds"] / p["cpu"]
     legal = max(r["legal"]["calls"] / r["legal"]["cpu"] for r in runs)
     print(
-        f"{name:9} random playouts: {rate:9,.0f} rounds/s  {p['actions'] / p['cpu']:11,.0f} "
+        f"{name:17} random playouts: {rate:9,.0f} rounds/s  {p['actions'] / p['cpu']:11,.0f} "
         f"actions/s  (per CPU second; wall clock {p['rounds'] / p['wall']:,.0f} rounds/s)   "
         f"legal_actions(): {legal:10,.0f} calls/s"
     )
@@ -143,7 +148,8 @@ def main() -> None:
         "--baseline",
         type=Path,
         default=None,
-        help="also measure the pure build of another checkout (e.g. an older commit)",
+        help="also measure another checkout (e.g. an older commit): its pure build, "
+        "and its compiled build if it has a fresh one",
     )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--expect-compiled", action="store_true", help=argparse.SUPPRESS)
@@ -155,26 +161,37 @@ def main() -> None:
     from bidref.rules.compiled import fresh_build
 
     compiled = None if args.pure_only else fresh_build(ROOT)
-    pure_runs, compiled_runs, base_runs = [], [], []
+    base_root = None if args.baseline is None else args.baseline.resolve()
+    base_compiled = None
+    if base_root is not None and compiled is not None:
+        base_compiled = fresh_build(base_root)
+    pure_runs, compiled_runs, base_runs, base_compiled_runs = [], [], [], []
     for _ in range(args.repeats):
-        if args.baseline is not None:
-            base_runs.append(measure(args.seconds, args.baseline.resolve()))
+        if base_root is not None:
+            base_runs.append(measure(args.seconds, base_root))
         pure_runs.append(measure(args.seconds, None))
+        if base_compiled is not None:
+            base_compiled_runs.append(measure(args.seconds, base_compiled, compiled=True))
         if compiled is not None:
             compiled_runs.append(measure(args.seconds, compiled, compiled=True))
-    if args.baseline is not None:
+    if base_root is not None:
         base = report("baseline", base_runs)
-        print(f"          (the pure build of {args.baseline})")
+        print(f"                  (the pure build of {args.baseline})")
     pure = report("pure", pure_runs)
-    if args.baseline is not None:
+    if base_root is not None:
         print(f"pure / baseline: {pure / base:.2f}x")
     best = pure
     if compiled is None:
         why = "skipped (--pure-only)" if args.pure_only else "not built: run `make compiled`"
         print(f"compiled  {why}")
     else:
+        if base_compiled is not None:
+            base_fast = report("baseline compiled", base_compiled_runs)
+            print(f"                  (the compiled build of {args.baseline})")
         fast = report("compiled", compiled_runs)
         print(f"compiled / pure: {fast / pure:.2f}x")
+        if base_compiled is not None:
+            print(f"compiled / baseline compiled: {fast / base_fast:.2f}x")
         best = max(best, fast)
     verdict = "meets" if best >= TARGET else "MISSES"
     print(f"target {TARGET:,} rounds/s on one core: {verdict} (best build {best:,.0f})")

@@ -8,8 +8,12 @@ compile it — it runs once a round of every playout — while ``deal.py``, whos
 from __future__ import annotations
 
 import hashlib
+from typing import Final
 
 from .tiles import TILES, Tile
+
+_LIMITS: Final = tuple(256 - 256 % n if n else 0 for n in range(len(TILES) + 1))
+"""For ``n`` choices: the bytes below this give an unbiased index (``x % n``)."""
 
 
 def shuffled_set(seed: int, round_number: int) -> list[Tile]:
@@ -21,14 +25,31 @@ def shuffled_set(seed: int, round_number: int) -> list[Tile]:
     largest multiple of ``n`` that fits in 256 is skipped, so that every index is
     exactly uniform.
     """
+    return [TILES[i] for i in _shuffled_indices(seed, round_number)]
+
+
+def shuffled_hands(
+    seed: int, round_number: int
+) -> tuple[tuple[Tile, ...], tuple[Tile, ...], tuple[Tile, ...]]:
+    """The deal of :func:`shuffled_set`: the first 7 tiles and the next 7 as
+    hands sorted by tile index, the last 14 as the boneyard in draw order."""
+    order = _shuffled_indices(seed, round_number)
+    tiles = TILES
+    hand_a = tuple([tiles[i] for i in sorted(order[0:7])])
+    hand_b = tuple([tiles[i] for i in sorted(order[7:14])])
+    return hand_a, hand_b, tuple([tiles[i] for i in order[14:]])
+
+
+def _shuffled_indices(seed: int, round_number: int) -> list[int]:
+    """The tile indices in shuffled order (the shuffle itself: see :func:`shuffled_set`)."""
     key = f"bidref-deal-v1:{seed}:{round_number}".encode()
     block = 0
     buf = hashlib.sha512(key + block.to_bytes(8, "big")).digest()
     pos = 0
-    tiles = list(TILES)
-    for i in range(len(tiles) - 1, 0, -1):
+    order = list(range(len(TILES)))
+    for i in range(len(order) - 1, 0, -1):
         n = i + 1
-        limit = 256 - 256 % n
+        limit = _LIMITS[n]
         while True:
             if pos == len(buf):
                 block += 1
@@ -39,5 +60,5 @@ def shuffled_set(seed: int, round_number: int) -> list[Tile]:
             if x < limit:
                 break
         j = x % n
-        tiles[i], tiles[j] = tiles[j], tiles[i]
-    return tiles
+        order[i], order[j] = order[j], order[i]
+    return order

@@ -32,6 +32,7 @@ COMPILED_MODULES: Final = (
     "bidref/rules/tiles.py",
     "bidref/rules/layout.py",
     "bidref/rules/_shuffle.py",
+    "bidref/rules/opening.py",
     "bidref/rules/events.py",
     "bidref/rules/match.py",
     "bidref/rules/determinize.py",

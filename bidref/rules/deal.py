@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, cast
 
-from ._shuffle import shuffled_set
+from ._shuffle import shuffled_hands
 from .errors import DealError
+from .opening import forced_opening_tile
 from .tiles import TILES, Tile, tile
 
 HAND_SIZE = 7
@@ -104,12 +105,8 @@ class Deal:
     @classmethod
     def from_seed(cls, seed: int, round_number: int) -> Deal:
         """The deal of round ``round_number`` (1-based) of the match with ``seed``."""
-        tiles = shuffled_set(seed, round_number)
-        hands = (
-            tuple(sorted(tiles[0:7], key=_BY_INDEX)),
-            tuple(sorted(tiles[7:14], key=_BY_INDEX)),
-        )
-        boneyard = tuple(tiles[14:])
+        hand_a, hand_b, boneyard = shuffled_hands(seed, round_number)
+        hands = (hand_a, hand_b)
         if not _UNCHECKED_NEW:
             return cls(hands, boneyard)
         # A shuffle of the full set is a valid partition: skip the checks (this
@@ -159,6 +156,16 @@ def _object_new_works() -> bool:
 _UNCHECKED_NEW: Final = _object_new_works()
 
 
+__all__ = [
+    "BONEYARD_SIZE",
+    "HAND_SIZE",
+    "Deal",
+    "DealSource",
+    "forced_opening_tile",
+    "listed_deals",
+    "seeded_deals",
+]
+
 DealSource = Callable[[int], Deal]
 """A function from a 1-based round number to that round's deal."""
 
@@ -183,22 +190,3 @@ def listed_deals(deals: Sequence[Deal], then_seed: int | None = None) -> DealSou
         return Deal.from_seed(then_seed, round_number)
 
     return deal
-
-
-def forced_opening_tile(hands: tuple[Sequence[Tile], Sequence[Tile]]) -> tuple[int, Tile]:
-    """Who opens a forced round, and with which tile (RULES.md §2).
-
-    The highest double; with no double in either hand, the highest pip total,
-    ties going to the tile with the larger half (e.g. [3|6] beats [4|5]).
-    """
-    best: tuple[int, int, int] | None = None
-    holder = 0
-    chosen: Tile | None = None
-    for player, hand in enumerate(hands):
-        for t in hand:
-            key = (1 if t.double else 0, t.pips if not t.double else t.low, t.high)
-            if best is None or key > best:
-                best, holder, chosen = key, player, t
-    if chosen is None:
-        raise DealError("both hands are empty: a forced opening needs a tile in a hand")
-    return holder, chosen

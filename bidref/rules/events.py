@@ -2,7 +2,10 @@
 
 Events are plain slotted dataclasses rather than frozen ones because they are
 created on every action of every playout (frozen dataclasses cost four times
-as much to build); treat them as immutable.
+as much to build); treat them as immutable. Each spells out its ``__init__``
+(``init=False``): the compiled build (docs/perf.md) compiles a written one, but
+runs the one ``dataclass`` generates as interpreted code. ``kind`` is a property
+rather than a class attribute for the same build, which would make it a field.
 
 ``Match.apply`` returns the events an action caused, in order. Events that
 hold hidden information (a deal, a drawn tile) say so with ``private_to`` and
@@ -33,14 +36,31 @@ def _point(p: Point | None) -> dict[str, object] | None:
     return None if p is None else {"tile": p.tile.as_list(), "side": p.side.label}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class RoundStarted:
     round: int
     opening: Literal["forced", "auction"]
     jockey: Player | None
     deal: Deal
     private_to: Literal["referee"] = "referee"
-    kind = "round_started"
+
+    @property
+    def kind(self) -> str:
+        return "round_started"
+
+    def __init__(
+        self,
+        round: int,
+        opening: Literal["forced", "auction"],
+        jockey: Player | None,
+        deal: Deal,
+        private_to: Literal["referee"] = "referee",
+    ) -> None:
+        self.round = round
+        self.opening = opening
+        self.jockey = jockey
+        self.deal = deal
+        self.private_to = private_to
 
     def public(self) -> dict[str, object]:
         return {
@@ -54,24 +74,43 @@ class RoundStarted:
         return {**self.public(), "deal": self.deal.to_dict()}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class AuctionMove:
     player: Player
     action: str  # canonical notation: decline, accept or bid N
-    kind = "auction"
+
+    @property
+    def kind(self) -> str:
+        return "auction"
+
+    def __init__(self, player: Player, action: str) -> None:
+        self.player = player
+        self.action = action
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "player": self.player, "action": self.action}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Placed:
     player: Player
     tile: Tile
     at: Point | None  # None for the opening tile
     count: int
     points: int  # earned before the cap at the payer's balance
-    kind = "placed"
+
+    @property
+    def kind(self) -> str:
+        return "placed"
+
+    def __init__(
+        self, player: Player, tile: Tile, at: Point | None, count: int, points: int
+    ) -> None:
+        self.player = player
+        self.tile = tile
+        self.at = at
+        self.count = count
+        self.points = points
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -90,12 +129,20 @@ class Placed:
         return f"play {self.tile} {self.at}"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Drew:
     player: Player
     tile: Tile | None  # None in the public form
     boneyard_left: int
-    kind = "drew"
+
+    @property
+    def kind(self) -> str:
+        return "drew"
+
+    def __init__(self, player: Player, tile: Tile | None, boneyard_left: int) -> None:
+        self.player = player
+        self.tile = tile
+        self.boneyard_left = boneyard_left
 
     @property
     def private_to(self) -> Player:
@@ -113,16 +160,22 @@ class Drew:
         }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Passed:
     player: Player
-    kind = "passed"
+
+    @property
+    def kind(self) -> str:
+        return "passed"
+
+    def __init__(self, player: Player) -> None:
+        self.player = player
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "player": self.player}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Transfer:
     payer: Player
     payee: Player
@@ -130,7 +183,26 @@ class Transfer:
     amount: int  # after the cap at the payer's balance (RULES.md §1)
     reason: TransferReason
     balances: tuple[int, int]  # after the transfer
-    kind = "transfer"
+
+    @property
+    def kind(self) -> str:
+        return "transfer"
+
+    def __init__(
+        self,
+        payer: Player,
+        payee: Player,
+        requested: int,
+        amount: int,
+        reason: TransferReason,
+        balances: tuple[int, int],
+    ) -> None:
+        self.payer = payer
+        self.payee = payee
+        self.requested = requested
+        self.amount = amount
+        self.reason = reason
+        self.balances = balances
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -144,7 +216,7 @@ class Transfer:
         }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class RoundEnded:
     round: int
     reason: RoundEndReason
@@ -152,7 +224,26 @@ class RoundEnded:
     hands: tuple[tuple[Tile, ...], tuple[Tile, ...]]
     pips: tuple[int, int]
     payout: int  # the block's rounded hand total; 0 for a domino
-    kind = "round_ended"
+
+    @property
+    def kind(self) -> str:
+        return "round_ended"
+
+    def __init__(
+        self,
+        round: int,
+        reason: RoundEndReason,
+        winner: Player | None,
+        hands: tuple[tuple[Tile, ...], tuple[Tile, ...]],
+        pips: tuple[int, int],
+        payout: int,
+    ) -> None:
+        self.round = round
+        self.reason = reason
+        self.winner = winner
+        self.hands = hands
+        self.pips = pips
+        self.payout = payout
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -166,13 +257,24 @@ class RoundEnded:
         }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class MatchEnded:
     winner: Player | None  # None: a draw by equal balances at the round limit
     reason: EndReason
     balances: tuple[int, int]
     rounds: int
-    kind = "match_ended"
+
+    @property
+    def kind(self) -> str:
+        return "match_ended"
+
+    def __init__(
+        self, winner: Player | None, reason: EndReason, balances: tuple[int, int], rounds: int
+    ) -> None:
+        self.winner = winner
+        self.reason = reason
+        self.balances = balances
+        self.rounds = rounds
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -18,8 +18,6 @@ Tile(1, 1)
 
 from __future__ import annotations
 
-import bisect
-import operator
 from enum import IntEnum
 from typing import Final
 
@@ -93,18 +91,20 @@ def parse_side(text: str) -> Side:
 class Point:
     """An attachment point: a tile and one of its sides. Interned; use :func:`point`."""
 
-    __slots__ = ("index", "side", "tile", "value")
+    __slots__ = ("index", "side", "side_number", "tile", "value")
 
     tile: Tile
     side: Side
+    side_number: int  # ``int(side)``: the layout's hot paths compare plain ints, not enums
     value: int
     index: int
 
     def __init__(self, t: Tile, side: Side) -> None:
         self.tile = t
         self.side = side
+        self.side_number = int(side)
         self.value = t.high if side == Side.HIGH else t.low
-        self.index = t.index * 6 + side
+        self.index = t.index * 6 + int(side)
 
     def __repr__(self) -> str:
         return f"Point({self.tile!r}, Side.{self.side.name})"
@@ -180,20 +180,37 @@ def _build_joins() -> tuple[tuple[Point, Point] | None, ...]:
 
 
 _JOINS: Final = _build_joins()
-_POINT_INDEX: Final = operator.attrgetter("index")
+# The two sides of each entry apart (the unused entries: any point), so that the
+# compiled build fetches a Point, not an optional tuple to check and unpack.
+_JOINED: Final[tuple[Point, ...]] = tuple(_POINTS[0] if j is None else j[0] for j in _JOINS)
+_FREED: Final[tuple[Point, ...]] = tuple(_POINTS[0] if j is None else j[1] for j in _JOINS)
+
+
+def _insert_sorted(ops: list[Point], p: Point) -> None:
+    """Insert ``p`` into the sorted ``ops`` (at most four points: a scan beats
+    ``bisect`` with a key function)."""
+    pi = p.index
+    i = len(ops)
+    while i and ops[i - 1].index > pi:
+        i -= 1
+    ops.insert(i, p)
 
 
 class Layout:
     """The tiles on the table. Mutable; :meth:`copy` before searching.
 
-    ``open_points`` is every attachment point, sorted by tile then side.
+    ``open_points`` is every attachment point, sorted by tile then side;
+    ``open_mask`` has bit ``v`` set when some open point takes a ``v`` (kept up
+    to date as tiles are placed, so that legal plays are found without a pass
+    over the points).
     """
 
-    __slots__ = ("_count", "connections", "open_points", "placed", "spinner")
+    __slots__ = ("_count", "connections", "open_mask", "open_points", "placed", "spinner")
 
     placed: list[Tile]
     connections: list[tuple[Point, Point]]
     open_points: list[Point]
+    open_mask: int
     spinner: Tile | None
     _count: int  # the count (RULES.md §4), kept up to date by open_tile and place
 
@@ -201,6 +218,7 @@ class Layout:
         self.placed = []
         self.connections = []
         self.open_points = []
+        self.open_mask = 0
         self.spinner = None
         self._count = 0
 
@@ -209,6 +227,7 @@ class Layout:
         new.placed = self.placed.copy()
         new.connections = self.connections.copy()
         new.open_points = self.open_points.copy()
+        new.open_mask = self.open_mask
         new.spinner = self.spinner
         new._count = self._count
         return new
@@ -225,13 +244,7 @@ class Layout:
         return [p for p in self.open_points if p.value == lo or p.value == hi]
 
     def can_play(self, t: Tile) -> bool:
-        lo = t.low
-        hi = t.high
-        for p in self.open_points:
-            v = p.value
-            if v == lo or v == hi:
-                return True
-        return False
+        return self.open_mask & t.mask != 0
 
     def open_values(self) -> set[int]:
         return {p.value for p in self.open_points}
@@ -278,14 +291,15 @@ class Layout:
         if self.placed:
             raise ValueError("the layout already has an opening tile")
         self.placed.append(t)
+        base = t.index * 6
         if t.double:
             self.spinner = t
-            base = t.index * 6
-            self.open_points = [_POINTS[base + Side.LINE_A], _POINTS[base + Side.LINE_B]]
+            self.open_points = [_POINTS[base + 2], _POINTS[base + 3]]  # line A, line B
+            self.open_mask = 1 << t.low
             self._count = 2 * t.low
             return self._count
-        base = t.index * 6
-        self.open_points = [_POINTS[base + Side.HIGH], _POINTS[base + Side.LOW]]
+        self.open_points = [_POINTS[base], _POINTS[base + 1]]  # high, low
+        self.open_mask = 1 << t.low | 1 << t.high
         self._count = t.pips
         return self._count
 
@@ -295,17 +309,25 @@ class Layout:
         The caller has checked that ``at`` is open and ``t`` matches it
         (see :meth:`points_for`); this method trusts it for speed.
         """
-        joined, free = _JOINS[t.index * 7 + at.value]  # type: ignore[misc]
-        if t.double and self.spinner is None:
+        join = t.index * 7 + at.value
+        joined = _JOINED[join]
+        free = _FREED[join]
+        double = t.double
+        if double and self.spinner is None:
             self.spinner = t
         ops = self.open_points
         ops.remove(at)
-        bisect.insort(ops, free, key=_POINT_INDEX)
+        # _insert_sorted written out (and the value mask below): this runs on every play.
+        fi = free.index
+        i = len(ops)
+        while i and ops[i - 1].index > fi:
+            i -= 1
+        ops.insert(i, free)
         # The count changes by what the new free end adds (a double adds both its
         # halves: its free line side) less what the covered end added: a
         # non-double's end its value, a double's line side twice its value but
         # only if it was the double's last open line side, a branch nothing.
-        side = at.side
+        side = at.side_number
         lost = 0
         if side <= 1:
             lost = at.value
@@ -316,9 +338,13 @@ class Layout:
                 if at.tile is self.spinner:
                     # Both line sides filled: the branches open (RULES.md §3).
                     sb = at.tile.index * 6
-                    bisect.insort(ops, _POINTS[sb + Side.BRANCH_A], key=_POINT_INDEX)
-                    bisect.insort(ops, _POINTS[sb + Side.BRANCH_B], key=_POINT_INDEX)
-        total = self._count - lost + (2 * t.low if t.double else free.value)
+                    _insert_sorted(ops, _POINTS[sb + 4])  # branch A
+                    _insert_sorted(ops, _POINTS[sb + 5])  # branch B
+        mask = 0
+        for p in ops:
+            mask |= 1 << p.value
+        self.open_mask = mask
+        total = self._count - lost + (2 * t.low if double else free.value)
         self._count = total
         self.placed.append(t)
         self.connections.append((at, joined))

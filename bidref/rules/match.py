@@ -17,8 +17,6 @@ inside ``apply``; they show in the returned events.
 
 from __future__ import annotations
 
-import bisect
-import operator
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,7 +38,7 @@ from .actions import (
     describe,
     is_action,
 )
-from .deal import Deal, DealSource, forced_opening_tile, seeded_deals
+from .deal import Deal, DealSource, seeded_deals
 from .errors import IllegalActionError, RulesError
 from .events import (
     AuctionMove,
@@ -56,6 +54,7 @@ from .events import (
     TransferReason,
 )
 from .layout import _POINTS, Layout, Point, Side, points_earned
+from .opening import forced_opening_tile
 from .tiles import TILES, Tile
 
 if TYPE_CHECKING:
@@ -73,6 +72,18 @@ class Phase(Enum):
     OPENING = "opening"
     PLAY = "play"
     OVER = "over"
+
+
+# Module constants, not ``Phase.X`` and the action classes by name, in the hot
+# paths: in the compiled build a Final name is a C static, an enum member an
+# attribute look-up on its class.
+_AUCTION: Final = Phase.AUCTION
+_OPENING: Final = Phase.OPENING
+_PLAY: Final = Phase.PLAY
+_OVER: Final = Phase.OVER
+_PLAY_CLASS: Final = Play
+_DRAW_CLASS: Final = Draw
+_OPEN_CLASS: Final = Open
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +122,6 @@ def _build_play_table() -> list[Play | None]:
 
 _PLAY_TABLE: Final = _build_play_table()
 _NPOINTS: Final = len(_POINTS)
-_BY_INDEX: Final = operator.attrgetter("index")
-_TILE_MASK: Final = tuple((1 << t.low) | (1 << t.high) for t in TILES)
 _BIDS: Final = tuple(Bid(n) for n in range(0, TOTAL_POINTS + JOCKEY_CREDIT + 1, BID_STEP))
 
 
@@ -128,6 +137,24 @@ def round_to_five(n: int) -> int:
 
 def _name(player: int) -> str:
     return "AB"[player]
+
+
+def _insert_tile(hand: list[Tile], t: Tile) -> None:
+    """Insert ``t`` into ``hand``, sorted by tile index (``bisect`` on the
+    index, without a key function)."""
+    ti = t.index
+    lo = 0
+    hi = len(hand)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if hand[mid].index < ti:
+            lo = mid + 1
+        else:
+            hi = mid
+    hand.insert(lo, t)
+
+
+_DEFAULT_CONFIG: Final = MatchConfig()
 
 
 class Match:
@@ -186,7 +213,7 @@ class Match:
     def __init__(self, deals: DealSource, config: MatchConfig | None = None) -> None:
         if deals is _BLANK:
             return  # copy() sets every field itself
-        self.config = config or MatchConfig()
+        self.config = _DEFAULT_CONFIG if config is None else config
         self.deals = deals
         self.balances = list(self.config.start_balances)
         self.round_number = 0
@@ -348,29 +375,29 @@ class Match:
 
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
-        if phase is Phase.PLAY:
-            ops = self.layout.open_points
-            open_mask = 0
-            for p in ops:
-                open_mask |= 1 << p.value
+        if phase is _PLAY:
+            lay = self.layout
+            open_mask = lay.open_mask
+            ops = lay.open_points
             table = _PLAY_TABLE
-            masks = _TILE_MASK
             out: list[Action] = []
             for t in self.hands[self.to_act]:
-                tmask = masks[t.index]
-                if tmask & open_mask:
+                if t.mask & open_mask:
                     base = t.index * _NPOINTS
+                    lo = t.low
+                    hi = t.high
                     for p in ops:
-                        if tmask >> p.value & 1:
+                        v = p.value
+                        if v == lo or v == hi:
                             out.append(table[base + p.index])  # type: ignore[arg-type]
             if not out:
                 out.append(DRAW)
             return out
-        if phase is Phase.OPENING:
+        if phase is _OPENING:
             if self.forced_tile is not None:
                 return [OPENS[self.forced_tile.index]]
             return [OPENS[t.index] for t in self.hands[self.to_act]]
-        if phase is Phase.AUCTION:
+        if phase is _AUCTION:
             out = [DECLINE] if self.bid is None else [ACCEPT]
             hi_bid = self.max_bid(self.to_act)
             out.extend(_BIDS[self.min_bid() // BID_STEP : hi_bid // BID_STEP + 1])
@@ -378,11 +405,11 @@ class Match:
         return []
 
     def can_play(self, player: int) -> bool:
-        open_mask = 0
-        for p in self.layout.open_points:
-            open_mask |= 1 << p.value
-        masks = _TILE_MASK
-        return any(masks[t.index] & open_mask for t in self.hands[player])
+        open_mask = self.layout.open_mask
+        for t in self.hands[player]:  # noqa: SIM110 (any() of a generator is slower)
+            if t.mask & open_mask:
+                return True
+        return False
 
     # -- applying actions -----------------------------------------------------------
 
@@ -409,12 +436,12 @@ class Match:
         self._legal = None
         self.round_actions += 1
         kind = type(chosen)
-        if kind is Play:
+        if kind is _PLAY_CLASS:
             played = cast(Play, chosen)
             return self._play(played.tile, played.at)
-        if kind is Draw:
+        if kind is _DRAW_CLASS:
             return self._draw()
-        if kind is Open:
+        if kind is _OPEN_CLASS:
             return self._open(cast(Open, chosen).tile)
         return self._auction(chosen)
 
@@ -465,7 +492,7 @@ class Match:
         count = self.layout.open_tile(t)
         pts = points_earned(count)
         events: list[Event] = [Placed(p, t, None, count, pts)]
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.forced_tile = None
         if pts and (ended := self._transfer(1 - p, pts, "count", events)):
             self._end_mid_round(ended, events)
@@ -476,7 +503,7 @@ class Match:
     def _draw(self) -> list[Event]:
         p = self.to_act
         t = self.boneyard.pop()
-        bisect.insort(self.hands[p], t, key=_BY_INDEX)
+        _insert_tile(self.hands[p], t)
         self.drawn_this_turn += 1
         events: list[Event] = [Drew(p, t, len(self.boneyard))]
         if not self.boneyard and not self.layout.can_play(t):
@@ -503,7 +530,7 @@ class Match:
                 # Paying the whole balance loses before the opening (§6.6).
                 self._end_mid_round(ended, events)
                 return events
-        self.phase = Phase.OPENING
+        self.phase = _OPENING
         self._new_turn(opener)
         return events
 
@@ -515,7 +542,10 @@ class Match:
         self.drawn_this_turn = 0
 
     def _next_turn(self, player: int, events: list[Event]) -> None:
-        self._new_turn(player)
+        # _new_turn, written out: this runs after every play.
+        self.to_act = player
+        self.turn += 1
+        self.drawn_this_turn = 0
         if not self.boneyard and not self.can_play(player):
             self._pass(player, events)
 
@@ -578,7 +608,7 @@ class Match:
 
     def _finish(self, result: MatchEnded, events: list[Event]) -> None:
         self.result = result
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.over = True
         self._legal = []
         events.append(result)
@@ -614,11 +644,11 @@ class Match:
         if self.jockey is None:
             opener, t = forced_opening_tile(deal.hands)
             self.forced_tile = t
-            self.phase = Phase.OPENING
+            self.phase = _OPENING
             self._new_turn(opener)
             return [RoundStarted(self.round_number, "forced", None, deal)]
         self.forced_tile = None
-        self.phase = Phase.AUCTION
+        self.phase = _AUCTION
         self._new_turn(1 - self.jockey)
         return [RoundStarted(self.round_number, "auction", self.jockey, deal)]
 

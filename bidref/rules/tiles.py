@@ -27,13 +27,14 @@ MAX_PIP: Final = 6
 class Tile:
     """One domino. Use :func:`tile` or :data:`TILES`; never construct directly."""
 
-    __slots__ = ("double", "high", "index", "low", "pips")
+    __slots__ = ("double", "high", "index", "low", "mask", "pips")
 
     index: int
     low: int
     high: int
     double: bool
     pips: int
+    mask: int  # bit ``v`` set for each half ``v``: matched against open values at once
 
     def __init__(self, index: int, low: int, high: int) -> None:
         self.index = index
@@ -41,6 +42,7 @@ class Tile:
         self.high = high
         self.double = low == high
         self.pips = low + high
+        self.mask = 1 << low | 1 << high
 
     def __repr__(self) -> str:
         return f"Tile({self.low}, {self.high})"
