@@ -40,7 +40,7 @@ from .transport import Clock, Eof, Incoming, Line, Overlong, WriteError
 
 READ_SIZE: Final = 65536
 READS_PER_LOOK: Final = 16  # at most 1 MiB per look, so one look is bounded work
-BACKLOG_CAP: Final = 16 << 20  # characters of lines read and not taken: beyond, stop reading
+BACKLOG_CAP: Final = 4 << 20  # characters of lines read and not taken: beyond, stop reading
 LINE_WEIGHT: Final = 64  # what a queued line costs beyond its characters
 OUT_CAP: Final = 4 << 20  # bytes queued for an engine that does not read its stdin
 _SELECT_FDS: Final = 1024  # select() takes only descriptors below FD_SETSIZE
