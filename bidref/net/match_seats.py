@@ -12,8 +12,6 @@ match at start-up, like a local one.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import ssl
 import time
@@ -27,6 +25,7 @@ from ..players import EngineSeat, Seat
 from ..referee import MatchSpec
 from .framing import ListenAddress, NetSpecError, is_listen
 from .seat import NetworkSeat
+from .tokens import write_connect_info
 
 
 def engine_spec_for(arg: str) -> EngineSpec:
@@ -70,14 +69,9 @@ class MatchSeats:
         return {"seats": [{"seat": s.seat, "url": s.url, "token": s.token} for s in self.network]}
 
     def write_connect_info(self, path: Path) -> None:
-        """Write :meth:`connect_info` as JSON, readable by its owner only (it holds
-        the tokens); atomically, so that a script polling for it never reads half."""
-        tmp = path.with_name(f".{path.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(self.connect_info(), f)
-            f.write("\n")
-        os.replace(tmp, path)
+        """:meth:`connect_info` as JSON, for its owner only (see
+        :func:`bidref.net.tokens.write_connect_info`)."""
+        write_connect_info(path, self.connect_info())
 
     def close(self) -> None:
         """Stop listening (for a match that will not run)."""

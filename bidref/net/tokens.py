@@ -10,8 +10,11 @@ how much of a guess was right.
 from __future__ import annotations
 
 import hmac
+import json
+import os
 import secrets
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
 TOKEN_BYTES: Final = 24  # 192 random bits: 32 URL-safe characters
 
@@ -30,3 +33,14 @@ def token_matches(given: object, expected: str) -> bool:
     if not isinstance(given, str):
         return False
     return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
+
+
+def write_connect_info(path: Path, info: dict[str, Any]) -> None:
+    """Write ``info`` (``--connect-info``: it holds tokens) as JSON, readable by
+    its owner only, and atomically, so that a script polling for it never reads half."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(info, f)
+        f.write("\n")
+    os.replace(tmp, path)

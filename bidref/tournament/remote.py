@@ -15,8 +15,6 @@ free port) with a new token: a token is good for one run only.
 
 from __future__ import annotations
 
-import json
-import os
 import ssl
 import threading
 import time
@@ -87,14 +85,11 @@ class RemoteEngines:
         }
 
     def write_connect_info(self, path: Path) -> None:
-        """:meth:`connect_info` as JSON, readable by its owner only (it holds the
-        tokens); atomically, so that a script polling for it never reads half."""
-        tmp = path.with_name(f".{path.name}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(self.connect_info(), f)
-            f.write("\n")
-        os.replace(tmp, path)
+        """:meth:`connect_info` as JSON, for its owner only (see
+        :func:`bidref.net.tokens.write_connect_info`)."""
+        from ..net.tokens import write_connect_info
+
+        write_connect_info(path, self.connect_info())
 
     def seat_for(self, entry: EngineEntry, index: int, job: MatchJob) -> NetworkSeat | None:
         """A fresh seat of ``job`` for the network engine ``entry`` (None: local).
