@@ -6,11 +6,12 @@ from __future__ import annotations
 import _thread
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -68,13 +69,31 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
             return
         for s in stops:
             signal.signal(s, signal.SIG_IGN)
+        taken[0] = signum
         raise KeyboardInterrupt
+
+    # A KeyboardInterrupt raised while a finalizer runs (a __del__, a weakref
+    # callback: the handler runs at whatever bytecode comes next) is printed and
+    # swallowed, and the match would go on with every stop ignored. Such a lost
+    # interrupt is delivered again.
+    taken: list[int | None] = [None]
+    chained = sys.unraisablehook
+
+    def lost(u: Any) -> None:
+        signum = taken[0]
+        if not (active and signum is not None and isinstance(u.exc_value, KeyboardInterrupt)):
+            chained(u)
+            return
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signum, stop)
+            threading.Timer(_RETRY_S, again, (signum,)).start()
 
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set in the main thread
         return
     saved = {s: signal.getsignal(s) for s in stops}
     try:
+        sys.unraisablehook = lost
         for s in stops:
             if s != signal.SIGINT or saved[s] is signal.default_int_handler:
                 signal.signal(s, stop)
@@ -82,6 +101,7 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     finally:
         with lock:
             active = False
+        sys.unraisablehook = chained
         _checkpoint()  # a deferred interrupt still pending runs `stop` (a no-op) now
         for s, handler in saved.items():
             signal.signal(s, handler)
