@@ -59,14 +59,16 @@ format: $(STAMP)
 test: $(STAMP) engines browser lint
 	$(VENV)/bin/pytest -n 2 -q
 
-# The optional mypyc-compiled build of bidref.rules in build/compiled (docs/perf.md),
-# and the rules and search tests (with a differential test of both builds) run against it.
+# The mypyc-compiled build in build/compiled (docs/perf.md; the bidref program runs on
+# it while it is fresh), and the rules, search, protocol and replay tests (with a
+# differential test of both builds) run against it.
 .PHONY: compiled test-compiled
 compiled: $(STAMP)
 	$(PY) -m bidref.rules.compiled
 
 test-compiled: compiled
-	PYTHONPATH=$(CURDIR)/build/compiled BIDREF_RULES_BUILD=compiled $(VENV)/bin/pytest --import-mode=append -n 2 -q tests/rules tests/engines_ai tests/test_python_strong.py
+	PYTHONPATH=$(CURDIR)/build/compiled BIDREF_RULES_BUILD=compiled $(VENV)/bin/pytest --import-mode=append -n 2 -q tests/rules tests/engines_ai tests/test_python_strong.py tests/protocol \
+		$(filter-out %/test_export.py %/test_stderr_log.py,$(wildcard tests/transcript/test_*.py))
 
 test: test-compiled
 

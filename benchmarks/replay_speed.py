@@ -1,6 +1,6 @@
 """How fast `bidref replay` verifies transcripts, beside the raw parse of the same file.
 
-Usage: python benchmarks/replay_speed.py [TRANSCRIPT]
+Usage: python benchmarks/replay_speed.py [TRANSCRIPT] [--pure-only]
 
 Without an argument it first plays the issue's match — c_first against
 python_greedy, seed 7, at most 30 rounds, bank 60 s, delay 1 s — through
@@ -12,13 +12,19 @@ the same for the v1 sample checked in under tests/transcript/data; and
 ``bidref validate`` of the move file ``bidref replay --moves`` exports from the
 match (issue 15: "validate no slower than today"). Target: replay >= 30,000
 decisions/s on one core. CPU time (process_time) is measured, best of several
-runs, so that other work on a shared machine counts less. To compare two trees,
-run this script from each in turn (PYTHONPATH=TREE) on the same TRANSCRIPT.
+runs, so that other work on a shared machine counts less.
+
+Where the checkout has a fresh compiled build (``make compiled``; the ``bidref``
+program runs on it, docs/perf.md), the same file is replayed there too, in a
+child process started right after, and the target is judged on it: that is
+what ``bidref replay`` does. Both builds' figures are printed. To compare two
+trees, run this script from each in turn (PYTHONPATH=TREE) on the same TRANSCRIPT.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -28,6 +34,7 @@ from pathlib import Path
 
 from bidref.render.layout import layout_text
 from bidref.rules import Match
+from bidref.rules.compiled import fresh_build, is_compiled
 from bidref.transcript.export import move_file_text
 from bidref.transcript.files import read_bytes
 from bidref.transcript.replay import replay
@@ -94,13 +101,49 @@ def measure_validate(data: bytes) -> None:
     )
 
 
+def compiled_rate(path: Path) -> float | None:
+    """Replay ``path`` on the compiled build in a child; its rate, or None if
+    there is no fresh build."""
+    build = fresh_build(ROOT)
+    if build is None:
+        print("compiled build: none fresh (make compiled), so only pure Python is measured")
+        return None
+    env = {**os.environ, "PYTHONPATH": str(build)}
+    proc = subprocess.run(
+        [sys.executable, __file__, str(path), "--child"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = proc.stdout.splitlines()
+    print("\n".join(lines[:-1]))
+    return float(lines[-1])
+
+
 def main() -> None:
-    data = read_bytes(Path(sys.argv[1])) if len(sys.argv) > 1 else play()
-    rate = measure("match", data)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--child" in sys.argv:  # the compiled build's figures, then its rate alone
+        assert is_compiled(), "the child should run on the compiled build"
+        rate = measure("match, compiled build", read_bytes(Path(args[0])))
+        print(rate)
+        return
+    data = read_bytes(Path(args[0])) if args else play()
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "t.jsonl"
+        path.write_bytes(data)
+        rate = measure("match, pure Python", data)
+        pure = rate
+        if "--pure-only" not in sys.argv:
+            rate = compiled_rate(path) or rate
     measure_validate(data)
     measure("v1 sample", (ROOT / "tests" / "transcript" / "data" / "v1-sample.jsonl").read_bytes())
     verdict = "meets" if rate >= TARGET else "is below"
-    print(f"replay verifies {rate:,.0f} decisions/s: {verdict} the target of {TARGET:,}")
+    build = "pure Python" if rate == pure else "the compiled build"
+    print(
+        f"replay verifies {rate:,.0f} decisions/s on {build}: {verdict} the target "
+        f"of {TARGET:,} (pure Python: {pure:,.0f})"
+    )
     layouts = []
     for seed in range(20):
         m = Match.new(seed)

@@ -79,8 +79,13 @@ def answer(args: list[str]) -> bool:
         sys.stdout.write(help_text(min(width, 100)))
         return True
     if args in (["--version"], ["-V"]):
-        from .. import __version__
+        import bidref
 
-        sys.stdout.write(f"bidref {__version__}\n")
+        # bidref.launch.select_build points the package at the compiled build
+        # (or PYTHONPATH put it first): a copy with the build's stamp beside it
+        where = os.path.dirname(os.path.abspath(bidref.__path__[0]))
+        stamp = os.path.join(where, "bidref-compiled.stamp")  # compiled.STAMP_NAME
+        build = " (compiled build)" if os.path.exists(stamp) else ""
+        sys.stdout.write(f"bidref {bidref.__version__}{build}\n")
         return True
     return False

@@ -1,9 +1,9 @@
-"""The rules tests run against either build of ``bidref.rules`` (docs/perf.md).
+"""The tests run against either build of ``bidref`` (docs/perf.md).
 
-``make test-compiled`` runs them with ``BIDREF_RULES_BUILD=compiled`` and the
-compiled build first on ``PYTHONPATH``; this file makes sure that the build
-imported is the one asked for, so that a mistake in the path cannot quietly
-test the pure build twice.
+``make test-compiled`` runs the rules, search, protocol and replay tests with
+``BIDREF_RULES_BUILD=compiled`` and the compiled build first on ``PYTHONPATH``;
+these hooks (tests/conftest.py) make sure that the build imported is the one
+asked for, so that a mistake in the path cannot quietly test the pure build twice.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from bidref.rules.compiled import is_compiled
+from bidref.rules.compiled import is_compiled_module
 
 WANTED = os.environ.get("BIDREF_RULES_BUILD", "pure")
 
@@ -23,14 +23,16 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if WANTED not in ("pure", "compiled"):
         raise pytest.UsageError(f"BIDREF_RULES_BUILD={WANTED!r}: give pure or compiled")
-    if is_compiled() != (WANTED == "compiled"):
-        import bidref.rules.match
+    import bidref.protocol.fastview
+    import bidref.rules.match
 
-        raise pytest.UsageError(
-            f"BIDREF_RULES_BUILD={WANTED} but bidref.rules.match comes from "
-            f"{bidref.rules.match.__file__}: put build/compiled first on PYTHONPATH and run "
-            "pytest with --import-mode=append (see the Makefile's test-compiled)"
-        )
+    for module in (bidref.rules.match, bidref.protocol.fastview):
+        if is_compiled_module(module) != (WANTED == "compiled"):
+            raise pytest.UsageError(
+                f"BIDREF_RULES_BUILD={WANTED} but {module.__name__} comes from "
+                f"{module.__file__}: put build/compiled first on PYTHONPATH and run "
+                "pytest with --import-mode=append (see the Makefile's test-compiled)"
+            )
 
 
 def pytest_report_header(config: pytest.Config) -> str:
