@@ -54,6 +54,9 @@ RULES_PER_TURN: Final = 16  # rules requests answered; further ones get a short 
 EXTRA_LINES_PER_TURN: Final = 10_000  # lines other than the reply (logs, rules, stale, ...)
 REJECTED_PER_TURN: Final = 100  # rejected replies (illegal / bad action) to one request
 REJECTED_PER_MATCH: Final = 1000  # ... and in the whole match; beyond either: a protocol loss
+# How long a crash report waits for an exited engine's last stderr bytes to be read
+# (a process it left behind may hold the pipe open: then the tail is what came by then).
+STDERR_SETTLE_NS: Final = 200 * MILLISECOND
 
 
 class SessionEnd(Exception):
@@ -534,6 +537,9 @@ class EngineSession:
     def crash(self, write_problem: str | None = None) -> SessionEnd:
         info = self.seat.exit_info(self.spec.grace_ns)
         if info is not None:
+            settle = getattr(self.seat, "settle_stderr", None)
+            if settle is not None:  # its last words may still be in the pipe
+                settle(STDERR_SETTLE_NS)
             problem = info.describe()
         else:
             problem = write_problem or "closed its stdout but is still running"

@@ -11,7 +11,6 @@ or a request left unanswered.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
@@ -41,7 +40,13 @@ from bidref.protocol import (
 )
 from bidref.protocol.fastview import RequestEncoder
 from bidref.rules import MILLISECOND, SECOND, Match, TimeControl
-from bidref.session import DEFAULT_TOLERANCE_NS, EngineSession, SessionEnd, hello_line
+from bidref.session import (
+    DEFAULT_TOLERANCE_NS,
+    STDERR_SETTLE_NS,
+    EngineSession,
+    SessionEnd,
+    hello_line,
+)
 
 from .positions import SEAT
 from .report import CheckResult, CheckSettings
@@ -225,7 +230,7 @@ class Probe:
         seat = self.seat
         info = seat.t.poll_exit() if seat is not None else None
         if seat is not None and info is not None:
-            _settle_stderr(seat.t)
+            seat.t.settle_stderr(STDERR_SETTLE_NS)  # its last words may still be in the pipe
             tail = seat.stderr_tail().strip()[-300:]
             n = self.counts[0]
             at = f" at its {_ordinal(n)} request since it started," if n else ""
@@ -498,14 +503,3 @@ _EXIT_HINTS: Final = {
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-def _settle_stderr(t: Transport, polls: int = 20) -> None:
-    """Give the stderr reader of an exited engine a moment to catch up (≤ 0.2 s)."""
-    seen = t.stderr_bytes()
-    for _ in range(polls):
-        time.sleep(0.01)
-        now = t.stderr_bytes()
-        if now == seen and now > 0:
-            return
-        seen = now

@@ -65,6 +65,10 @@ class PipeTransport(ProcessTransport):
         for t in self._threads:
             t.start()
 
+    def settle_stderr(self, timeout_ns: int) -> None:
+        # the stderr thread ends at EOF: when every holder of the pipe closed it
+        self._threads[0].join(timeout=max(timeout_ns, 0) / 1e9)
+
     def _reap(self) -> None:
         self.proc.wait()
 

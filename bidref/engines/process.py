@@ -143,5 +143,11 @@ class ProcessTransport:
     def stderr_tail(self) -> str:
         return self._sink.tail()
 
+    def settle_stderr(self, timeout_ns: int) -> None:
+        """Once the engine has exited: wait up to ``timeout_ns`` until all it wrote
+        to stderr has been read (its end of the pipe is closed), so that a crash
+        report's tail ends where the engine's output did. The pty transport reads
+        stderr with stdout, so there is nothing to wait for."""
+
     def stderr_bytes(self) -> int:
         return self._sink.total

@@ -146,6 +146,10 @@ class Transport(Protocol):
 
     def stderr_tail(self) -> str: ...
 
+    def settle_stderr(self, timeout_ns: int) -> None:
+        """Once the process has exited, wait (bounded) until its stderr is all read."""
+        ...
+
     def stderr_bytes(self) -> int: ...
 
 

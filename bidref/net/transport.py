@@ -50,6 +50,9 @@ class SeatTransport:
     def stderr_tail(self) -> str:
         return self.seat.stderr_tail()
 
+    def settle_stderr(self, timeout_ns: int) -> None:
+        pass  # a network engine's stderr stays with its client
+
     def stderr_bytes(self) -> int:
         return self.seat.stderr_bytes()
 

@@ -44,6 +44,8 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # Send quit_line (if any), give the player grace_ns to leave, then end it for
         # good (for a process: SIGTERM, SIGKILL to its group, reap). Idempotent.
     def stderr_tail(self) -> str   # the last diagnostics (for crash reports), or ""
+    def settle_stderr(self, timeout_ns: int) -> None   # optional
+        # Once the player has exited, wait (bounded) until all its diagnostics are read.
     def stderr_bytes(self) -> int
     def describe(self) -> dict[str, object]   # for the transcript header
 
@@ -193,6 +195,10 @@ class EngineSeat:
 
     def stderr_tail(self) -> str:
         return "" if self._t is None else self._t.stderr_tail()
+
+    def settle_stderr(self, timeout_ns: int) -> None:
+        if self._t is not None:
+            self._t.settle_stderr(timeout_ns)
 
     def stderr_bytes(self) -> int:
         return 0 if self._t is None else self._t.stderr_bytes()

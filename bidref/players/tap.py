@@ -109,6 +109,11 @@ class TappedSeat:
     def stderr_tail(self) -> str:
         return self.inner.stderr_tail()
 
+    def settle_stderr(self, timeout_ns: int) -> None:
+        settle = getattr(self.inner, "settle_stderr", None)
+        if settle is not None:
+            settle(timeout_ns)
+
     def stderr_bytes(self) -> int:
         return self.inner.stderr_bytes()
 

@@ -69,6 +69,17 @@ def test_a_real_crash_reports_the_exit_code(c_first: Path) -> None:
     assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
 
 
+def test_a_crash_report_ends_with_the_engines_last_words(c_first: Path) -> None:
+    # 1 MB of stderr just before the exit: the report waits until the pipe is read
+    # to its end, so the tail is the engine's last output, not what came by then.
+    crasher = EngineSpec("crasher", (sys.executable, str(SCRIPTS / "first_legal.py"), "crash_loud"))
+    out = run_match(
+        MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5, time_control=FAST)
+    )
+    assert (out.reason, out.winner) == ("crash", 1), out.summary()
+    assert out.detail["stderr_tail"].endswith("last words: out of memory\n")
+
+
 def test_a_crash_is_seen_while_a_grandchild_keeps_stdout_open(c_first: Path) -> None:
     # The engine's stdout stays open (its grandchild holds it), so no EOF comes:
     # the referee still sees the engine exit, long before its bank of 20 s is out.

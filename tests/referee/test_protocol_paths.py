@@ -13,6 +13,7 @@ from bidref.engines import EngineSpec, ExitInfo
 from bidref.players import SeatGone
 from bidref.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, Deal, TimeControl
+from bidref.session import STDERR_SETTLE_NS
 from bidref.transcript import counter_salt
 from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay
@@ -324,6 +325,29 @@ def test_a_crash_ends_the_match_with_the_exit_status() -> None:
     assert (out.reason, out.winner) == ("crash", 1)
     assert out.detail["signal"] == "SIGSEGV" and out.detail["exit_code"] is None
     assert out.detail["stderr_tail"] == "fake stderr"
+
+
+def test_a_crash_report_waits_for_the_engines_last_stderr_bytes() -> None:
+    # The stderr reader may not have read the end of the pipe when the exit is
+    # seen: the report asks the seat to settle first, then takes the tail.
+    clock = FakeClock()
+    settled: list[int] = []
+
+    class Lagging(FakeSeat):
+        def settle_stderr(self, timeout_ns: int) -> None:
+            settled.append(timeout_ns)
+
+        def stderr_tail(self) -> str:
+            return "partial" + (" ... last words" if settled else "")
+
+    a = Lagging(
+        "a", clock, on_nth_request(2, [(5 * MS, EOF_MARK)]), exit=ExitInfo(3, None, "exited")
+    )
+    b = FakeSeat("b", clock, first_legal())
+    out = run_match(SPEC, seats=[a, b], clock=clock, salt=counter_salt())
+    assert (out.reason, out.winner) == ("crash", 1)
+    assert out.detail["stderr_tail"] == "partial ... last words"
+    assert settled == [STDERR_SETTLE_NS]
 
 
 def test_a_hang_loses_on_time_with_the_overrun() -> None:

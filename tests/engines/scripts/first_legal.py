@@ -1,7 +1,8 @@
 """Test engine: first legal action. With argv[1] == "noflush" it never flushes stdout
 (like C stdio on a pipe), so it only works under a pty. With "crash" it exits with
 code 3 at its second request; with "crash_gc" too, after starting a grandchild that
-keeps its stdout open. With "flood" it writes 2 MB to stderr before its hello."""
+keeps its stdout open; with "crash_loud" too, after 1 MB on stderr and its last words
+(the crash report must end with them). With "flood" it writes 2 MB to stderr before its hello."""
 
 import json
 import subprocess
@@ -21,7 +22,10 @@ for line in sys.stdin:
         out = {"type": "hello", "name": "first_legal", "protocol": "bidref/1"}
     elif msg["type"] == "request":
         requests += 1
-        if mode in ("crash", "crash_gc") and requests == 2:
+        if mode in ("crash", "crash_gc", "crash_loud") and requests == 2:
+            if mode == "crash_loud":
+                sys.stderr.write(("y" * 999 + "\n") * 1050 + "last words: out of memory\n")
+                sys.stderr.flush()
             sys.exit(3)
         out = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
     elif msg["type"] == "quit":
