@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -217,6 +217,13 @@ def replay_command(
             help="Show the engines' log lines in place, with their times, and their stderr.",
         ),
     ] = False,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Only verify, and print the verdict: no game shown (the fastest; for scripts).",
+        ),
+    ] = False,
 ) -> None:
     """Verify a match transcript through the rules and show the game.
 
@@ -231,12 +238,32 @@ def replay_command(
     step through in a browser, offline.
 
     Example: bidref replay t.jsonl --round 2
+    (bidref replay --check t.jsonl verifies all the same and prints one line.)
 
     Exit codes: 0 verified clean; 1 a disagreement (or an unreadable line);
     2 the file cannot be read (or no such round); 3 verified as far as it goes,
     but truncated.
     """
     name = str(transcript)
+    if check:
+        display = {
+            "--round": round_ is not None,
+            "--step": step,
+            "--final": final,
+            "--json": as_json,
+            "--svg": svg is not None,
+            "--html": html is not None,
+            "--moves": moves is not None,
+            "--logs": logs,
+        }
+        also = [flag for flag, given in display.items() if given]
+        if also:
+            typer.echo(
+                f"--check only verifies, so it shows nothing that {', '.join(also)} would: "
+                "drop one or the other",
+                err=True,
+            )
+            raise typer.Exit(code=2)
     try:
         if name == "-":
             data = decompress(typer.get_binary_stream("stdin").read(), "")
@@ -248,7 +275,9 @@ def replay_command(
     except TranscriptFileError as e:
         typer.echo(f"{name}: {e}", err=True)
         raise typer.Exit(code=2) from None
-    report = replay(data)
+    report = replay(data, steps=not check)
+    if check:
+        _verdict(name, report, Console(highlight=False))
     if moves is not None:
         try:
             moves.write_text(move_file_text(report, name), encoding="utf-8")
@@ -311,6 +340,11 @@ def replay_command(
         console.print(f"HTML replay: {html}")
     if moves is not None:
         console.print(f"move file: {moves} (check it with: bidref validate {moves})")
+    _verdict(name, report, console)
+
+
+def _verdict(name: str, report: ReplayReport, console: Console) -> NoReturn:
+    """Say how the replay ended, and exit with its code."""
     if report.problem is not None:
         typer.echo(
             _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True

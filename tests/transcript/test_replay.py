@@ -364,6 +364,29 @@ def test_cli_mismatch_and_truncation_exit_codes(
     assert code == 2 and "cannot read" in err
 
 
+def test_cli_check_only_verifies_with_the_same_verdicts(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    data = transcript(tmp_path_factory, **KINDS["two-rounds"])
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(data)
+    code, out, err = _cli("replay", "--check", str(p))
+    assert (code, err) == (0, "") and out.startswith("✓ verified: all ")
+    assert len(out.splitlines()) == 1  # nothing of the game
+    lines = _lines(data)
+    index = tamper_count(lines)
+    p.write_bytes(_bytes(lines))
+    code, out, err = _cli("replay", "--check", str(p))
+    assert (code, out) == (1, "")
+    assert err.startswith(f"{p}:{index + 1}: mismatch: placed event disagrees")
+    assert (code, err) == _cli("replay", str(p))[::2]  # as the full replay says
+    p.write_bytes(data[:3000])
+    code, out, err = _cli("replay", "--check", str(p))
+    assert code == 3 and "truncated" in err and "incomplete" in out
+    code, _, err = _cli("replay", "--check", "--final", "--logs", str(p))
+    assert code == 2 and "--final, --logs" in err and "drop one" in err
+
+
 def test_cli_step_without_a_terminal_shows_every_placement(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
