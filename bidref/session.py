@@ -309,13 +309,9 @@ class EngineSession:
         when the caller saw the first line while it was preparing; the player is
         then charged up to the quiet look (never the caller's work), and
         ``prepared`` is true for lines read with it."""
-        seat = self.seat
         first_t: int | None = None
         while True:
-            inc = seat.receive(deadline)
-            if type(inc) is not Line:
-                raise self._not_a_line(inc, deadline)
-            assert isinstance(inc, Line)
+            inc = self._line(deadline)
             # The line's end reached the referee in (after, read]: after the last
             # look that found nothing, by the look that read it.
             read = inc.t
@@ -330,10 +326,7 @@ class EngineSession:
                     came = None
                 else:
                     after, read, t, prepared = quiet, min(read, found), quiet, True
-            if read >= deadline:
-                t = self._judge_late(deadline, after, read)
-            if t < self.floor:
-                t = self.floor  # never before a line already recorded (a queued line)
+            t = self._charged_up_to(deadline, after, read, t)
             text = inc.text
             fast = action_reply(text)  # the usual action line, without a JSON parser
             if fast is None:
@@ -355,14 +348,9 @@ class EngineSession:
         every other line is handled as while a reply is awaited (no action is,
         so an action is stale), and what ends the match is raised."""
         while True:
-            inc = self.seat.receive(deadline)
-            if type(inc) is not Line:
-                raise self._not_a_line(inc, deadline)
-            assert isinstance(inc, Line)
-            t = inc.t
-            if t >= deadline:
-                t = self._judge_late(deadline, t if inc.after is None else inc.after, t)
-            t = max(t, self.floor)
+            inc = self._line(deadline)
+            read = inc.t
+            t = self._charged_up_to(deadline, read if inc.after is None else inc.after, read, read)
             text = inc.text
             try:
                 msg: EngineMessage | None = decode_engine_line(text)
@@ -374,6 +362,22 @@ class EngineSession:
             if got is not None:
                 self.count(1, text)
                 self._stale(got[0], text, t)
+
+    def _line(self, deadline: int) -> Line:
+        """The next line from the engine; what ends the match instead is raised."""
+        inc = self.seat.receive(deadline)
+        if type(inc) is not Line:
+            raise self._not_a_line(inc, deadline)
+        assert isinstance(inc, Line)
+        return inc
+
+    def _charged_up_to(self, deadline: int, after: int, read: int, t: int) -> int:
+        """When a line that reached the referee in (``after``, ``read``] is charged
+        up to, ``t`` if it was read before the deadline: judged if not (and its
+        end raised), and never before a line already recorded (a queued line)."""
+        if read >= deadline:
+            t = self._judge_late(deadline, after, read)
+        return t if t >= self.floor else self.floor
 
     def _not_a_line(self, inc: Incoming | None, deadline: int) -> SessionEnd:
         """The end that ``inc`` (not a line: a timeout, EOF or an over-long line) means."""
