@@ -7,11 +7,12 @@ python_greedy, seed 7, at most 30 rounds, bank 60 s, delay 1 s — through
 `bidref match` to have a transcript (bidref-transcript/2). In one run it prints
 for that file: accepted decisions and bytes per decision; `replay` verify-only
 (no steps to show: `bidref replay --check`), and with the steps `bidref replay`
-shows, in decisions per second; the raw parse of the same file (plain ``json.loads`` of every line); and
-the same for the v1 sample checked in under tests/transcript/data; and
-``bidref validate`` of the move file ``bidref replay --moves`` exports from the
-match (issue 15: "validate no slower than today"). Target: replay >= 30,000
-decisions/s on one core. CPU time (process_time) is measured, best of several
+shows, in decisions per second; the raw parse of the same file (plain
+``json.loads`` of every line); and the same for the v1 sample checked in under
+tests/transcript/data; and ``bidref validate`` of the move file that ``bidref
+replay --moves`` exports from the match (issue 15: "validate no slower than
+today"). Target: replay >= 30,000 decisions/s on one core. CPU time
+(process_time) is measured, best of several
 runs, so that other work on a shared machine counts less.
 
 Where the checkout has a fresh compiled build (``make compiled``; the ``bidref``
