@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -154,11 +154,15 @@ def _show_stderr(console: Console, report: ReplayReport, after: dict[int, str]) 
 
 @app.command("replay")
 def replay_command(
-    transcript: Annotated[
-        Path,
+    transcripts: Annotated[
+        list[Path],
         typer.Argument(
-            help="A transcript written by `bidref match --transcript`; '-' reads stdin.",
+            help=(
+                "A transcript written by `bidref match --transcript`; '-' reads stdin. "
+                "With --check, any number of them."
+            ),
             show_default=False,
+            metavar="TRANSCRIPT...",
         ),
     ],
     round_: Annotated[
@@ -238,13 +242,14 @@ def replay_command(
     step through in a browser, offline.
 
     Example: bidref replay t.jsonl --round 2
-    (bidref replay --check t.jsonl verifies all the same and prints one line.)
+    (bidref replay --check OUT/transcripts/*/*.jsonl.gz verifies every line of
+    each all the same and prints one verdict line per transcript.)
 
     Exit codes: 0 verified clean; 1 a disagreement (or an unreadable line);
     2 the file cannot be read (or no such round); 3 verified as far as it goes,
-    but truncated.
+    but truncated. With --check and several transcripts: 1 if any disagrees,
+    else 2 if any cannot be read, else 3 if any is truncated, else 0.
     """
-    name = str(transcript)
     if check:
         display = {
             "--round": round_ is not None,
@@ -264,20 +269,19 @@ def replay_command(
                 err=True,
             )
             raise typer.Exit(code=2)
-    try:
-        if name == "-":
-            data = decompress(typer.get_binary_stream("stdin").read(), "")
-        else:
-            data = read_bytes(transcript)
-    except OSError as e:
-        typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
-        raise typer.Exit(code=2) from None
-    except TranscriptFileError as e:
-        typer.echo(f"{name}: {e}", err=True)
-        raise typer.Exit(code=2) from None
-    report = replay(data, steps=not check)
-    if check:
-        _verdict(name, report, Console(highlight=False))
+        raise typer.Exit(code=_check_all(transcripts))
+    if len(transcripts) != 1:
+        typer.echo(
+            f"give one transcript to show ({len(transcripts)} given); to verify many, add --check",
+            err=True,
+        )
+        raise typer.Exit(code=2)
+    transcript = transcripts[0]
+    name = str(transcript)
+    data = _read(transcript)
+    if data is None:
+        raise typer.Exit(code=2)
+    report = replay(data)
     if moves is not None:
         try:
             moves.write_text(move_file_text(report, name), encoding="utf-8")
@@ -341,10 +345,47 @@ def replay_command(
     if moves is not None:
         console.print(f"move file: {moves} (check it with: bidref validate {moves})")
     _verdict(name, report, console)
+    raise typer.Exit(code=report.exit_code)
 
 
-def _verdict(name: str, report: ReplayReport, console: Console) -> NoReturn:
-    """Say how the replay ended, and exit with its code."""
+def _read(transcript: Path) -> bytes | None:
+    """The transcript's bytes ('-': stdin), decompressed; None once the reason is said."""
+    name = str(transcript)
+    try:
+        if name == "-":
+            return decompress(typer.get_binary_stream("stdin").read(), "")
+        return read_bytes(transcript)
+    except OSError as e:
+        typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
+    except TranscriptFileError as e:
+        typer.echo(f"{name}: {e}", err=True)
+    return None
+
+
+# --check with several transcripts: the worst comes first
+_WORST_FIRST = (1, 2, 3, 0)
+
+
+def _check_all(transcripts: list[Path]) -> int:
+    """Verify each transcript (no steps) and say its verdict; the exit code of all."""
+    console = Console(highlight=False)
+    codes: list[int] = []
+    for transcript in transcripts:
+        data = _read(transcript)
+        if data is None:
+            codes.append(2)
+            continue
+        report = replay(data, steps=False)
+        _verdict(str(transcript), report, console, named=len(transcripts) > 1)
+        codes.append(report.exit_code)
+    if len(transcripts) > 1:
+        clean = codes.count(0)
+        console.print(f"{clean} of {len(codes)} transcripts verified clean", soft_wrap=True)
+    return min(codes, key=_WORST_FIRST.index) if codes else 0
+
+
+def _verdict(name: str, report: ReplayReport, console: Console, *, named: bool = False) -> None:
+    """Say how the replay ended (``named``: beginning with the transcript's name)."""
     if report.problem is not None:
         typer.echo(
             _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
@@ -352,12 +393,13 @@ def _verdict(name: str, report: ReplayReport, console: Console) -> NoReturn:
     elif report.truncated:
         typer.echo(f"{name}: truncated: {report.truncated}", err=True)
         console.print(
-            f"[yellow]verified {report.verified_lines} of {report.lines} lines; "
-            "the transcript is incomplete[/]"
+            f"{_safe(name) + ': ' if named else ''}[yellow]verified "
+            f"{report.verified_lines} of {report.lines} lines; the transcript is incomplete[/]",
+            soft_wrap=True,  # one line per transcript, however long its name
         )
     else:
         console.print(
-            f"[bold green]✓ verified[/]: all {report.lines} lines agree with the "
-            "rules, the deals and the clock"
+            f"{_safe(name) + ': ' if named else ''}[bold green]✓ verified[/]: all "
+            f"{report.lines} lines agree with the rules, the deals and the clock",
+            soft_wrap=True,
         )
-    raise typer.Exit(code=report.exit_code)

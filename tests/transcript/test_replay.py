@@ -387,6 +387,34 @@ def test_cli_check_only_verifies_with_the_same_verdicts(
     assert code == 2 and "--final, --logs" in err and "drop one" in err
 
 
+def test_cli_check_verifies_many_transcripts_and_exits_with_the_worst(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    data = transcript(tmp_path_factory, **KINDS["two-rounds"])
+    good = [tmp_path / f"good{i}.jsonl" for i in range(3)]
+    for g in good:
+        g.write_bytes(data)
+    code, out, err = _cli("replay", "--check", *map(str, good))
+    assert (code, err) == (0, "")
+    assert [x.split(": ✓ verified")[0] for x in out.splitlines()[:3]] == list(map(str, good))
+    assert out.splitlines()[-1] == "3 of 3 transcripts verified clean"
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[:3000])
+    missing = tmp_path / "missing.jsonl"
+    lines = _lines(data)
+    tamper_count(lines)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(_bytes(lines))
+    files = [good[0], cut]
+    assert _cli("replay", "--check", *map(str, files))[0] == 3
+    assert _cli("replay", "--check", *map(str, [*files, missing]))[0] == 2
+    code, out, err = _cli("replay", "--check", *map(str, [bad, *files, missing]))
+    assert code == 1 and out.splitlines()[-1] == "1 of 4 transcripts verified clean"
+    assert f"{bad}:" in err and f"{cut}: truncated" in err and f"{missing}: cannot read" in err
+    code, _, err = _cli("replay", *map(str, good))
+    assert code == 2 and "give one transcript to show (3 given)" in err and "--check" in err
+
+
 def test_cli_step_without_a_terminal_shows_every_placement(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
