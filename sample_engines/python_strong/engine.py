@@ -17,9 +17,7 @@ compiled build (``make compiled``) it runs on it, unless given ``--pure``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import logging
-import os
 import random
 import sys
 import time
@@ -29,34 +27,25 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _compiled_build() -> Path | None:
-    """The checkout's compiled build (``make compiled``) if it is fresh, else None.
+def _choose_build() -> None:
+    """Run on the checkout's compiled build (``make compiled``) if it is fresh.
 
     Run as a program, the engine searches on the compiled rules core and search
     when one has been built from these very sources: about 2.5 times as many
     playouts a second (docs/perf.md). ``--pure`` or ``BIDREF_PURE=1`` refuse it.
-    Imported as a module (tests), the process's own ``bidref`` is kept.
+    The choice is the ``bidref`` program's own (:func:`bidref.launch.select_build`,
+    which imports only the standard library). Imported as a module (tests), the
+    process's own ``bidref`` is kept.
     """
-    if __name__ != "__main__" or "bidref" in sys.modules:
-        return None
-    if "--pure" in sys.argv[1:] or os.environ.get("BIDREF_PURE") == "1":
-        return None
-    # Loaded by file path: importing bidref first would fix the build to the pure one.
-    spec = importlib.util.spec_from_file_location(
-        "_bidref_compiled", ROOT / "bidref" / "rules" / "compiled.py"
-    )
-    if spec is None or spec.loader is None:
-        return None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    found: Path | None = module.fresh_build(ROOT)
-    return found
+    if __name__ != "__main__" or "bidref" in sys.modules or "--pure" in sys.argv[1:]:
+        return
+    from bidref.launch import select_build
+
+    select_build()
 
 
 sys.path.insert(0, str(ROOT))  # bidref from this checkout
-_BUILD = _compiled_build()
-if _BUILD is not None:
-    sys.path.insert(0, str(_BUILD))
+_choose_build()
 from bidref.engine import Engine, Request, layout_from_view, run  # noqa: E402
 from bidref.engines_ai.inference import OpponentModel  # noqa: E402
 from bidref.engines_ai.search import SearchLimits, StrongPlayer, bank_reserve, budget_seconds  # noqa: E402
