@@ -46,6 +46,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# The build `bidref match` runs: the compiled one where this checkout has it fresh.
+if "--pure" not in sys.argv[1:]:
+    from bidref.launch import select_build
+
+    select_build()
+
 from bidref.engines import EngineSpec, Incoming, Line  # noqa: E402
 from bidref.players.inprocess import InProcessSeat  # noqa: E402
 from bidref.referee import MatchSpec, run_match  # noqa: E402
@@ -122,7 +128,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs of all matches (best kept)")
     ap.add_argument("--transcript", action="store_true", help="write a transcript too")
     ap.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    ap.add_argument(
+        "--pure",
+        action="store_true",
+        help="run the referee on pure Python even where a fresh compiled build exists",
+    )
     args = ap.parse_args()
+    from bidref.rules.compiled import is_compiled
+
+    print(f"referee on {'the compiled build' if is_compiled() else 'pure Python'}")
     what = "with transcript" if args.transcript else "no transcript"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.jsonl" if args.transcript else None
