@@ -38,6 +38,7 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -165,6 +166,11 @@ class _Referee:
         salt: SaltSource,
         started_at: str | None,
     ) -> None:
+        if spec.seed is None and not spec.deals:
+            import secrets
+
+            # the seed is drawn once, here, so spec.seed is the match's seed from now on
+            spec = replace(spec, seed=secrets.randbits(63))
         self.spec = spec
         self.clock = clock
         self.observer = observer
@@ -182,11 +188,6 @@ class _Referee:
             watch = getattr(seat, "watch_connection", None)  # a network seat (bidref.net)
             if watch is not None:
                 watch(self._connection_writer(i))
-        self.seed = spec.seed
-        if self.seed is None and not spec.deals:
-            import secrets
-
-            self.seed = secrets.randbits(63)
         self.match: Match | None = None
         self.mclock = MatchClock.start(spec.time_control, spec.time_controls)
         self.req_id = 0
@@ -211,7 +212,7 @@ class _Referee:
     def run(self) -> MatchOutcome:
         end: MatchEnd
         try:
-            self.rec.header(self.spec, self.policy.name, self.seed, self.mclock.controls)
+            self.rec.header(self.spec, self.policy.name, self.spec.seed, self.mclock.controls)
             self._start_seats()
             self._play()
             assert self.match is not None and self.match.result is not None
@@ -268,9 +269,9 @@ class _Referee:
     def _play(self) -> None:
         spec = self.spec
         deals = (
-            listed_deals(spec.deals, self.seed)
+            listed_deals(spec.deals, spec.seed)
             if spec.deals
-            else seeded_deals(self.seed if self.seed is not None else 0)
+            else seeded_deals(spec.seed if spec.seed is not None else 0)
         )
         match = self.match = Match(deals, MatchConfig(max_rounds=spec.max_rounds))
         self._dispatch(match.start_events, self.clock())
@@ -505,7 +506,7 @@ class _Referee:
             engines=(self.sessions[0].name, self.sessions[1].name),
             transcript_path=self.rec.path,
             rated=end.rated,
-            seed=self.seed,
+            seed=self.spec.seed,
             decisions=stats.decisions,
             decision_ns=(stats.last_accept - stats.first_request) if stats.first_request else 0,
             exits=tuple(exits),
