@@ -43,3 +43,23 @@ class FakeClock:
     def advance_to(self, t: int) -> None:
         """Move to ``t`` if it is later than now."""
         self.now = max(self.now, t)
+
+
+class SteppingClock(FakeClock):
+    """A fake clock that moves ``step`` ns on every reading, so that a loop
+    bounded by the clock ends by the clock, not by luck; ``readings`` counts them.
+
+    >>> clock = SteppingClock(10, start=0)
+    >>> clock(), clock(), clock.readings
+    (10, 20, 2)
+    """
+
+    def __init__(self, step: int, start: int = 1_000_000_000_000) -> None:
+        super().__init__(start)
+        self.step = step
+        self.readings = 0
+
+    def __call__(self) -> int:
+        self.readings += 1
+        self.now += self.step
+        return self.now

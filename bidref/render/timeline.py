@@ -369,15 +369,45 @@ class _Builder:
         if self.tl.steps:
             prev = self.tl.steps[-1]
             return replace(
-                prev, line=number, type=str(x.get("type")), text=note, note=note, cost=None,
-                log=None, drawn=None, seat=None,
-            )  # fmt: skip
+                prev,
+                line=number,
+                type=str(x.get("type")),
+                text=note,
+                note=note,
+                cost=None,
+                log=None,
+                drawn=None,
+                seat=None,
+            )
         empty: dict[str, object] = Clock(0).to_dict()
         return Step(
-            number, str(x.get("type")), note, 0, 0, "—", self.layout_index(), None,
-            (None, None), (0, 0), None, None, [], None, None, None, None, self.balances,
-            (empty, empty), None, None, None, None, None, note, None,
-        )  # fmt: skip
+            line=number,
+            type=str(x.get("type")),
+            text=note,
+            t_ns=0,
+            round=0,
+            phase="—",
+            layout=self.layout_index(),
+            last_tile=None,
+            hands=(None, None),
+            hand_sizes=(0, 0),
+            boneyard=None,
+            drawn=None,
+            auction=[],
+            jockey=None,
+            bid=None,
+            bidder=None,
+            payment=None,
+            balances=self.balances,
+            clocks=(empty, empty),
+            to_act=None,
+            legal=None,
+            seat=None,
+            cost=None,
+            log=None,
+            note=note,
+            end=None,
+        )
 
     def layout_index(self) -> int:
         r = self.round

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from collections import defaultdict
@@ -34,10 +35,8 @@ def bidref(*args: str) -> subprocess.CompletedProcess[str]:
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[Any]]:
     out = tmp_path_factory.mktemp("tournament")
     report = out / "report.html"
-    r = bidref(
-        "tournament", *ENGINES, "--deals", "1", "--bank", "30", "--delay", "3",
-        "--max-rounds", "2", "--seed", "5", "-j", "2", "--out", str(out), "--html", str(report),
-    )  # fmt: skip
+    options = shlex.split("--deals 1 --bank 30 --delay 3 --max-rounds 2 --seed 5 -j 2")
+    r = bidref("tournament", *ENGINES, *options, "--out", str(out), "--html", str(report))
     assert r.returncode == 0, r.stderr
     assert f"HTML report: {report}" in r.stdout
     records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()[1:]]
@@ -136,11 +135,18 @@ def test_an_sprt_run_and_missing_or_broken_transcripts(tmp_path: Path) -> None:
     transcripts: their replay pages say so; a deleted transcript gets no link, and the
     report says which."""
     out = tmp_path / "t"
+    options = shlex.split("--deals 30 --seed 1 --sprt 0 10 0.05 0.05")
+    play = "tests.tournament.tournament_fakes:fake_play"
     r = bidref(
-        "tournament", "a=fake strength=3", "b=fake", "--deals", "30", "--seed", "1",
-        "--sprt", "0", "10", "0.05", "0.05", "--out", str(out),
-        "--play-function", "tests.tournament.tournament_fakes:fake_play",
-    )  # fmt: skip
+        "tournament",
+        "a=fake strength=3",
+        "b=fake",
+        *options,
+        "--out",
+        str(out),
+        "--play-function",
+        play,
+    )
     assert r.returncode == 0, r.stderr
     records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()[1:]]
     gone = out / records[0]["transcript"]  # relative to the folder, or absolute

@@ -13,7 +13,7 @@ import pytest
 
 from bidref.engines.io import SPIN_BACKOFF, TIMER_SLACK_NS, IoGroup, Reader, Writer
 from bidref.rules import SECOND
-from bidref.testing import FakeClock
+from bidref.testing import FakeClock, SteppingClock
 
 US = 1000
 
@@ -38,20 +38,6 @@ def test_the_thread_that_makes_a_match_io_group_gets_a_one_microsecond_timer_sla
 
 
 # -- the look before sleeping (IoGroup.wait): real pipes, a clock that moves per reading --
-
-
-class SteppingClock(FakeClock):
-    """Moves ``step`` ns on every reading: a loop bounded by this clock ends."""
-
-    def __init__(self, step: int) -> None:
-        super().__init__()
-        self.step = step
-        self.readings = 0
-
-    def __call__(self) -> int:
-        self.readings += 1
-        self.now += self.step
-        return self.now
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from bidref.engines.io import IoGroup, Reader, Writer
 from bidref.referee import run_match
 from bidref.rules import MILLISECOND
-from bidref.testing import FakeClock
+from bidref.testing import FakeClock, SteppingClock
 from bidref.transcript import counter_salt
 
 from .fakes import FakeSeat, first_legal
@@ -70,21 +70,6 @@ def test_the_told_line_is_the_last_event_and_quit_comes_after_the_scans() -> Non
 
 
 # -- IoGroup.settle: real pipes, a clock that moves on each look ------------------------
-
-
-class SteppingClock(FakeClock):
-    """A fake clock that moves ``step`` on every reading (a loop that looks at it
-    must end by the clock, not by luck)."""
-
-    def __init__(self, step: int) -> None:
-        super().__init__()
-        self.step = step
-        self.readings = 0
-
-    def __call__(self) -> int:
-        self.readings += 1
-        self.now += self.step
-        return self.now
 
 
 @pytest.fixture
