@@ -34,7 +34,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
 
 from websockets.exceptions import ConnectionClosed, InvalidURI, WebSocketException
 from websockets.sync.client import ClientConnection, connect
@@ -63,10 +62,10 @@ from .framing import (
     overlong_message,
     parse_object,
 )
+from .resend import BUFFER_CAP as BUFFER_CAP
+from .resend import Resend
 
 log = logging.getLogger(__name__)
-
-BUFFER_CAP: Final = 4 << 20  # engine output kept while disconnected (characters)
 
 
 @dataclass(frozen=True)
@@ -112,6 +111,67 @@ class BridgeResult:
         return self.how in ("match_over", "next_match")
 
 
+@dataclass(frozen=True)
+class BridgeOptions:
+    """What a :class:`Bridge` is given (its constructor's arguments): fixed for its run."""
+
+    url: str
+    token: str
+    engine: EngineSpec
+    transport_name: str
+    ssl_context: ssl.SSLContext | None
+    clock: Clock
+    sleep: Callable[[float], None]
+    retry_for_ns: int
+    backoff: Backoff
+    open_timeout_s: float
+    status: Callable[[str], None]
+    max_line: int
+
+
+class _EngineExit:
+    """The engine's end, told to the referee once, and whether the referee had said
+    quit before it (if not, the engine ended before the match did)."""
+
+    def __init__(self) -> None:
+        self.message: str | None = None  # engine ended: tell the referee
+        self.sent = False
+        self.detail = ""
+        self.quit = False
+
+    def referee_quit(self) -> None:
+        """(locked) The referee said quit."""
+        if self.message is None:  # (a quit that comes after the engine ended does not count)
+            self.quit = True
+
+    def ended(self, detail: str, message: str, ws: ClientConnection | None) -> None:
+        """(locked) Tell the referee now if connected, else on the next connection."""
+        self.detail = detail
+        self.message = message
+        if ws is not None:
+            _send(ws, message)
+            self.sent = True
+
+    def catch_up(self, ws: ClientConnection) -> None:
+        """(locked) Tell the referee on this connection if no earlier one was told."""
+        if self.message is not None and not self.sent:
+            ws.send(self.message)
+            self.sent = True
+
+    @property
+    def before_quit(self) -> bool:
+        """The referee was told the engine ended, and had not said quit: a crash."""
+        return self.sent and not self.quit
+
+
+def _send(ws: ClientConnection, text: str) -> bool:
+    try:
+        ws.send(text)
+        return True
+    except (ConnectionClosed, OSError):
+        return False
+
+
 class _Done(Exception):
     def __init__(self, result: BridgeResult) -> None:
         super().__init__(result.detail)
@@ -137,35 +197,78 @@ class Bridge:
         status: Callable[[str], None] = lambda _: None,
         max_line: int = MAX_LINE,
     ) -> None:
-        self.url = url
-        self.token = token
-        self.engine = engine
-        self.transport_name = transport
-        self.ssl_context = ssl_context
-        self.clock = clock
-        self.sleep = sleep
-        self.retry_for_ns = retry_for_ns
-        self.backoff = backoff or Backoff()
-        self.open_timeout_s = open_timeout_s
-        self.status = status
-        self.max_line = max_line
+        self.options = BridgeOptions(
+            url=url,
+            token=token,
+            engine=engine,
+            transport_name=transport,
+            ssl_context=ssl_context,
+            clock=clock,
+            sleep=sleep,
+            retry_for_ns=retry_for_ns,
+            backoff=backoff or Backoff(),
+            open_timeout_s=open_timeout_s,
+            status=status,
+            max_line=max_line,
+        )
         self._lock = threading.Lock()
+        # changed only under the lock: the reader thread and the session thread both do
         self._ws: ClientConnection | None = None
         self._conn_no = 0
-        self._buffer: list[str] = []
-        self._buffered = 0
-        self._greeted = False  # the engine has been given a referee hello
-        self._engine_hello: str | None = None
-        self._engine_hello_conn = 0  # the connection its hello was sent on
-        self._request_id: object = None  # the last request passed to the engine
-        self._reply: str | None = None  # the engine's answer to it (until an error)
-        self._reply_conn = 0
-        self._exit_message: str | None = None  # engine ended: tell the referee
-        self._exit_sent = False
-        self._exit_detail = ""
-        self._quit = False
+        self._resend = Resend()
+        self._exit = _EngineExit()
         self._match: str | None = None  # the match its welcome named (a tournament's)
         self._t: Transport | None = None
+
+    # -- the options, readable as attributes as they always were -------------------------
+
+    @property
+    def url(self) -> str:
+        return self.options.url
+
+    @property
+    def token(self) -> str:
+        return self.options.token
+
+    @property
+    def engine(self) -> EngineSpec:
+        return self.options.engine
+
+    @property
+    def transport_name(self) -> str:
+        return self.options.transport_name
+
+    @property
+    def ssl_context(self) -> ssl.SSLContext | None:
+        return self.options.ssl_context
+
+    @property
+    def clock(self) -> Clock:
+        return self.options.clock
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        return self.options.sleep
+
+    @property
+    def retry_for_ns(self) -> int:
+        return self.options.retry_for_ns
+
+    @property
+    def backoff(self) -> Backoff:
+        return self.options.backoff
+
+    @property
+    def open_timeout_s(self) -> float:
+        return self.options.open_timeout_s
+
+    @property
+    def status(self) -> Callable[[str], None]:
+        return self.options.status
+
+    @property
+    def max_line(self) -> int:
+        return self.options.max_line
 
     # -- the whole run ------------------------------------------------------------------
 
@@ -230,7 +333,7 @@ class Bridge:
     def _session(self, ws: ClientConnection) -> None:
         """One connection: authenticate, catch up, then pass lines until it ends."""
         try:
-            fresh = not self._greeted
+            fresh = not self._resend.greeted
             ws.send(auth_message(self.token, fresh, None if fresh else self._match))
             first = ws.recv(timeout=self.open_timeout_s)
             welcome = parse_object(first)
@@ -273,57 +376,29 @@ class Bridge:
         if rcvd == CLOSE_REPLACED:
             raise _Done(BridgeResult("replaced", reason or "replaced", self._conn_no))
         if rcvd == CLOSE_NEXT_MATCH:
-            if self._exit_sent and not self._quit:
-                reason = f"{reason} ({self._exit_detail})"
+            if self._exit.before_quit:
+                reason = f"{reason} ({self._exit.detail})"
             raise _Done(BridgeResult("next_match", reason or "the match is over", self._conn_no))
-        if self._exit_sent and not self._quit:
-            raise _Done(BridgeResult("engine_exit", self._exit_detail, self._conn_no))
-        if rcvd == CLOSE_MATCH_OVER or self._exit_sent:
+        if self._exit.before_quit:
+            raise _Done(BridgeResult("engine_exit", self._exit.detail, self._conn_no))
+        if rcvd == CLOSE_MATCH_OVER or self._exit.sent:
             raise _Done(BridgeResult("match_over", reason or "the match is over", self._conn_no))
         self.status(f"connection lost ({rcvd} {reason}".rstrip() + "); reconnecting")
 
     def _catch_up(self, ws: ClientConnection) -> None:
         """(locked) Send what the engine wrote while there was no connection."""
-        for line in self._buffer:
-            ws.send(line)
-            if line is self._reply:
-                self._reply_conn = self._conn_no
-            if line is self._engine_hello:
-                self._engine_hello_conn = self._conn_no
-        self._buffer = []
-        self._buffered = 0
-        if self._exit_message is not None and not self._exit_sent:
-            ws.send(self._exit_message)
-            self._exit_sent = True
+        self._resend.catch_up(ws, self._conn_no)
+        self._exit.catch_up(ws)
 
     # -- referee → engine ---------------------------------------------------------------
 
     def _from_referee(self, text: str) -> None:
         kind, rid = message_type(text)
         with self._lock:
-            ws = self._ws
-            if kind == "hello":
-                if self._greeted:
-                    # the referee still waits for our hello: it was lost on the way
-                    if self._engine_hello is not None and self._engine_hello_conn != self._conn_no:
-                        self._engine_hello_conn = self._conn_no
-                        if ws is not None:
-                            ws.send(self._engine_hello)
-                    return
-                self._greeted = True
-            elif kind == "request":
-                if rid == self._request_id and rid is not None:
-                    # sent again after a reconnection: the engine has it already
-                    if self._reply is not None and self._reply_conn != self._conn_no:
-                        self._reply_conn = self._conn_no
-                        if ws is not None:
-                            ws.send(self._reply)
-                    return
-                self._request_id, self._reply = rid, None
-            elif kind == "error" and rid == self._request_id:
-                self._reply = None  # refused: the engine answers again
-            elif kind == "quit" and self._exit_message is None:
-                self._quit = True  # (a quit that comes after the engine ended does not count)
+            if not self._resend.from_referee(kind, rid, self._ws, self._conn_no):
+                return
+            if kind == "quit":
+                self._exit.referee_quit()
         try:
             assert self._t is not None
             self._t.write_line(text)
@@ -345,42 +420,27 @@ class Bridge:
                 info = t.wait_exit(2 * SECOND)
                 how = info.describe() if info else "closed its stdout"
                 with self._lock:
-                    self._exit_detail = f"the engine ended before the match did ({how})"
-                    self._exit_message = engine_exit_message(
-                        info.exit_code if info else None,
-                        info.signal if info else None,
-                        t.stderr_tail(),
+                    self._exit.ended(
+                        f"the engine ended before the match did ({how})",
+                        engine_exit_message(
+                            info.exit_code if info else None,
+                            info.signal if info else None,
+                            t.stderr_tail(),
+                        ),
+                        self._ws,
                     )
-                    if self._ws is not None:
-                        self._send(self._ws, self._exit_message)
-                        self._exit_sent = True
                 self.status(f"the engine ended ({how})")
                 return
 
     def _from_engine(self, text: str) -> None:
         kind, rid = message_type(text)
         with self._lock:
-            if kind == "hello" and self._engine_hello is None:
-                self._engine_hello = text
-            elif kind == "action" and rid == self._request_id:
-                self._reply = text
+            self._resend.from_engine(text, kind, rid)
             ws = self._ws
-            if ws is not None and self._send(ws, text):
-                if text is self._reply:
-                    self._reply_conn = self._conn_no
-                if text is self._engine_hello:
-                    self._engine_hello_conn = self._conn_no
-                return
-            if self._buffered + len(text) <= BUFFER_CAP:
-                self._buffer.append(text)
-                self._buffered += len(text)
-
-    def _send(self, ws: ClientConnection, text: str) -> bool:
-        try:
-            ws.send(text)
-            return True
-        except (ConnectionClosed, OSError):
-            return False
+            if ws is not None and _send(ws, text):
+                self._resend.sent(text, self._conn_no)
+            else:
+                self._resend.keep(text)
 
 
 def serve(
