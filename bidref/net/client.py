@@ -27,7 +27,6 @@ Library code: it reports through the ``status`` callback and returns a
 
 from __future__ import annotations
 
-import logging
 import random
 import ssl
 import threading
@@ -64,8 +63,6 @@ from .framing import (
 )
 from .resend import BUFFER_CAP as BUFFER_CAP
 from .resend import Resend
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
