@@ -32,7 +32,9 @@ except that:
 The socket side (WebSocket server, authentication, caps) is
 :mod:`bidref.net.server`; it calls :meth:`attach`, :meth:`deliver` and
 :meth:`detach`. Everything here is driven by those calls and the injected
-clock, so it is tested without sockets.
+clock, so it is tested without sockets. A seat keeps what it was given in a
+:class:`SeatSettings`, what it received in an :class:`~bidref.net.inbox.Inbox`
+and what it knows of its client in a :class:`~bidref.net.remote_side.RemoteSide`.
 """
 
 from __future__ import annotations
@@ -40,10 +42,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Final
 
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
 from ..engines.framing import MAX_LINE
@@ -53,12 +53,12 @@ from .framing import (
     CLOSE_POLICY,
     CLOSE_REPLACED,
     ListenAddress,
-    RequestClock,
     message_type,
     parse_object,
     welcome_message,
-    with_clock,
 )
+from .inbox import WAIT_SLICE_S, ConnectionNote, Inbox, NoteSink
+from .remote_side import Conn, RemoteSide
 from .tokens import new_token, token_matches
 
 if TYPE_CHECKING:
@@ -66,56 +66,37 @@ if TYPE_CHECKING:
 
     from .listener import EngineListener
 
+__all__ = ["Conn", "ConnectionNote", "NetworkSeat", "NoteSink", "SeatSettings"]
+
 log = logging.getLogger(__name__)
 
-BACKLOG_CAP: Final = 16 << 20  # characters received and not yet taken by the referee
-UNDELIVERED_CAP: Final = 4 << 20  # characters written while no client was connected
-WAIT_SLICE_S: Final = 0.05  # a receive looks at the (possibly fake) clock this often
 OVERLONG_PREFIX: Final = 200
 
 
-class Conn(Protocol):
-    """One authenticated client connection, as the seat sees it."""
-
-    peer: str
-
-    def send(self, text: str) -> None:
-        """Queue one message for the client (never blocks the referee)."""
-
-    def close(self, code: int, reason: str) -> None: ...
-
-
 @dataclass(frozen=True)
-class ConnectionNote:
-    """Something that happened to a seat's connection, at clock time ``t``.
+class SeatSettings:
+    """What a network seat is given, fixed for its life: where it listens (or
+    the ``host`` that serves it), whose seat it is, its clock, caps and token."""
 
-    ``event`` is one of: ``connect`` (the first client authenticated),
-    ``resume`` (a client took the seat again), ``disconnect`` (the connection was
-    lost or closed), ``refused`` (a client was turned away: ``reason`` says why),
-    ``engine_restarted`` (a resumed client's new engine said hello again).
-    """
+    address: ListenAddress
+    seat: int
+    clock: Clock
+    startup_timeout_ns: int
+    max_line: int
+    token: str
+    tls: Any  # an ssl.SSLContext for wss://
+    host: EngineListener | None
+    match_id: str | None
 
-    event: str
-    t: int
-    fields: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"event": self.event, **self.fields}
-
-
-NoteSink = Callable[[int, dict[str, Any]], None]
-"""Writes one connection note: (clock time for the line, fields incl. ``event``)."""
-
-
-@dataclass
-class _Pending:
-    """The request the player has to answer, as the seat last wrote it."""
-
-    id: object
-    line: str
-    clock: RequestClock | None
-    engine: int  # the engine (see NetworkSeat._engine) that has it; 0: none yet
-    answered_at: int | None = None  # arrival of a reply to it (an error clears it)
+    def url(self, port: int | None) -> str:
+        """Where a client connects, once the seat listens on ``port``."""
+        if self.host is not None:
+            return self.host.url
+        port = port if port is not None else self.address.port
+        host = self.address.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"{'wss' if self.tls is not None else 'ws'}://{host}:{port}/"
 
 
 class NetworkSeat:
@@ -139,37 +120,71 @@ class NetworkSeat:
         host: EngineListener | None = None,
         match_id: str | None = None,
     ) -> None:
-        self.address = address
-        self.host = host
-        self.match_id = match_id
-        self.seat = seat
+        self.settings = SeatSettings(
+            address=address,
+            seat=seat,
+            clock=clock,
+            startup_timeout_ns=startup_timeout_ns,
+            max_line=max_line,
+            token=token or new_token(),
+            tls=tls,
+            host=host,
+            match_id=match_id,
+        )
+        # not a setting: the Seat protocol lets the referee (or a tap) rename a seat
         self.name = name or f"remote-{'AB'[seat]}"
-        self.clock = clock
-        self.startup_timeout_ns = startup_timeout_ns
-        self.max_line = max_line
-        self.token = token or new_token()
-        self.tls = tls
-        self.notes: list[ConnectionNote] = []
+        # one lock for the inbox and the remote side: a message from the client
+        # changes both at once (a reply is stamped, answers the request, waits)
         self._cv = threading.Condition()
-        self._inbox: deque[Incoming | ConnectionNote] = deque()
-        self._lines_waiting = 0  # Incoming items in _inbox
-        self._backlog = 0
-        self._sink: NoteSink | None = None
-        self._floor = 0  # no connection line may be stamped before the seat's last write
-        self._conn: Conn | None = None
-        self._connections = 0
-        self._engine = 0  # counts the engines behind the seat: +1 for each fresh client
-        self._hello: str | None = None
-        self._hello_answered = False
-        self._pending: _Pending | None = None
-        self._undelivered: list[str] = []
-        self._undelivered_chars = 0
-        self._exit: ExitInfo | None = None
-        self._stderr = ""
+        self._inbox = Inbox(self._cv)
+        self._remote = RemoteSide()
         self._ended = False  # close() was called: nobody takes this seat any more
         self._server: Any = None
         self._port: int | None = None
         self._interrupt = False  # raise KeyboardInterrupt in the referee's thread, once
+
+    # -- its settings ---------------------------------------------------------------------
+
+    @property
+    def address(self) -> ListenAddress:
+        return self.settings.address
+
+    @property
+    def seat(self) -> int:
+        return self.settings.seat
+
+    @property
+    def clock(self) -> Clock:
+        return self.settings.clock
+
+    @property
+    def startup_timeout_ns(self) -> int:
+        return self.settings.startup_timeout_ns
+
+    @property
+    def max_line(self) -> int:
+        return self.settings.max_line
+
+    @property
+    def token(self) -> str:
+        return self.settings.token
+
+    @property
+    def tls(self) -> Any:
+        return self.settings.tls
+
+    @property
+    def host(self) -> EngineListener | None:
+        return self.settings.host
+
+    @property
+    def match_id(self) -> str | None:
+        return self.settings.match_id
+
+    @property
+    def notes(self) -> list[ConnectionNote]:
+        """Every connection note so far."""
+        return self._inbox.notes
 
     # -- the server side ------------------------------------------------------------------
 
@@ -189,13 +204,7 @@ class NetworkSeat:
 
     @property
     def url(self) -> str:
-        if self.host is not None:
-            return self.host.url
-        port = self._port if self._port is not None else self.address.port
-        host = self.address.host
-        if ":" in host:
-            host = f"[{host}]"
-        return f"{'wss' if self.tls is not None else 'ws'}://{host}:{port}/"
+        return self.settings.url(self._port)
 
     @property
     def label(self) -> str:
@@ -226,8 +235,7 @@ class NetworkSeat:
         raises ``KeyboardInterrupt`` (once), as a Ctrl-C does in the main thread.
         For matches played in a thread, where no signal reaches the referee."""
         self._interrupt = True
-        with self._cv:
-            self._cv.notify_all()
+        self._inbox.wake()
 
     def _interrupted(self) -> None:
         if self._interrupt:
@@ -242,47 +250,21 @@ class NetworkSeat:
         pending request with the current clock. False once the seat is closed.
         """
         now = self.clock()
+        remote = self._remote
         with self._cv:
             if self._ended:
                 return False
-            old = self._conn
-            self._conn = conn
-            self._connections += 1
-            first = self._connections == 1
-            if fresh or first:
-                self._engine += 1
-            engine = self._engine
-            self._note(
+            old = remote.take(conn, fresh)
+            first = remote.connections == 1
+            self._inbox.note(
                 "connect" if first else "resume",
                 now,
-                {"connection": self._connections, "fresh": fresh},
+                {"connection": remote.connections, "fresh": fresh},
             )
-            batch = [welcome_message(self.seat, resume=not first, match=self.match_id)]
-            hello = self._hello
-            if (
-                hello is not None
-                and (fresh or not self._hello_answered)
-                and not any(line is hello for line in self._undelivered)
-            ):
-                batch.append(hello)
-            p = self._pending
-            told = False  # the pending request (or an error for it) is in the batch
-            for line in self._undelivered:
-                if p is not None and line is p.line:
-                    line = self._current_request(p, now)
-                    told = True
-                    p.engine = engine
-                elif p is not None and p.engine == engine and '"type":"error"' in line[:32]:
-                    # this engine has the request: the error tells it to answer again
-                    told = told or message_type(line)[1] == p.id
-                batch.append(line)
-            self._undelivered = []
-            self._undelivered_chars = 0
-            if p is not None and p.answered_at is None and not told:
-                # (sent again even if it reached the client: the seat cannot know; the
-                # client does not pass a request its engine has to it twice)
-                batch.append(self._current_request(p, now))
-                p.engine = engine
+            batch = [
+                welcome_message(self.seat, resume=not first, match=self.match_id),
+                *remote.catch_up(fresh, now),
+            ]
             for line in batch:
                 conn.send(line)
         if old is not None:
@@ -296,18 +278,20 @@ class NetworkSeat:
         """A message from ``conn`` (stamped now). A connection that is not the
         seat's current one is ignored: it can never disturb the seat."""
         t = self.clock()
+        remote = self._remote
+        inbox = self._inbox
         with self._cv:
-            if conn is not self._conn or self._ended:
+            if conn is not remote.conn or self._ended:
                 return
             if len(text) * 4 > self.max_line and len(text.encode()) > self.max_line:
                 # a local engine's over-long line ends its match: so does this one
-                self._push(Overlong(text[:OVERLONG_PREFIX], len(text.encode()), t))
+                inbox.push(Overlong(text[:OVERLONG_PREFIX], len(text.encode()), t))
                 return
             kind, rid = message_type(text)
             if kind == "overlong":  # the bridge read an over-long line from its engine
                 obj = parse_object(text) or {}
                 prefix, length = obj.get("prefix"), obj.get("length")
-                self._push(
+                inbox.push(
                     Overlong(
                         prefix[:OVERLONG_PREFIX] if isinstance(prefix, str) else "",
                         length if isinstance(length, int) else 0,
@@ -316,50 +300,43 @@ class NetworkSeat:
                 )
                 return
             if kind == "engine_exit":
-                obj = parse_object(text) or {}
-                code, sig = obj.get("exit_code"), obj.get("signal")
-                self._exit = ExitInfo(
-                    code if isinstance(code, int) else None,
-                    sig if isinstance(sig, str) else None,
-                    "exited",
-                )
-                tail = obj.get("stderr_tail")
-                self._stderr = tail[-2000:] if isinstance(tail, str) else ""
-                self._push(Eof(t))
+                remote.exited(text)
+                inbox.push(Eof(t))
                 return
             if kind == "hello":
-                if self._hello_answered:
+                if remote.hello_answered:
                     # a restarted client's new engine: the referee has its hello already
-                    self._note("engine_restarted", t, {"connection": self._connections})
+                    inbox.note("engine_restarted", t, {"connection": remote.connections})
                     return
-                self._hello_answered = True
+                remote.hello_answered = True
             elif kind == "action":
-                p = self._pending
-                if p is not None and rid == p.id and p.answered_at is None:
-                    p.answered_at = t
-            if self._backlog > BACKLOG_CAP:
-                self._conn = None
-                self._note("disconnect", t, {"reason": "backlog over the cap"})
+                remote.answered(rid, t)
+            if inbox.over_cap:
+                remote.conn = None
+                inbox.note("disconnect", t, {"reason": "backlog over the cap"})
                 conn.close(CLOSE_POLICY, "too much input waiting: slow down")
                 return
-            self._push(Line(text, t))
+            inbox.push(Line(text, t))
 
     def oversized(self, conn: Conn) -> None:
         """``conn`` sent a frame over the transport's size cap (it is being closed)."""
         t = self.clock()
         with self._cv:
-            if conn is self._conn and not self._ended:
-                self._push(Overlong("", 0, t))
+            if conn is self._remote.conn and not self._ended:
+                self._inbox.push(Overlong("", 0, t))
 
     def detach(self, conn: Conn, reason: str) -> None:
         """``conn`` is gone (closed, lost, or dropped for a cap)."""
         t = self.clock()
+        remote = self._remote
         with self._cv:
-            if conn is not self._conn:
+            if conn is not remote.conn:
                 return
-            self._conn = None
+            remote.conn = None
             if not self._ended:
-                self._note("disconnect", t, {"connection": self._connections, "reason": reason})
+                self._inbox.note(
+                    "disconnect", t, {"connection": remote.connections, "reason": reason}
+                )
         log.info("seat %s: client %s disconnected (%s)", "AB"[self.seat], conn.peer, reason)
 
     def refused(self, peer: str, reason: str) -> None:
@@ -367,7 +344,7 @@ class NetworkSeat:
         log.warning("seat %s: refused %s: %s", "AB"[self.seat], peer, reason)
         t = self.clock()
         with self._cv:
-            self._note("refused", t, {"reason": reason})
+            self._inbox.note("refused", t, {"reason": reason})
 
     @property
     def ended(self) -> bool:
@@ -378,7 +355,7 @@ class NetworkSeat:
     def watch_connection(self, sink: NoteSink) -> None:
         """Write connection notes through ``sink`` from now on (in the referee's
         thread, from within ``receive`` and ``close``)."""
-        self._sink = sink
+        self._inbox.watch(sink)
 
     def open(self) -> None:
         self.listen()
@@ -386,81 +363,45 @@ class NetworkSeat:
     def send(self, text: str) -> int:
         self._interrupted()
         lines = text.split("\n")
+        remote = self._remote
         with self._cv:
-            conn = self._conn
+            conn = remote.conn
             for line in lines:
                 if conn is not None:
                     conn.send(line)
                 elif not self._ended:
-                    self._keep(line)
+                    remote.keep(line)
             t = self.clock()  # the lines are handed to the network: the player's time runs
-            self._floor = t
-            engine = self._engine if conn is not None else 0
-            for line in lines:
-                head = line[:32]  # the referee writes "type" first
-                if '"type":"request"' in head:
-                    obj = parse_object(line) or {}
-                    clock = RequestClock.of_request(obj, t)
-                    self._pending = _Pending(obj.get("id"), line, clock, engine)
-                elif '"type":"error"' in head:
-                    p = self._restart(message_type(line)[1], t)
-                    if p is not None and conn is not None and p.engine != self._engine:
-                        # an engine that came after the request was written has only
-                        # the error: it needs the request itself to answer again
-                        conn.send(self._current_request(p, t))
-                        p.engine = self._engine
-                elif self._hello is None and '"type":"hello"' in head:
-                    self._hello = line
+            self._inbox.wrote(t)
+            remote.wrote(lines, t)
             return t
 
     def receive(self, deadline: int | None) -> Incoming | None:
         while True:
             self._interrupted()
-            notes: list[ConnectionNote] = []
-            item: Incoming | None = None
-            timed_out = False
-            with self._cv:
-                while self._inbox:
-                    head = self._inbox.popleft()
-                    if isinstance(head, ConnectionNote):
-                        notes.append(head)
-                        continue
-                    self._lines_waiting -= 1
-                    if isinstance(head, Line):
-                        self._backlog -= len(head.text)
-                    item = head
-                    break
-                if item is None and not notes:
-                    if deadline is not None:
-                        left = deadline - self.clock()
-                        if left <= 0:
-                            timed_out = True
-                        else:
-                            self._cv.wait(min(left / 1e9, WAIT_SLICE_S))
-                    else:
-                        self._cv.wait(WAIT_SLICE_S)
-            self._write_notes(notes)
+            item, timed_out = self._inbox.take(deadline, self.clock)
             if item is not None:
                 return item
             if timed_out:
                 return None
 
     def has_input(self) -> bool:
-        return self._lines_waiting > 0
+        return self._inbox.has_lines()
 
     def before_end(self) -> None:
         pass
 
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
-        if self._exit is None and wait_ns > 0:
+        remote = self._remote
+        if remote.exit is None and wait_ns > 0:
             until = self.clock() + wait_ns
             with self._cv:
-                while self._exit is None and self._conn is not None:
+                while remote.exit is None and remote.conn is not None:
                     left = until - self.clock()
                     if left <= 0:
                         break
                     self._cv.wait(min(left / 1e9, WAIT_SLICE_S))
-        return self._exit
+        return remote.exit
 
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         """Tell the client (quit_line), give its engine ``grace_ns`` to report
@@ -469,28 +410,29 @@ class NetworkSeat:
         if quit_line is not None:
             self.send(quit_line)
         info = self.exit_info(grace_ns)
+        remote = self._remote
         with self._cv:
             self._ended = True
-            conn, self._conn = self._conn, None
+            conn, remote.conn = remote.conn, None
             if conn is not None:
-                self._note("disconnect", self.clock(), {"reason": "match over"})
+                self._inbox.note("disconnect", self.clock(), {"reason": "match over"})
         if conn is not None:
             conn.close(*self.end_reason)
         if self._server is not None:
             self._server.stop()
         if self.host is not None:
             self.host.withdraw(self, told=conn is not None)
-        self._drain_notes()
+        self._inbox.drain()
         if info is not None:
             # like a process transport: an engine that exits after our quit line quit
             return replace(info, how="quit") if quit_line is not None else info
         return ExitInfo(None, None, "disconnected" if conn is None else "closed")
 
     def stderr_tail(self) -> str:
-        return self._stderr
+        return self._remote.stderr
 
     def stderr_bytes(self) -> int:
-        return len(self._stderr.encode())
+        return len(self._remote.stderr.encode())
 
     def describe(self) -> dict[str, object]:
         return {
@@ -505,66 +447,4 @@ class NetworkSeat:
 
     def connection_notes(self) -> list[dict[str, Any]]:
         """Every note so far as ``{"event": …, "t": clock ns, …}`` (for a report)."""
-        with self._cv:
-            return [{"t": n.t, **n.to_dict()} for n in self.notes]
-
-    # -- inside -------------------------------------------------------------------------------
-
-    def _push(self, item: Incoming) -> None:
-        self._inbox.append(item)
-        self._lines_waiting += 1
-        if isinstance(item, Line):
-            self._backlog += len(item.text)
-        self._cv.notify_all()
-
-    def _note(self, event: str, t: int, fields: dict[str, Any]) -> None:
-        note = ConnectionNote(event, t, fields)
-        self.notes.append(note)
-        self._inbox.append(note)
-        self._cv.notify_all()
-
-    def _write_notes(self, notes: list[ConnectionNote]) -> None:
-        sink = self._sink
-        if sink is None:
-            return
-        for n in notes:
-            # the line may be written later than it happened: t_ns says when it was
-            # written (never before the seat's last write, so the transcript's time
-            # never goes back), at_ns when it happened
-            sink(max(n.t, self._floor), {**n.to_dict(), "at": n.t})
-
-    def _drain_notes(self) -> None:
-        with self._cv:
-            notes = [n for n in self._inbox if isinstance(n, ConnectionNote)]
-            self._inbox = deque(i for i in self._inbox if not isinstance(i, ConnectionNote))
-        self._write_notes(notes)
-
-    def _keep(self, line: str) -> None:
-        """Hold a line written while nobody is connected (bounded: the oldest
-        event lines go first; the pending request is always kept)."""
-        self._undelivered.append(line)
-        self._undelivered_chars += len(line)
-        p = self._pending
-        while self._undelivered_chars > UNDELIVERED_CAP and len(self._undelivered) > 1:
-            drop = next((x for x in self._undelivered if p is None or x is not p.line), None)
-            if drop is None:
-                break
-            self._undelivered.remove(drop)
-            self._undelivered_chars -= len(drop)
-
-    def _restart(self, rid: object, now: int) -> _Pending | None:
-        """An error for the pending request: its stretch ends at the bad reply
-        (charged) and a new one starts at this write, as the referee does.
-        Returns the pending request it was for, if any."""
-        p = self._pending
-        if p is None or rid != p.id:
-            return None
-        if p.clock is not None and p.answered_at is not None:
-            p.clock = p.clock.after(p.answered_at - p.clock.start, now)
-        p.answered_at = None
-        return p
-
-    def _current_request(self, p: _Pending, now: int) -> str:
-        if p.clock is None:
-            return p.line
-        return with_clock(p.line, p.clock.after(now - p.clock.start, now))
+        return self._inbox.note_dicts()

@@ -134,9 +134,14 @@ def _peer(ws: ServerConnection) -> str:
 class SeatHost(Protocol):
     """What a :class:`SeatServer` serves: it checks tokens and gives out seats."""
 
-    clock: Clock
-    startup_timeout_ns: int
-    max_line: int
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def startup_timeout_ns(self) -> int: ...
+
+    @property
+    def max_line(self) -> int: ...
 
     @property
     def label(self) -> str:
