@@ -81,9 +81,14 @@ def test_connect_takes_the_token_from_the_environment(monkeypatch: pytest.Monkey
 def test_a_tournament_refuses_network_engines_on_a_cluster(tmp_path: Path) -> None:
     out_dir = tmp_path / "t"
     code, out = run(
-        "tournament", "net=listen://127.0.0.1:0", RANDOM, "--cluster", "tcp://127.0.0.1:1",
-        "--out", str(out_dir),
-    )  # fmt: skip
+        "tournament",
+        "net=listen://127.0.0.1:0",
+        RANDOM,
+        "--cluster",
+        "tcp://127.0.0.1:1",
+        "--out",
+        str(out_dir),
+    )
     assert code == 2 and "cannot play on a --cluster" in out and "net" in out, out
     assert not (out_dir / "results.jsonl").exists()
 
@@ -95,6 +100,12 @@ def test_a_tournament_refuses_a_bad_listen_address(tmp_path: Path) -> None:
 
 def test_tournament_network_options_need_a_network_engine(tmp_path: Path) -> None:
     code, out = run(
-        "tournament", RANDOM, RANDOM, "--startup", "5", "--out", str(tmp_path / "t"),
-    )  # fmt: skip
+        "tournament",
+        RANDOM,
+        RANDOM,
+        "--startup",
+        "5",
+        "--out",
+        str(tmp_path / "t"),
+    )
     assert code == 2 and "are for network engines" in out, out

@@ -253,9 +253,14 @@ def test_a_killed_connect_restarted_with_the_token_takes_its_seat_back(
 def test_check_engine_checks_a_remote_engine(procs: Procs, tmp_path: Path) -> None:
     info = tmp_path / "connect.json"
     check = procs.start(
-        "check-engine", "listen://127.0.0.1:0", "--startup", "60", "--json",
-        "--connect-info", str(info),
-    )  # fmt: skip
+        "check-engine",
+        "listen://127.0.0.1:0",
+        "--startup",
+        "60",
+        "--json",
+        "--connect-info",
+        str(info),
+    )
     give_up = time.monotonic() + WAIT
     while not info.exists():
         assert check.poll() is None and time.monotonic() < give_up, check.communicate()

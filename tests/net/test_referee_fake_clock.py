@@ -47,8 +47,9 @@ class ScriptedClient:
         if kind == "hello":
             self.clock.advance(THINK)
             name = f"scripted-{msg['seat']}"
-            self.seat.deliver(self, json.dumps({"type": "hello", "name": name,
-                                                "protocol": "bidref/1"}))  # fmt: skip
+            self.seat.deliver(
+                self, json.dumps({"type": "hello", "name": name, "protocol": "bidref/1"})
+            )
         elif kind == "request":
             self.requests += 1
             if self.requests == self.cut_at:
@@ -102,8 +103,14 @@ def test_cut_mid_turn_and_back_before_the_deadline_charges_the_time_away(tmp_pat
     helper = threading.Thread(target=come_back)
     helper.start()
     t = tmp_path / "t.jsonl"
-    out = run_match(spec, transcript_path=t, clock=clock, seats=seats, salt=counter_salt(),
-                    started_at="2026-12-03T00:00:00Z")  # fmt: skip
+    out = run_match(
+        spec,
+        transcript_path=t,
+        clock=clock,
+        seats=seats,
+        salt=counter_salt(),
+        started_at="2026-12-03T00:00:00Z",
+    )
     helper.join(60)
     assert out.reason == "round_limit", out
     ls = lines(t)
@@ -140,8 +147,14 @@ def test_cut_and_not_back_loses_on_time_at_the_deadline(tmp_path: Path) -> None:
     helper = threading.Thread(target=time_passes)
     helper.start()
     t = tmp_path / "t.jsonl"
-    out = run_match(spec, transcript_path=t, clock=clock, seats=seats, salt=counter_salt(),
-                    started_at="2026-12-03T00:00:00Z")  # fmt: skip
+    out = run_match(
+        spec,
+        transcript_path=t,
+        clock=clock,
+        seats=seats,
+        salt=counter_salt(),
+        started_at="2026-12-03T00:00:00Z",
+    )
     helper.join(60)
     assert (out.winner, out.reason) == (1, "time")
     ls = lines(t)
@@ -155,8 +168,12 @@ def test_cut_and_not_back_loses_on_time_at_the_deadline(tmp_path: Path) -> None:
     )
     kinds = [x["type"] for x in ls]
     assert kinds.index("timeout") > max(
-        i for i, x in enumerate(ls) if x["type"] == "connection" and x["event"] == "disconnect"
-        and x["seat"] == 0 and x.get("reason") == "connection lost"
-    )  # fmt: skip
+        i
+        for i, x in enumerate(ls)
+        if x["type"] == "connection"
+        and x["event"] == "disconnect"
+        and x["seat"] == 0
+        and x.get("reason") == "connection lost"
+    )
     report = replay(t.read_bytes())
     assert report.ok and not report.truncated, report.problem

@@ -176,11 +176,28 @@ def make_cert(folder: Path) -> tuple[Path, Path]:
     cert, key = folder / "cert.pem", folder / "key.pem"
     if shutil.which("openssl"):
         subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-             "-keyout", str(key), "-out", str(cert)],
-            check=True, capture_output=True, timeout=60,
-        )  # fmt: skip
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-addext",
+                "subjectAltName=IP:127.0.0.1",
+                "-keyout",
+                str(key),
+                "-out",
+                str(cert),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         return cert, key
     crypto = pytest.importorskip(
         "cryptography",
@@ -200,12 +217,16 @@ def make_cert(folder: Path) -> tuple[Path, Path]:
     now = datetime.datetime.now(datetime.UTC)
     san = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
     c = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(k.public_key())
-        .serial_number(x509.random_serial_number()).not_valid_before(now)
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(k.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now)
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(san, False)
         .sign(k, hashes.SHA256())
-    )  # fmt: skip
+    )
     cert.write_bytes(c.public_bytes(serialization.Encoding.PEM))
     key.write_bytes(
         k.private_bytes(
