@@ -217,62 +217,15 @@ class Bridge:
         self._match: str | None = None  # the match its welcome named (a tournament's)
         self._t: Transport | None = None
 
-    # -- the options, readable as attributes as they always were -------------------------
-
-    @property
-    def url(self) -> str:
-        return self.options.url
-
-    @property
-    def token(self) -> str:
-        return self.options.token
-
-    @property
-    def engine(self) -> EngineSpec:
-        return self.options.engine
-
-    @property
-    def transport_name(self) -> str:
-        return self.options.transport_name
-
-    @property
-    def ssl_context(self) -> ssl.SSLContext | None:
-        return self.options.ssl_context
-
-    @property
-    def clock(self) -> Clock:
-        return self.options.clock
-
-    @property
-    def sleep(self) -> Callable[[float], None]:
-        return self.options.sleep
-
-    @property
-    def retry_for_ns(self) -> int:
-        return self.options.retry_for_ns
-
-    @property
-    def backoff(self) -> Backoff:
-        return self.options.backoff
-
-    @property
-    def open_timeout_s(self) -> float:
-        return self.options.open_timeout_s
-
-    @property
-    def status(self) -> Callable[[str], None]:
-        return self.options.status
-
-    @property
-    def max_line(self) -> int:
-        return self.options.max_line
-
     # -- the whole run ------------------------------------------------------------------
 
     def run(self) -> BridgeResult:
         try:
             self._t = start_engine(
-                self.engine, self.transport_name, clock=self.clock, max_line=self.max_line
+                self.options.engine,
+                self.options.transport_name,
+                clock=self.options.clock,
+                max_line=self.options.max_line,
             )
         except Exception as e:  # EngineStartError, OSError, ValueError: the CLI says why
             return BridgeResult("start_failed", str(e), 0)
@@ -287,16 +240,17 @@ class Bridge:
             self._t.close(encode(Quit(reason="aborted")), 2 * SECOND)
 
     def _connect_loop(self) -> BridgeResult:
+        o = self.options
         attempt = 0
-        give_up_at = self.clock() + self.retry_for_ns
+        give_up_at = o.clock() + o.retry_for_ns
         while True:
             try:
                 ws = connect(
-                    self.url,
-                    ssl=self.ssl_context,
+                    o.url,
+                    ssl=o.ssl_context,
                     compression=None,
-                    open_timeout=self.open_timeout_s,
-                    max_size=4 * self.max_line,
+                    open_timeout=o.open_timeout_s,
+                    max_size=4 * o.max_line,
                     ping_interval=5.0,
                     ping_timeout=15.0,
                     close_timeout=2.0,
@@ -305,19 +259,21 @@ class Bridge:
                 )
             except InvalidURI as e:
                 return BridgeResult(
-                    "refused", f"{self.url!r} is not a ws:// or wss:// URL ({e})", self._conn_no
+                    "refused",
+                    f"{o.url!r} is not a ws:// or wss:// URL ({e})",
+                    self._conn_no,
                 )
             except (OSError, WebSocketException, TimeoutError, EOFError) as e:
-                if self.clock() >= give_up_at:
+                if o.clock() >= give_up_at:
                     return BridgeResult(
                         "gave_up",
-                        f"no connection to {self.url} for {self.retry_for_ns / SECOND:g} s ({e})",
+                        f"no connection to {o.url} for {o.retry_for_ns / SECOND:g} s ({e})",
                         self._conn_no,
                     )
-                wait = self.backoff.delay(attempt)
+                wait = o.backoff.delay(attempt)
                 attempt += 1
-                self.status(f"cannot connect ({e}); trying again in {wait / SECOND:.2f} s")
-                self.sleep(wait / SECOND)
+                o.status(f"cannot connect ({e}); trying again in {wait / SECOND:.2f} s")
+                o.sleep(wait / SECOND)
                 continue
             try:
                 with ws:  # (websockets >= 17.1 wants a context manager)
@@ -325,17 +281,17 @@ class Bridge:
             except _Done as d:
                 return d.result
             attempt = 0
-            give_up_at = self.clock() + self.retry_for_ns
+            give_up_at = o.clock() + o.retry_for_ns
 
     def _session(self, ws: ClientConnection) -> None:
         """One connection: authenticate, catch up, then pass lines until it ends."""
         try:
             fresh = not self._resend.greeted
-            ws.send(auth_message(self.token, fresh, None if fresh else self._match))
-            first = ws.recv(timeout=self.open_timeout_s)
+            ws.send(auth_message(self.options.token, fresh, None if fresh else self._match))
+            first = ws.recv(timeout=self.options.open_timeout_s)
             welcome = parse_object(first)
             if welcome is not None and welcome.get("type") == "waiting":
-                self.status("waiting for the referee to start a match")
+                self.options.status("waiting for the referee to start a match")
                 first = ws.recv()  # (keepalive pings find a referee that is gone)
                 welcome = parse_object(first)
             if welcome is None or welcome.get("type") != "welcome":
@@ -350,18 +306,18 @@ class Bridge:
             if isinstance(match, str):
                 self._match = match
             seat = welcome.get("seat")
-            self.status(
+            self.options.status(
                 f"{'resumed' if welcome.get('resume') or self._conn_no > 1 else 'connected'}: "
-                f"seat {'AB'[seat] if seat in (0, 1) else seat} at {self.url}"
+                f"seat {'AB'[seat] if seat in (0, 1) else seat} at {self.options.url}"
             )
             for msg in ws:
                 self._from_referee(msg if isinstance(msg, str) else msg.decode("utf-8", "replace"))
         except ConnectionClosed:
             pass
         except TimeoutError:
-            self.status("no welcome from the referee in time")
+            self.options.status("no welcome from the referee in time")
         except OSError as e:
-            self.status(f"connection lost ({e})")
+            self.options.status(f"connection lost ({e})")
         finally:
             with self._lock:
                 if self._ws is ws:
@@ -380,7 +336,7 @@ class Bridge:
             raise _Done(BridgeResult("engine_exit", self._exit.detail, self._conn_no))
         if rcvd == CLOSE_MATCH_OVER or self._exit.sent:
             raise _Done(BridgeResult("match_over", reason or "the match is over", self._conn_no))
-        self.status(f"connection lost ({rcvd} {reason}".rstrip() + "); reconnecting")
+        self.options.status(f"connection lost ({rcvd} {reason}".rstrip() + "); reconnecting")
 
     def _catch_up(self, ws: ClientConnection) -> None:
         """(locked) Send what the engine wrote while there was no connection."""
@@ -426,7 +382,7 @@ class Bridge:
                         ),
                         self._ws,
                     )
-                self.status(f"the engine ended ({how})")
+                self.options.status(f"the engine ended ({how})")
                 return
 
     def _from_engine(self, text: str) -> None:
