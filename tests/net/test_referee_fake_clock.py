@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bidref.net.framing import ListenAddress
 from bidref.net.match_seats import engine_spec_for
 from bidref.net.seat import NetworkSeat
+from bidref.outcome import MatchOutcome
 from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.testing import FakeClock
@@ -91,6 +93,25 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return expanded_lines(path.read_bytes())
 
 
+def play_with_helper(
+    helper: Callable[[], None], spec: MatchSpec, t: Path, clock: FakeClock, seats: list[Any]
+) -> MatchOutcome:
+    """Play the match with ``helper`` (what the network does meanwhile) on its own thread."""
+    thread = threading.Thread(target=helper)
+    thread.start()
+    try:
+        return run_match(
+            spec,
+            transcript_path=t,
+            clock=clock,
+            seats=seats,
+            salt=counter_salt(),
+            started_at="2026-12-03T00:00:00Z",
+        )
+    finally:
+        thread.join(60)
+
+
 def test_cut_mid_turn_and_back_before_the_deadline_charges_the_time_away(tmp_path: Path) -> None:
     clock, seats, a, spec = setup(tmp_path, cut_at=2)
     back = ScriptedClient(seats[0], clock)
@@ -100,18 +121,8 @@ def test_cut_mid_turn_and_back_before_the_deadline_charges_the_time_away(tmp_pat
         clock.advance(3 * SECOND)  # away for 3 s: the delay (1 s) and 2 s of bank
         seats[0].attach(back, fresh=False)
 
-    helper = threading.Thread(target=come_back)
-    helper.start()
     t = tmp_path / "t.jsonl"
-    out = run_match(
-        spec,
-        transcript_path=t,
-        clock=clock,
-        seats=seats,
-        salt=counter_salt(),
-        started_at="2026-12-03T00:00:00Z",
-    )
-    helper.join(60)
+    out = play_with_helper(come_back, spec, t, clock, seats)
     assert out.reason == "round_limit", out
     ls = lines(t)
     seat0_requests = [x for x in ls if x["type"] == "request" and x["seat"] == 0]
@@ -144,18 +155,8 @@ def test_cut_and_not_back_loses_on_time_at_the_deadline(tmp_path: Path) -> None:
         # nobody comes back: the time runs out (the request gave it deadline_ms)
         clock.advance(a.seen[-1]["clock"]["deadline_ms"] * MILLISECOND)
 
-    helper = threading.Thread(target=time_passes)
-    helper.start()
     t = tmp_path / "t.jsonl"
-    out = run_match(
-        spec,
-        transcript_path=t,
-        clock=clock,
-        seats=seats,
-        salt=counter_salt(),
-        started_at="2026-12-03T00:00:00Z",
-    )
-    helper.join(60)
+    out = play_with_helper(time_passes, spec, t, clock, seats)
     assert (out.winner, out.reason) == (1, "time")
     ls = lines(t)
     timeout = next(x for x in ls if x["type"] == "timeout")
