@@ -64,7 +64,7 @@ test: $(STAMP) engines browser lint
 # differential test of both builds) run against it.
 .PHONY: compiled test-compiled
 compiled: $(STAMP)
-	$(PY) -m bidref.rules.compiled
+	$(PY) -m bidref.build.compiled
 
 test-compiled: compiled
 	PYTHONPATH=$(CURDIR)/build/compiled BIDREF_RULES_BUILD=compiled $(VENV)/bin/pytest --import-mode=append -n 2 -q tests/rules tests/engines_ai tests/test_python_strong.py tests/protocol \

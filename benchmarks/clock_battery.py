@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.engines.build import build  # noqa: E402
 from bidref.engines import EngineSpec  # noqa: E402
-from bidref.referee import MatchSpec, run_match  # noqa: E402
+from bidref.match.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import MILLISECOND, TimeControl  # noqa: E402
 from bidref.transcript.expand import expanded_lines  # noqa: E402
 

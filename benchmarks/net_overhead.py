@@ -25,9 +25,9 @@ import threading
 from pathlib import Path
 
 from bidref.engines import resolve_engine
+from bidref.match.referee import MatchSpec, run_match
 from bidref.net.client import Bridge
 from bidref.net.match_seats import engine_spec_for, listening_seats
-from bidref.referee import MatchSpec, run_match
 from bidref.rules import TimeControl
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -63,8 +63,8 @@ if "--pure" not in sys.argv[1:]:
     select_build()
 
 from bidref.engines import EngineSpec, Incoming, IoGroup, Line, PipeTransport  # noqa: E402
+from bidref.match.referee import MatchSpec, run_match  # noqa: E402
 from bidref.players import EngineSeat  # noqa: E402
-from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
 
 ENGINE = ROOT / "sample_engines" / "c_first" / "engine"
@@ -238,7 +238,7 @@ def main() -> None:
         help="run the referee on pure Python even where a fresh compiled build exists",
     )
     args = ap.parse_args()
-    from bidref.rules.compiled import is_compiled
+    from bidref.build.compiled import is_compiled
 
     print(f"referee on {'the compiled build' if is_compiled() else 'pure Python'}")
     if args.one_cpu:

@@ -53,8 +53,8 @@ if "--pure" not in sys.argv[1:]:
     select_build()
 
 from bidref.engines import EngineSpec, Incoming, Line  # noqa: E402
+from bidref.match.referee import MatchSpec, run_match  # noqa: E402
 from bidref.players.inprocess import InProcessSeat  # noqa: E402
-from bidref.referee import MatchSpec, run_match  # noqa: E402
 from bidref.rules import TimeControl  # noqa: E402
 
 _HELLO = '{"type":"hello","name":"inproc","author":"bench","version":"0","protocol":"bidref/1"}'
@@ -134,7 +134,7 @@ def main() -> None:
         help="run the referee on pure Python even where a fresh compiled build exists",
     )
     args = ap.parse_args()
-    from bidref.rules.compiled import is_compiled
+    from bidref.build.compiled import is_compiled
 
     print(f"referee on {'the compiled build' if is_compiled() else 'pure Python'}")
     what = "with transcript" if args.transcript else "no transcript"

@@ -33,13 +33,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bidref.build.compiled import fresh_build, is_compiled
+from bidref.movefile.validate import validate_bytes
 from bidref.render.layout import layout_text
 from bidref.rules import Match
-from bidref.rules.compiled import fresh_build, is_compiled
 from bidref.transcript.export import move_file_text
 from bidref.transcript.files import read_bytes
 from bidref.transcript.replay import replay
-from bidref.transcript.validate import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 30_000

@@ -92,7 +92,7 @@ def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
 def worker(seconds: float, expect_compiled: bool) -> None:
     """Measure in this process and print the figures as one JSON line."""
     try:
-        from bidref.rules.compiled import is_compiled
+        from bidref.build.compiled import is_compiled
     except ImportError:  # a --baseline checkout from before the compiled build
 
         def is_compiled() -> bool:
@@ -158,7 +158,7 @@ def main() -> None:
         worker(args.seconds, args.expect_compiled)
         return
     sys.path.insert(0, str(ROOT))
-    from bidref.rules.compiled import fresh_build
+    from bidref.build.compiled import fresh_build
 
     compiled = None if args.pure_only else fresh_build(ROOT)
     base_root = None if args.baseline is None else args.baseline.resolve()

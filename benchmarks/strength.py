@@ -7,7 +7,7 @@ same cards. Two modes:
 - ``inprocess`` (default): the policies play inside this process against a
   simulated match clock (real thinking time is measured and charged; running
   out of time loses). Fast enough for hundreds of matches.
-- ``process``: real engine processes refereed by ``bidref.referee.run_match``
+- ``process``: real engine processes refereed by ``bidref.match.referee.run_match``
   (the protocol, the pipes and the clock for real); slower, use fewer matches.
 
 Examples::
@@ -146,7 +146,7 @@ def play_process(
 ) -> Outcome:
     """One match between real engine processes, refereed by bidref."""
     from bidref.engines import resolve_engine
-    from bidref.referee import MatchSpec, run_match
+    from bidref.match.referee import MatchSpec, run_match
 
     paths = {
         "random": "sample_engines/python_random/engine.py",

@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bidref from this checkout
-from bidref.engine import Engine, Request, run
 from bidref.engines_ai.inference import OpponentModel
 from bidref.engines_ai.search_v1 import SearchLimits, StrongPlayer, bank_reserve, budget_seconds
 from bidref.rules import Action, Layout, point, tile
 from bidref.rules.determinize import layout_from_view
 from bidref.rules.layout import Side
+from bidref.sdk import Engine, Request, run
 
 log = logging.getLogger("python_strong_v1")
 

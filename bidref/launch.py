@@ -93,7 +93,7 @@ def select_build() -> str | None:
     (``make compiled``, docs/perf.md) if it is fresh; return its path, or None.
 
     The build is a copy of this package in which the hot modules are C
-    extensions made from the very same sources (``bidref.rules.compiled``): a
+    extensions made from the very same sources (``bidref.build.compiled``): a
     replay verifies about twice as many decisions per second on it. Only this
     package and ``bidref.launch`` are imported yet, so pointing the package's
     search path at the copy makes every further ``bidref.*`` import come from
@@ -107,7 +107,7 @@ def select_build() -> str | None:
     package = Path(__file__).resolve().parent
     # Loaded by file path: importing bidref.rules would fix the build to the pure one.
     spec = importlib.util.spec_from_file_location(
-        "_bidref_compiled", package / "rules" / "compiled.py"
+        "_bidref_compiled", package / "build" / "compiled.py"
     )
     if spec is None or spec.loader is None:
         return None

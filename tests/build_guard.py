@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from bidref.rules.compiled import is_compiled_module
+from bidref.build.compiled import is_compiled_module
 
 WANTED = os.environ.get("BIDREF_RULES_BUILD", "pure")
 

@@ -13,9 +13,9 @@ import pytest
 from bidref.check import CheckSettings, check_engine
 from bidref.check.probe import Notes, TransportSeat
 from bidref.engines import EngineSpec, ExitInfo, Incoming, Line, Transport
+from bidref.match.session import EngineSession, SessionEnd
 from bidref.protocol import EngineHello, Pong
 from bidref.rules import MILLISECOND, SECOND
-from bidref.session import EngineSession, SessionEnd
 from tests.referee.fakes import (
     FakeClock,
     FakeSeat,

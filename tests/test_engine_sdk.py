@@ -1,4 +1,4 @@
-"""The Python engine SDK (bidref.engine): view decoding, determinization, the loop."""
+"""The Python engine SDK (bidref.sdk): view decoding, determinization, the loop."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bidref.engine import PROTOCOL_VERSION, Engine, Request, run, sample_match, view_from_dict
 from bidref.protocol import PROTOCOL_VERSION as WIRE_VERSION
 from bidref.rules import Match, MatchConfig, Phase, Play, parse_action, player_view
+from bidref.sdk import PROTOCOL_VERSION, Engine, Request, run, sample_match, view_from_dict
 
 HELLO = {
     "type": "hello",
@@ -232,7 +232,7 @@ def test_points_of_a_play() -> None:
 
 
 def view_clock() -> Any:
-    from bidref.engine import Clock
+    from bidref.sdk import Clock
 
     return Clock.from_dict(CLOCK)
 
@@ -304,7 +304,7 @@ def test_points_of_reads_the_referee_s_legal_points_when_sent() -> None:
 def test_an_engine_asks_for_features_in_its_hello() -> None:
     import io
 
-    from bidref.engine import run
+    from bidref.sdk import run
 
     hello = json.dumps(
         {

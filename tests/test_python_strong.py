@@ -60,7 +60,7 @@ def _imported_by_engine(*args: str) -> list[str]:
 def test_the_engine_runs_on_a_fresh_compiled_build_unless_told_pure() -> None:
     from pathlib import Path
 
-    from bidref.rules.compiled import quick_fresh_build
+    from bidref.build.compiled import quick_fresh_build
 
     root = Path(__file__).resolve().parents[1]
     build = quick_fresh_build(root)  # what the engine (and `bidref`) goes by

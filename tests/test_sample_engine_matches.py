@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bidref.engines import resolve_engine
-from bidref.referee import MatchSpec, run_match
+from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import TimeControl
 from tests.sample_build import build_c_engines
 

@@ -11,7 +11,7 @@ must answer the same request again with another action), and says ``quit``
 (the engine must exit by itself within the grace period).
 
 The engine is driven through the referee's own
-:class:`~bidref.session.EngineSession` (:mod:`.probe`), so a line is judged
+:class:`~bidref.match.session.EngineSession` (:mod:`.probe`), so a line is judged
 exactly as in a match: the same hello, ids, stale and bad lines, rules help,
 and the same clock promises (docs/match.md) against an absolute deadline
 from the injected clock. Where the referee would end the match, the check

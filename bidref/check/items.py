@@ -7,9 +7,9 @@ import time
 
 from bidref.engines import EngineSpec, EngineStartError, start_engine
 from bidref.engines.transport import Clock, Transport
+from bidref.match.session import SessionEnd
 from bidref.protocol import ErrorMsg, Quit, encode
 from bidref.rules import MILLISECOND, SECOND
-from bidref.session import SessionEnd
 
 from .positions import POSITIONS, find_position, judge_action
 from .probe import QUIT_GRACE, Probe, Starter

@@ -2,7 +2,7 @@
 
 The protocol (the hello, request ids, stale and bad lines, rules help, logs,
 the caps, and the wait for a reply judged against an absolute deadline from
-the injected clock) is :class:`bidref.session.EngineSession`'s, exactly as in
+the injected clock) is :class:`bidref.match.session.EngineSession`'s, exactly as in
 ``bidref match``. What is check-engine's own is the reaction: where the
 referee would end the match, the check notes what happened, says what to do
 about it, and goes on to the next item, restarting the engine after a crash
@@ -27,6 +27,13 @@ from bidref.engines import (
     Transport,
     WriteError,
 )
+from bidref.match.session import (
+    DEFAULT_TOLERANCE_NS,
+    STDERR_SETTLE_NS,
+    EngineSession,
+    SessionEnd,
+    hello_line,
+)
 from bidref.players import SeatGone
 from bidref.protocol import (
     PROTOCOL_VERSION,
@@ -40,13 +47,6 @@ from bidref.protocol import (
 )
 from bidref.protocol.fastview import RequestEncoder
 from bidref.rules import MILLISECOND, SECOND, Match, TimeControl
-from bidref.session import (
-    DEFAULT_TOLERANCE_NS,
-    STDERR_SETTLE_NS,
-    EngineSession,
-    SessionEnd,
-    hello_line,
-)
 
 from .positions import SEAT
 from .report import CheckResult, CheckSettings
@@ -92,7 +92,7 @@ class WrongId(Exception):
 
 
 class Notes:
-    """The check's :class:`~bidref.session.Recorder`: where the referee writes
+    """The check's :class:`~bidref.match.session.Recorder`: where the referee writes
     its transcript, the check keeps only what an item is judged on."""
 
     def __init__(self) -> None:

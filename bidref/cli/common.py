@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 if TYPE_CHECKING:
-    from ..referee import MatchOutcome
+    from ..match.referee import MatchOutcome
 
 # Exit codes: a finished match (any winner or a draw) is a success.
 EXIT_OK = 0

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from ..engines.spec import EngineSpec
-    from ..referee import LiveState, MatchOutcome
+    from ..match.referee import LiveState, MatchOutcome
     from ..rules.clock import TimeControl
 
 # Shown under a start-up failure: the two usual causes of a missing hello.
@@ -274,10 +274,10 @@ def _play(
     from rich.live import Live
     from rich.markup import escape
 
+    from ..match.referee import MatchSpec, run_match
     from ..net import is_listen
     from ..players.make import engine_seats
     from ..players.tap import DebugLog
-    from ..referee import MatchSpec, run_match
     from .common import exit_code_for, signals_interrupt
     from .options import describe_clock, seat_clocks
     from .remote import listen_for_remote_engines

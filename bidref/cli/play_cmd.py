@@ -15,9 +15,9 @@ from rich.console import Console
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..engines.spec import check_runnable
+from ..match.referee import LiveState, MatchOutcome, MatchSpec, run_match
 from ..players import EngineSeat, Seat
 from ..players.human import HumanSeat, WatchedEngineSeat
-from ..referee import LiveState, MatchOutcome, MatchSpec, run_match
 from ..render.layout import LayoutPicture
 from ..rules import SECOND, TimeControl
 from ..tui.keys import TerminalKeys

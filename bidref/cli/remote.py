@@ -13,10 +13,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..engines import Clock, EngineSpec, Transport
+from ..match.referee import MatchSpec
 from ..net import NetSpecError, is_listen
 from ..net.match_seats import MatchSeats, listening_seats, tls_context
 from ..players import Seat
-from ..referee import MatchSpec
 from ..rules import SECOND
 from .common import EXIT_BAD_ARGS
 

@@ -9,11 +9,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ..movefile.validate import Verdict, validate_bytes
 from ..render.export import write_frames
 from ..render.layout import LayoutPicture
 from ..render.results import player_name, result_text, rounds_table
 from ..render.svg import Frame
-from ..transcript.validate import Verdict, validate_bytes
 from . import app
 
 

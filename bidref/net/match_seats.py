@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engines import Clock, EngineSpec, resolve_engine
+from ..match.referee import MatchSpec
 from ..players import EngineSeat, Seat
-from ..referee import MatchSpec
 from .framing import ListenAddress, NetSpecError, is_listen
 from .seat import NetworkSeat
 from .tokens import write_connect_info

@@ -2,7 +2,7 @@
 
 A **seat** is a line-level, timed connection to one player. The protocol
 (``bidref/1``: ids, stale replies, rules help, logs, the judged wait for a
-reply) is the seat's :class:`~bidref.session.EngineSession`, the rules and the
+reply) is the seat's :class:`~bidref.match.session.EngineSession`, the rules and the
 clock are the referee's; a seat only moves protocol lines and stamps incoming
 ones with the referee's monotonic clock. (The shape of this interface is
 unchanged: a class written for it before sessions existed still works.) Any player that can
@@ -179,7 +179,7 @@ class EngineSeat:
     def before_end(self) -> None:
         """The match is over: note what close() must end besides the process group
         (children that left it), before the engine is sent its quit line (it has
-        just been told how the match ended: bidref/ending.py)."""
+        just been told how the match ended: bidref/match/ending.py)."""
         if self._t is not None:
             self._t.note_descendants()
 

@@ -2,7 +2,7 @@
 
 :func:`play_match` runs in a worker (a local process or a dask worker), turns a
 :class:`MatchJob` into the referee's ``MatchSpec``, plays it with
-``bidref.referee.run_match`` and reports the outcome. The referee ends its engines
+``bidref.match.referee.run_match`` and reports the outcome. The referee ends its engines
 itself (quit, grace, SIGTERM, SIGKILL, reap), also when interrupted.
 
 A match with a network engine is played in the runner's process, where the
@@ -67,9 +67,9 @@ def _json_detail(detail: dict[str, object]) -> dict[str, object]:
 
 def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
     """Play ``job`` with the referee, writing its transcript to ``job.transcript``."""
+    from bidref.match.referee import MatchSpec, run_match
     from bidref.players.make import engine_seats
     from bidref.players.tap import DebugLog, TappedSeat
-    from bidref.referee import MatchSpec, run_match
 
     s = job.settings
     base = _time_control((s.bank_ms, s.delay_ms))

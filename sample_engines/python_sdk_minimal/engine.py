@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bidref from this checkout
-from bidref.engine import Request, run
 from bidref.rules import Play
+from bidref.sdk import Request, run
 
 
 def choose(req: Request) -> str:

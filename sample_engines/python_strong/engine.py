@@ -46,11 +46,11 @@ def _choose_build() -> None:
 
 sys.path.insert(0, str(ROOT))  # bidref from this checkout
 _choose_build()
-from bidref.engine import Engine, Request, layout_from_view, run  # noqa: E402
 from bidref.engines_ai.inference import OpponentModel  # noqa: E402
 from bidref.engines_ai.search import SearchLimits, StrongPlayer, bank_reserve, budget_seconds  # noqa: E402
 from bidref.rules import Action, Layout, point, tile  # noqa: E402
 from bidref.rules.layout import Side  # noqa: E402
+from bidref.sdk import Engine, Request, layout_from_view, run  # noqa: E402
 
 log = logging.getLogger("python_strong")
 
@@ -124,7 +124,7 @@ def main() -> int:
         help="search on the pure-Python rules core even where a compiled build exists",
     )
     args = ap.parse_args()
-    from bidref.rules.compiled import is_compiled
+    from bidref.build.compiled import is_compiled
 
     log.debug("rules core: %s", "compiled" if is_compiled() else "pure Python")
     return run(StrongEngine(args.max_seconds, args.seed))

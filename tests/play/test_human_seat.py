@@ -7,13 +7,13 @@ import json
 import pytest
 
 from bidref.engines import Eof, Line
+from bidref.match.wire import request_line
 from bidref.players import SeatResigned
 from bidref.players.human import HumanSeat
 from bidref.protocol import ErrorMsg, Ping, Quit, RefereeHello, Settings, encode
 from bidref.rules import SECOND, Match, MatchClock, TimeControl
 from bidref.tui.screen import Clocks, ScreenModel
 from bidref.tui.session import PlaySession
-from bidref.wire import request_line
 
 from .fakes import FakeClock, RecordingDisplay, ScriptKeys
 

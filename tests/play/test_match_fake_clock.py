@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bidref.engines import EngineSpec
+from bidref.match.referee import LiveState, MatchSpec, run_match
 from bidref.players import Seat
 from bidref.players.human import HumanSeat
-from bidref.referee import LiveState, MatchSpec, run_match
 from bidref.rules import SECOND, Match, MatchConfig, TimeControl, parse_action, tile
 from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay

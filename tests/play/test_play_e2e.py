@@ -244,7 +244,7 @@ def test_terminate_or_hang_up_ends_the_match_cleanly(tmp_path: Path, signame: st
 SLOW_ENGINE = """\
 import sys, time
 sys.path.insert(0, {root!r})
-from bidref.engine import run
+from bidref.sdk import run
 
 def choose(req):
     time.sleep(2.5)

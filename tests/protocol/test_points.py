@@ -71,7 +71,7 @@ def test_the_default_request_is_unchanged_and_the_opt_in_adds_legal_points() -> 
 
 POINTS_ENGINE = """\
 import sys
-from bidref.engine import run
+from bidref.sdk import run
 
 def choose(req):
     assert req.legal_points is not None and len(req.legal_points) == len(req.legal)

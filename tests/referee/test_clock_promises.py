@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from bidref.engines import EngineSpec
-from bidref.referee import MatchOutcome, MatchSpec, run_match
+from bidref.match.referee import MatchOutcome, MatchSpec, run_match
+from bidref.match.session import EXTRA_LINES_PER_TURN, REJECTED_PER_TURN, RULES_PER_TURN
 from bidref.rules import MILLISECOND, SECOND, TimeControl
-from bidref.session import EXTRA_LINES_PER_TURN, REJECTED_PER_TURN, RULES_PER_TURN
 from bidref.transcript import counter_salt
 from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bidref.engines import EngineSpec, resolve_engine
-from bidref.referee import MatchSpec, run_match
+from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, TimeControl
 from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay

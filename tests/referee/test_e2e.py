@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bidref.engines import EngineSpec, resolve_engine
-from bidref.referee import MatchSpec, run_match
+from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import TimeControl
 from bidref.transcript import commitment
 

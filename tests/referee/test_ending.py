@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bidref.engines.io import IoGroup, Reader, Writer
-from bidref.referee import run_match
+from bidref.match.referee import run_match
 from bidref.rules import MILLISECOND
 from bidref.testing import FakeClock, SteppingClock
 from bidref.transcript import counter_salt

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bidref.engines import EngineSpec
+from bidref.match.referee import MatchSpec, run_match
 from bidref.protocol import encode_request
 from bidref.protocol.fastview import RequestEncoder
-from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, Match, TimeControl, player_view
 from bidref.transcript import TranscriptWriter, counter_salt
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import doctest
 from pathlib import Path
 
-import bidref.outcome
-from bidref.outcome import END_REASONS, EndReason, MatchOutcome
+import bidref.match.outcome
+from bidref.match.outcome import END_REASONS, EndReason, MatchOutcome
 
 
 def test_outcome_doctests() -> None:
-    assert doctest.testmod(bidref.outcome).failed == 0
+    assert doctest.testmod(bidref.match.outcome).failed == 0
 
 
 def test_every_reason_has_a_text_and_only_startup_and_aborted_are_unrated() -> None:

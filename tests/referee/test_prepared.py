@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bidref.engines import EngineSpec
-from bidref.referee import MatchSpec, run_match
+from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.transcript import counter_salt
 from bidref.transcript.expand import expanded_lines

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from bidref.engines import EngineSpec, ExitInfo
+from bidref.match.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
+from bidref.match.session import STDERR_SETTLE_NS
 from bidref.players import SeatGone
-from bidref.referee import END_REASONS, MatchOutcome, MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, Deal, TimeControl
-from bidref.session import STDERR_SETTLE_NS
 from bidref.transcript import counter_salt
 from bidref.transcript.expand import expanded_lines
 from bidref.transcript.replay import replay

@@ -1,4 +1,4 @@
-"""bidref.session: the judged wait and the per-seat clock arithmetic it relies on."""
+"""bidref.match.session: the judged wait and the per-seat clock arithmetic it relies on."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ import doctest
 
 import pytest
 
-import bidref.session
+import bidref.match.session
+from bidref.match.session import judge
 from bidref.rules import MILLISECOND, SECOND, MatchClock, TimeControl
-from bidref.session import judge
 
 MS = MILLISECOND
 
 
 def test_session_doctests() -> None:
-    assert doctest.testmod(bidref.session).failed == 0
+    assert doctest.testmod(bidref.match.session).failed == 0
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 from syrupy.assertion import SnapshotAssertion
 
 from bidref.engines import EngineSpec
-from bidref.referee import MatchSpec, run_match
+from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, Deal, TimeControl
 from bidref.transcript import commitment, counter_salt
 from bidref.transcript.expand import expanded_lines

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bidref.match.wire import event_lines, request_line, seat_event_lines
 from bidref.rules import Drew, Match, MatchClock, Placed, Tile, TimeControl, tile
-from bidref.wire import event_lines, request_line, seat_event_lines
 
 
 def _tiles(obj: Any) -> set[Tile]:

@@ -140,7 +140,7 @@ def test_lines_that_are_not_as_documented_are_noted_not_a_traceback(
 
 def test_a_handicap_match_shows_each_seats_own_clock(tmp_path: Path) -> None:
     from bidref.engines import EngineSpec
-    from bidref.referee import MatchSpec, run_match
+    from bidref.match.referee import MatchSpec, run_match
     from bidref.render.replay_page import replay_page
     from bidref.rules import TimeControl
     from bidref.testing import FakeClock

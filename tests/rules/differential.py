@@ -18,8 +18,8 @@ import hashlib
 import random
 import sys
 
+from bidref.build.compiled import is_compiled
 from bidref.rules import Event, Match, MatchConfig
-from bidref.rules.compiled import is_compiled
 
 BALANCES = ((150, 150), (40, 260), (280, 20), (15, 285), (100, 200))
 JOCKEYS = (None, 0, 1)

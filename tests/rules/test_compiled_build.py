@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from bidref import __version__
-from bidref.rules import Match
-from bidref.rules.compiled import (
+from bidref.build.compiled import (
     BUILD_DIR,
     COMPILED_MODULES,
     FILES_NAME,
@@ -30,6 +29,7 @@ from bidref.rules.compiled import (
     quick_fresh_build,
     source_digest,
 )
+from bidref.rules import Match
 from tests.rules import differential
 from tests.rules.test_wrong_types import STATE_FIELDS
 

@@ -17,8 +17,8 @@ from unittest import mock
 
 from bidref import referee
 from bidref.engines.transport import Eof, Incoming, Line
+from bidref.match.referee import MatchSpec, run_match
 from bidref.players.inprocess import InProcessSeat
-from bidref.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, Deal, TimeControl
 from bidref.testing import FakeClock
 from bidref.transcript import FORMAT_V1, TranscriptWriter, counter_salt

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bidref.session import REJECTED_PER_TURN
+from bidref.match.session import REJECTED_PER_TURN
 from bidref.transcript import FORMAT, FORMAT_V1
 from bidref.transcript.replay import replay
 from bidref.transcript.writer import LINES_CAP, RAW_CAP

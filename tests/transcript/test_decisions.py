@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bidref.match.wire import request_line
 from bidref.rules import SECOND, Deal, TimeControl
 from bidref.transcript import FORMAT, commitment
 from bidref.transcript.lines import (
@@ -29,7 +30,6 @@ from bidref.transcript.replay.game import GameState
 from bidref.transcript.replay.report import Mismatch, Recorder, ReplayReport, Reveal
 from bidref.transcript.replay.seats import SeatProof
 from bidref.transcript.writer import request_tag
-from bidref.wire import request_line
 from tests.transcript.scripted_seats import referee_transcript
 
 TC = TimeControl(bank=10 * SECOND, delay=1 * SECOND)

@@ -18,10 +18,10 @@ import pytest
 from typer.testing import CliRunner
 
 from bidref.cli import app
+from bidref.movefile.validate import validate_text
 from bidref.transcript import FORMAT, FORMAT_V1
 from bidref.transcript.export import move_file_text
 from bidref.transcript.replay import replay
-from bidref.transcript.validate import validate_text
 from tests.transcript.scripted_seats import referee_transcript
 
 runner = CliRunner()

@@ -982,8 +982,8 @@ def test_a_seat_that_resigns_while_being_sent_something_replays_clean(tmp_path: 
     # A seat may refuse what it is sent by resigning (SeatResigned: a person at a
     # pause); the referee records it then, not while waiting, and replay agrees.
     from bidref.engines import EngineSpec
+    from bidref.match.referee import MatchSpec, run_match
     from bidref.players import SeatResigned
-    from bidref.referee import MatchSpec, run_match
     from bidref.rules import TimeControl
     from bidref.transcript import counter_salt
     from tests.transcript.scripted_seats import FakeClock, ScriptedSeat

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bidref.match.wire import request_line
 from bidref.rules import SECOND, Deal, Match, MatchClock, TimeControl, parse_action
 from bidref.transcript import FORMAT, commitment
 from bidref.transcript.lines import (
@@ -36,7 +37,6 @@ from bidref.transcript.replay.report import Mismatch, Recorder, ReplayReport, Re
 from bidref.transcript.replay.results import check_result, check_seed
 from bidref.transcript.replay.seats import SeatProof, cut, is_cut, reply_raw
 from bidref.transcript.writer import LINES_CAP, RAW_CAP, request_tag
-from bidref.wire import request_line
 
 MS = 1_000_000
 TC = TimeControl(bank=10 * SECOND, delay=1 * SECOND)

@@ -12,8 +12,8 @@ from syrupy.assertion import SnapshotAssertion
 from typer.testing import CliRunner
 
 from bidref.cli import app
-from bidref.transcript.movefile import MoveFileError, parse_move_file
-from bidref.transcript.validate import validate_bytes, validate_text
+from bidref.movefile.parse import MoveFileError, parse_move_file
+from bidref.movefile.validate import validate_bytes, validate_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()

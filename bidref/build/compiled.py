@@ -1,7 +1,7 @@
 """The optional mypyc-compiled build of the rules core (issue 16; docs/perf.md).
 
 ``import bidref.rules`` is always pure Python. Where a C compiler exists,
-``make compiled`` (``python -m bidref.rules.compiled``) builds a second copy of
+``make compiled`` (``python -m bidref.build.compiled``) builds a second copy of
 the ``bidref`` package into ``build/compiled/`` in which the hot modules of
 ``bidref.rules`` and ``bidref.engines_ai`` (:data:`COMPILED_MODULES`) are C
 extensions made by mypyc from the very same sources. Putting that directory
@@ -192,7 +192,7 @@ def build(root: Path = PACKAGE_ROOT, *, force: bool = False) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bidref.rules.compiled [--force]``: build, then print the path."""
+    """``python -m bidref.build.compiled [--force]``: build, then print the path."""
     args = sys.argv[1:] if argv is None else argv
     try:
         path = build(force="--force" in args)

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from .engines import Clock, ExitInfo, IoGroup
+from ..engines import Clock, ExitInfo, IoGroup
+from ..players import Seat, SeatGone
+from ..protocol import EventMsg, Quit, encode
+from ..rules import MILLISECOND, Match
 from .outcome import EndReason, EndReasonName
-from .players import Seat, SeatGone
-from .protocol import EventMsg, Quit, encode
-from .rules import MILLISECOND, Match
 from .session import EngineSession, SessionEnd
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """The transcript side of a match: every line the referee writes, with the caps
 of docs/match.md ("Caps"). The sessions report to it (it is their
-:class:`~bidref.session.Recorder`); the referee calls it for the rest.
+:class:`~bidref.match.session.Recorder`); the referee calls it for the rest.
 """
 
 from __future__ import annotations
@@ -9,13 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from . import __version__
-from .engines import Clock
-from .matchspec import MatchSpec
-from .outcome import MatchOutcome
-from .protocol import PROTOCOL_VERSION, Log, RulesRequest
-from .protocol.fastview import event_json
-from .rules import (
+from .. import __version__
+from ..engines import Clock
+from ..protocol import PROTOCOL_VERSION, Log, RulesRequest
+from ..protocol.fastview import event_json
+from ..rules import (
     RULES_VERSION,
     Charge,
     Drew,
@@ -26,8 +24,10 @@ from .rules import (
     RoundStarted,
     TimeControl,
 )
+from ..transcript import TranscriptWriter
+from .outcome import MatchOutcome
 from .session import EngineSession
-from .transcript import TranscriptWriter
+from .spec import MatchSpec
 
 LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
 LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
@@ -44,7 +44,7 @@ def _cut(raw: str) -> str:
 
 class MatchRecord:
     """The transcript side of the match: what the sessions report, written with
-    the caps of docs/match.md (a :class:`~bidref.session.Recorder`)."""
+    the caps of docs/match.md (a :class:`~bidref.match.session.Recorder`)."""
 
     def __init__(self, tx: TranscriptWriter, clock: Clock, origin: int) -> None:
         self.tx = tx

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Final
 
-from .protocol.fastview import RequestEncoder, event_json
-from .rules import (
+from ..protocol.fastview import RequestEncoder, event_json
+from ..rules import (
     MILLISECOND,
     Action,
     Drew,

@@ -1,0 +1,550 @@
+"""The referee: plays one match between two seats, enforcing the rules and the clock.
+
+Public API (used by the CLI and the tournament runner)::
+
+    from bidref.match.referee import MatchSpec, run_match
+    from bidref.engines import resolve_engine
+
+    spec = MatchSpec(engines=(resolve_engine("sample_engines/c_first/engine"),
+                              resolve_engine("sample_engines/python_greedy/engine.py")),
+                     seed=7, time_control=TimeControl.of_seconds(bank=10, delay=0.5))
+    outcome = run_match(spec, transcript_path=Path("t.jsonl"))
+    outcome.winner, outcome.reason, outcome.rated
+
+The referee orchestrates: the rules state (:class:`Match`), the one clock
+owner (:class:`MatchClock`), the events to both seats and the transcript. Each
+seat's protocol — hello, ids, stale and extra lines, rules help, caps, the
+judged wait for a reply — is its :class:`~bidref.match.session.EngineSession`.
+
+How time is kept (RULES.md §7; the promises are in docs/match.md, "Clock
+promises"): one injected monotonic clock in integer ns. A player's time runs
+from the stamp taken just before its request is written to the moment its
+reply is read; the deadline is absolute (:meth:`MatchClock.deadline`). After
+an illegal action the same decision stays pending: the time until the bad
+reply is charged, and a new stretch starts once the error line is written,
+with what is left of the delay and bank — the referee's own work is never
+charged. Rules help is answered without stopping the clock. An empty look at
+or after the deadline is a time loss; a line found more than
+``timing_tolerance_ns`` after the deadline when the last empty look was before
+it cannot be judged: the match ends as ``aborted`` (timing fault), unrated.
+
+What an illegal action costs is a policy outside the rules
+(:class:`RejectIllegal`, :class:`ForfeitIllegal`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from ..engines import Clock, IoGroup
+from ..players import EngineSeat, Seat
+from ..protocol import (
+    ErrorCode,
+    ErrorMsg,
+    encode,
+)
+from ..protocol.fastview import RequestEncoder, clock_members
+from ..rules import (
+    MILLISECOND,
+    Action,
+    Charge,
+    Event,
+    IllegalActionError,
+    Match,
+    MatchClock,
+    MatchConfig,
+    NotationError,
+    listed_deals,
+    parse_action,
+    seeded_deals,
+)
+from ..transcript import SaltSource, TranscriptWriter, default_salt
+from .ending import MatchEnd, end_engines, tell_then_prepare
+from .outcome import END_REASONS, EndReason, MatchOutcome
+from .record import MatchRecord
+from .session import (
+    EngineSession,
+    SessionEnd,
+    hello_line,
+)
+from .spec import (
+    ForfeitIllegal,
+    IllegalPolicy,
+    LiveState,
+    MatchSpec,
+    Observer,
+    RejectIllegal,
+    illegal_policy,
+)
+from .wire import Branch, SeatLines, seat_event_lines
+
+PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
+
+
+# (MatchSpec, the illegal-action policies and LiveState: bidref/match/spec.py)
+
+
+def _file_name(name: str) -> str:
+    """``name`` as one file name (no folders): other characters than letters,
+    digits, ``.``, ``-`` and ``_`` become ``_``."""
+    return re.sub(r"[^\w.-]", "_", name)
+
+
+def run_match(
+    spec: MatchSpec,
+    *,
+    transcript_path: Path | None = None,
+    clock: Clock = time.monotonic_ns,
+    seats: Sequence[Seat] | None = None,
+    observer: Observer | None = None,
+    salt: SaltSource = default_salt,
+    started_at: str | None = None,
+) -> MatchOutcome:
+    """Play one match and return how it ended. Never raises for anything an engine does.
+
+    - ``transcript_path``: write the JSONL transcript there (flushed per line).
+    - ``clock``: the monotonic clock (integer ns); tests pass a fake one.
+    - ``seats``: ready-made seats (tests, a human seat); by default engine seats
+      are made from ``spec.engines`` with ``spec.transport``.
+    - ``observer``: called with a :class:`LiveState` after every accepted action.
+    - ``salt``: random bytes for the commitments (tests pass ``counter_salt()``).
+    - ``started_at``: the header's start time (ISO 8601); default: now, UTC.
+    """
+    group: IoGroup | None = None
+    if seats is None:
+        stderr_dir = Path(spec.stderr_dir) if spec.stderr_dir else None
+        group = IoGroup()  # one wait moves both engines' I/O
+        seats = [
+            EngineSeat(
+                e,
+                transport=spec.transport,
+                clock=clock,
+                max_line=spec.max_line,
+                group=group,
+                stderr_log=None
+                if stderr_dir is None
+                else stderr_dir / f"{'AB'[i]}-{_file_name(e.name)}.stderr.log",
+            )
+            for i, e in enumerate(spec.engines)
+        ]
+    if len(seats) != 2:
+        raise ValueError(f"a match needs 2 seats, got {len(seats)}")
+    referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
+    referee.group = group
+    return referee.run()
+
+
+class _Stats:
+    """What the referee counts for the outcome and live displays."""
+
+    __slots__ = ("decisions", "first_request", "last", "last_accept")
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.first_request: int | None = None
+        self.last_accept = 0
+        self.last: str | None = None  # the last accepted action, for live displays
+
+
+class _Referee:
+    """Orchestrates one match: the rules state, the clock, the events to both
+    seats, the transcript. Each seat's protocol is its :class:`EngineSession`."""
+
+    def __init__(
+        self,
+        spec: MatchSpec,
+        seats: list[Seat],
+        clock: Clock,
+        transcript_path: Path | None,
+        observer: Observer | None,
+        salt: SaltSource,
+        started_at: str | None,
+    ) -> None:
+        if spec.seed is None and not spec.deals:
+            import secrets
+
+            # the seed is drawn once, here, so spec.seed is the match's seed from now on
+            spec = replace(spec, seed=secrets.randbits(63))
+        self.spec = spec
+        self.clock = clock
+        self.observer = observer
+        self.policy = illegal_policy(spec.illegal)
+        origin = clock()
+        self.rec = MatchRecord(
+            TranscriptWriter(transcript_path, origin, salt, raw_lines=spec.raw_lines),
+            clock,
+            origin,
+        )
+        self.rec.path, self.rec.started_at = transcript_path, started_at
+        self.sessions = [EngineSession(s, i, clock, self.rec, spec) for i, s in enumerate(seats)]
+        self.rec.sessions = self.sessions
+        for i, seat in enumerate(seats):
+            watch = getattr(seat, "watch_connection", None)  # a network seat (bidref.net)
+            if watch is not None:
+                watch(self._connection_writer(i))
+        self.match: Match | None = None
+        self.mclock = MatchClock.start(spec.time_control, spec.time_controls)
+        self.req_id = 0
+        self.stats = _Stats()
+        self.encoder = RequestEncoder()
+        self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
+        self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
+        self.over = False  # the match result is known: stop talking to engines
+        self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
+
+    def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
+        """A ``connection`` line for seat ``i`` (called in this thread, from the
+        seat's receive or close): ``t`` when written, ``at_ns`` when it happened."""
+
+        def write(t: int, fields: dict[str, Any]) -> None:
+            self.rec.connection(i, t, fields)
+
+        return write
+
+    # -- the whole match ---------------------------------------------------------------
+
+    def run(self) -> MatchOutcome:
+        end: MatchEnd
+        try:
+            self.rec.header(self.spec, self.policy.name, self.spec.seed, self.mclock.controls)
+            self._start_seats()
+            self._play()
+            assert self.match is not None and self.match.result is not None
+            r = self.match.result
+            detail: dict[str, Any] = {}
+            if r.reason == "round_limit":
+                detail = {"max_rounds": self.spec.max_rounds}
+            end = MatchEnd(r.winner, r.reason, detail)
+        except SessionEnd as e:
+            end = MatchEnd.of(e)
+        except MatchEnd as e:
+            end = e
+        except KeyboardInterrupt:
+            end = MatchEnd(None, "aborted", {"cause": "interrupted"}, rated=False)
+        except BaseException:
+            # A bug of ours (or of an injected seat): never leave engines running.
+            for sess in self.sessions:
+                if sess.opened:
+                    with contextlib.suppress(Exception):
+                        sess.seat.close(None, 0)
+            self.rec.tx.close()
+            raise
+        return self._finish(end)
+
+    # -- start-up ------------------------------------------------------------------------
+
+    def _start_seats(self) -> None:
+        spec = self.spec
+        for sess in self.sessions:
+            sess.open()
+        hellos: list[tuple[str, int]] = []
+        for i, sess in enumerate(self.sessions):
+            line = hello_line(
+                i,
+                self.mclock.control_of(i),
+                max_rounds=spec.max_rounds,
+                illegal=spec.illegal,
+                startup_ns=spec.startup_timeout_ns,
+                options=dict(spec.engines[i].options) if i < len(spec.engines) else {},
+            )
+            hellos.append((line, sess.send_hello(line)))
+        wants_points = [False, False]
+        for i, sess in enumerate(self.sessions):
+            line, sent_at = hellos[i]
+            hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
+            self.sessions[i].name = hello.name
+            wants_points[i] = "points" in hello.features
+            self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
+        # engines that asked for it get each legal action's points in their requests
+        self.encoder.points = (wants_points[0], wants_points[1])
+
+    # -- the game --------------------------------------------------------------------------
+
+    def _play(self) -> None:
+        spec = self.spec
+        deals = (
+            listed_deals(spec.deals, spec.seed)
+            if spec.deals
+            else seeded_deals(spec.seed if spec.seed is not None else 0)
+        )
+        match = self.match = Match(deals, MatchConfig(max_rounds=spec.max_rounds))
+        self._dispatch(match.start_events, self.clock())
+        self._notify(None)
+        # What the last decision leaves behind (its branches, the match and the
+        # encoder before it) is freed once the next request is written: freeing
+        # it is work too, and the critical path is no place for it.
+        spent: list[object] = []
+        while not match.over:
+            self._decision(match, spent)
+            match = self.match  # a prepared branch may have taken its place
+
+    def _decision(self, match: Match, spent: list[object]) -> None:
+        # The hot path: everything between reading a reply and writing the next
+        # request is the referee's own time, so it is kept to what the next
+        # request needs; the rest of the work is done while the player thinks
+        # (_prepare). benchmarks/referee_work.py and referee_overhead.py measure it.
+        p = match.to_act
+        sess = self.sessions[p]
+        mclock = self.mclock = self.mclock.begin(p, match.turn)
+        rid = self.req_id = self.req_id + 1
+        banks = mclock.banks
+        available = mclock.delay_left + banks[p]
+        clock = clock_members(
+            mclock.delay_left // MILLISECOND,
+            banks[p] // MILLISECOND,
+            banks[1 - p] // MILLISECOND,
+            available // MILLISECOND,
+        )
+        prepared = self.prepared
+        self.prepared = None
+        if prepared is not None and prepared[0] is match and prepared[1] == rid:
+            line = prepared[2] + clock + prepared[3]
+        else:
+            head, tail = self.encoder.encode_parts(match, rid)
+            line = head + clock + tail
+        pending = self.outbox[p]
+        if pending:
+            # events not yet sent to the player to move go in the same write
+            self.outbox[p] = []
+            pending.append(line)
+            start = sess.send("\n".join(pending))
+        else:
+            start = sess.send(line)
+        spent.clear()
+        deadline = start + available
+        if self.stats.first_request is None:
+            self.stats.first_request = start
+        tx = self.rec.tx
+        if tx.enabled:
+            seq = tx.write_json(
+                "request",
+                start,
+                (
+                    f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
+                    f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
+                    f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
+                    f'"deadline_ns":{deadline - self.rec.origin}'
+                ),
+                flush=False,
+            )
+            tx.private(seq, "request_raw", {"seat": p, "raw": line})
+        branches, came = self._prepare(match, sess.seat, start, deadline)
+        if came is None:
+            # The referee may wait now: the request line goes to the file first. (A
+            # reply already here takes it along with its own lines, in one write,
+            # before anything is sent or waited for.)
+            tx.flush()
+        sess.begin(rid, start)
+        while True:
+            _, action_text, text, t, was_prepared = sess.next_action(deadline, came)
+            if not was_prepared:
+                came = None
+            # A reply can be read before the request's stamp (it came early): no time.
+            elapsed = t - start if t > start else 0
+            branch = branches.get(action_text)
+            if branch is not None:
+                spent += (branches, match, self.encoder)
+                self._accept(p, rid, branch.action, branch, text, t, elapsed)
+                return
+            try:
+                action = self.encoder.actions_by_text.get(action_text) or parse_action(action_text)
+                if branches:  # a looser spelling of a prepared action?
+                    branch = branches.get(str(action))
+                if branch is None:
+                    events = match.apply(action, p)
+            except (NotationError, IllegalActionError) as err:
+                sess.count(2, text)
+                mclock, charge = self.mclock.charge(elapsed)
+                self.mclock = mclock
+                start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
+                sess.retry(start)
+                continue
+            if branch is None:
+                branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
+            spent += (branches, match, self.encoder)
+            self._accept(p, rid, action, branch, text, t, elapsed)
+            return
+
+    def _prepare(
+        self, match: Match, seat: Seat, start: int, deadline: int
+    ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
+        """Work out where each legal action of the player to move leads, while it
+        thinks, so that its reply is answered at once. Stops as soon as the
+        player has sent a line, and in time to watch the deadline; a seat that
+        cannot say so (no ``has_input``) gets nothing prepared.
+        Returns the branches by action text, and, when a line came in
+        meanwhile, the last time nothing had and the time it was found (see
+        EngineSession.next_action)."""
+        has_input = getattr(seat, "has_input", None)
+        if has_input is None:
+            return {}, None  # no way to stop in time: prepare nothing
+        clock = self.clock
+        quiet = start
+        branches: dict[str, Branch] = {}
+        for action in match.legal_actions():
+            now = clock()
+            if has_input():
+                # Before any work of ours, the stamp stands as it is.
+                return branches, (quiet, clock()) if branches else None
+            if now + max(PREPARE_MARGIN_NS, 2 * (now - quiet)) >= deadline:
+                # no time for another branch (the last one and a look took now -
+                # quiet): the referee must be waiting when the deadline comes
+                return branches, None
+            quiet = now
+            # (every round a branch can start has a deal: MatchSpec checks it)
+            branches[str(action)] = Branch.of(match, action, self.encoder, self.req_id + 1)
+        if has_input():
+            return branches, (quiet, clock()) if branches else None
+        return branches, None
+
+    def _accept(
+        self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int, elapsed: int
+    ) -> None:
+        """Take ``action`` (in time and legal): the match is now ``branch.match``."""
+        tx = self.rec.tx
+        if tx.enabled:
+            mclock, charge = self.mclock.charge(elapsed)
+            self.rec.accepted(p, rid, self.encoder.action_json(action), text, t, mclock, charge)
+        else:
+            mclock = self.mclock.spend(elapsed)
+        self.mclock = mclock
+        self.match = branch.match
+        self.encoder = branch.encoder
+        self.prepared = branch.request
+        stats = self.stats
+        stats.decisions += 1
+        stats.last_accept = t
+        self._dispatch(branch.events, t, branch.lines)
+        if self.observer is not None:
+            stats.last = f"{'AB'[p]}: {action}"
+            self._notify(stats.last)
+
+    def _illegal(
+        self,
+        p: int,
+        rid: int,
+        action_text: str,
+        raw: str,
+        t: int,
+        charge: Charge,
+        err: NotationError | IllegalActionError,
+    ) -> tuple[int, int]:
+        """Record an illegal action; forfeit, or reply with an error and return the new
+        (start, deadline) of the same pending decision."""
+        code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
+        rule = err.rule if isinstance(err, IllegalActionError) else None
+        message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
+        self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t)
+        if self.policy.forfeits(p, err):
+            raise MatchEnd(
+                1 - p,
+                "illegal",
+                {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
+            )
+        start = self.sessions[p].send(
+            encode(ErrorMsg(id=rid, code=code, message=message, rule=rule))
+        )
+        deadline = self.mclock.deadline(start)
+        self.rec.retry(p, rid, start, deadline, self.mclock.delay_left, self.mclock.banks[p])
+        return start, deadline
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _dispatch(self, events: list[Event], t: int, lines: SeatLines | None = None) -> None:
+        """Record ``events`` and queue each seat's form of them (``lines``, from
+        :func:`~bidref.match.wire.seat_event_lines`, if made already). A seat's event lines
+        are written together with its next request (one write per decision), or at once with
+        ``MatchSpec.eager_events``, and at the end."""
+        if lines is None:
+            lines = seat_event_lines(events)
+        own0, own1, over = lines
+        self.outbox[0].extend(own0)
+        self.outbox[1].extend(own1)
+        if over:
+            self.over = True
+        tx = self.rec.tx
+        if tx.enabled:
+            self.rec.events(events, t, self.match)
+            tx.flush()  # the reply and its events: one write
+        if not self.over and self.match is not None and not self.spec.eager_events:
+            return  # each seat gets its lines with its next request
+        for s, out in enumerate(self.outbox):
+            if out:
+                text = "\n".join(out)
+                out.clear()
+                if self.over:
+                    self.sessions[s].send_quietly(text)
+                else:
+                    self.sessions[s].send(text)
+
+    # -- ends ---------------------------------------------------------------------------------
+
+    def _finish(self, end: MatchEnd) -> MatchOutcome:
+        t = self.clock()
+        m = self.match
+        tell_then_prepare(self.sessions, self.outbox, m, end, self.group, self.clock)
+        exits = end_engines(self.sessions, end, self.spec.grace_ns)
+        t_end = self.clock()
+        self.rec.exits(t, t_end, exits)
+        balances = (m.balances[0], m.balances[1]) if m else (150, 150)
+        rounds = m.round_number if m else 0
+        if m is not None and m.result is not None:
+            rounds = m.result.rounds
+        stats = self.stats
+        outcome = MatchOutcome(
+            winner=end.winner,
+            reason=end.reason,
+            detail=end.detail,
+            balances=balances,
+            rounds=rounds,
+            engines=(self.sessions[0].name, self.sessions[1].name),
+            transcript_path=self.rec.path,
+            rated=end.rated,
+            seed=self.spec.seed,
+            decisions=stats.decisions,
+            decision_ns=(stats.last_accept - stats.first_request) if stats.first_request else 0,
+            exits=tuple(exits),
+        )
+        self.rec.result(t_end, outcome)
+        self._notify(stats.last, outcome)
+        return outcome
+
+    def _notify(self, last: str | None, outcome: MatchOutcome | None = None) -> None:
+        if self.observer is None:
+            return
+        m = self.match
+        self.observer(
+            LiveState(
+                engines=(self.sessions[0].name, self.sessions[1].name),
+                round=m.round_number if m else 0,
+                turn=m.turn if m else 0,
+                balances=(m.balances[0], m.balances[1]) if m else (150, 150),
+                banks_ns=self.mclock.banks,
+                delay_ns=self.spec.time_control.delay,
+                to_act=None if (m is None or m.over) else m.to_act,
+                last=last,
+                decisions=self.stats.decisions,
+                outcome=outcome,
+            )
+        )
+
+
+__all__ = [
+    "END_REASONS",
+    "EndReason",
+    "ForfeitIllegal",
+    "IllegalPolicy",
+    "LiveState",
+    "MatchOutcome",
+    "MatchSpec",
+    "Observer",
+    "RejectIllegal",
+    "illegal_policy",
+    "run_match",
+]
