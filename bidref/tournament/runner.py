@@ -122,6 +122,11 @@ class Plan:
         s = self.header.sprt
         return None if s is None else Sprt(s.elo0, s.elo1, s.alpha, s.beta)
 
+    @property
+    def hero(self) -> str | None:
+        """The gauntlet's engine (listed first in its standings); None in a round robin."""
+        return self.names[0] if self.header.format == "gauntlet" else None
+
     def _match_name(self, key: MatchKey, attempt: int) -> tuple[str, str]:
         """(folder, file stem) naming one match's files: ``a--b``, ``SEED-SEAT[-tryN]``."""
         suffix = "" if attempt == 1 else f"-try{attempt}"
@@ -260,6 +265,20 @@ class RunSummary:
     failed: list[MatchKey] = field(default_factory=list)  # unrated, not retried (start-up)
     stopped: str | None = None  # why the run stopped before the end, if it did
     standings: Standings | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """The counts and the matches left to play, by id (the standings apart)."""
+        return {
+            "total": self.total,
+            "done": self.done,
+            "played": self.played,
+            "aborted": self.aborted,
+            "interrupted": self.interrupted,
+            "sprt_stopped": self.sprt_stopped,
+            "unresolved": [k.id for k in self.unresolved],
+            "failed": [k.id for k in self.failed],
+            "stopped": self.stopped,
+        }
 
 
 def missing(plan: Plan, store: ResultsStore) -> list[MatchKey]:
