@@ -160,19 +160,19 @@ def tournament(
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
         _check_outputs(outputs)
     wanted = Wanted(
-        engines or [],
-        engine or [],
-        each or [],
-        fmt,
-        deals,
-        seed,
-        deal_book,
-        bank,
-        delay,
-        max_rounds,
-        illegal,
-        transport,
-        sprt_test,
+        engines=engines or [],
+        engine_texts=engine or [],
+        each_texts=each or [],
+        fmt=fmt,
+        deals=deals,
+        seed=seed,
+        deal_book=deal_book,
+        bank_s=bank,
+        delay_s=delay,
+        max_rounds=max_rounds,
+        illegal=illegal,
+        transport=transport,
+        sprt=sprt_test,
     )
     plan, summary = _play(wanted, outputs, running, play, err, console)
     _finish(plan, summary, outputs, running.max_attempts, err, console)
@@ -266,8 +266,8 @@ def _check_outputs(outputs: Outputs) -> None:
 
 class _Listeners:
     """The network engines' listeners, closed with the run's other resources: at
-    once if no match was played (no client to wait for), else with the time a
-    client is given to come back and hear that the tournament is over."""
+    once if the run never started (no client has played: none to wait for), else
+    giving a client that played the time to come back and hear that it is over."""
 
     def __init__(self, engines: RemoteEngines) -> None:
         self.engines = engines
