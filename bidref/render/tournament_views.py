@@ -115,14 +115,8 @@ class FinalView:
             yield cross_table(standings)
         yield seats_table(standings, hero=plan.hero)
         yield from _sprt(plan, summary)
-        h = plan.header
-        seeds_note = (
-            f"master seed {h.master_seed}"
-            if h.master_seed is not None
-            else f"deal book {h.deal_book}"
-        )
         yield Text(
             f"{summary.done}/{summary.total} matches rated ({summary.played} played now, "
-            f"{summary.aborted} aborted and replayed); {seeds_note}; results in "
+            f"{summary.aborted} aborted and replayed); {plan.deals_origin}; results in "
             f"{plan.out_dir / RESULTS_FILE}"
         )

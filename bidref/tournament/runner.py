@@ -123,6 +123,16 @@ class Plan:
         return None if s is None else Sprt(s.elo0, s.elo1, s.alpha, s.beta)
 
     @property
+    def deals_origin(self) -> str:
+        """Where the deal seeds come from: ``master seed 7`` or ``deal book FILE``."""
+        h = self.header
+        return (
+            f"master seed {h.master_seed}"
+            if h.master_seed is not None
+            else f"deal book {h.deal_book}"
+        )
+
+    @property
     def hero(self) -> str | None:
         """The gauntlet's engine (listed first in its standings); None in a round robin."""
         return self.names[0] if self.header.format == "gauntlet" else None

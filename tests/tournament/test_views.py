@@ -141,3 +141,14 @@ def test_the_json_result(make_plan: MakePlan, tmp_path: Path) -> None:
     assert (data["master_seed"], data["deal_book"]) == (7, None)
     assert [e["name"] for e in data["engines"]] == ["alpha", "beta"]
     assert data["engines"][0]["wins"] == 2 and data["pairs"][0]["matches"] == 3
+
+
+def test_the_final_view_says_where_the_deals_come_from(make_plan: MakePlan) -> None:
+    from dataclasses import replace
+
+    plan = make_plan(deals=1)
+    header = plan.header.model_copy(update={"master_seed": None, "deal_book": "deals.txt"})
+    book = replace(plan, header=header)
+    assert (plan.deals_origin, book.deals_origin) == ("master seed 7", "deal book deals.txt")
+    text = " ".join(render(FinalView(book, summary_of(book, []))).split())
+    assert "0/2 matches rated (0 played now, 0 aborted and replayed); deal book deals.txt;" in text
