@@ -225,10 +225,10 @@ class EngineSession:
         ``same_protocol`` false, a hello naming another protocol is returned too
         (check-engine reports it and checks the rest)."""
         hint = unflushed_hint(self.spec.transport)
+        secs = self.spec.startup_timeout_ns / SECOND
         while True:
             inc = self.seat.receive(deadline)
             if inc is None:
-                secs = self.spec.startup_timeout_ns / SECOND
                 raise self._startup(
                     f"no hello within the start-up timeout of {secs:g} s{self.stderr_hint()}{hint}"
                 )
@@ -246,6 +246,15 @@ class EngineSession:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
                 raise self._startup(f"expected a hello: {e}", e) from None
+            if inc.t >= deadline and not isinstance(msg, EngineHello):
+                # A seat hands back lines already read even past the deadline: an
+                # engine that floods logs never lets a look find nothing, so the
+                # deadline is judged here, on each line (else the wait never ends).
+                logs = self.counts["log_lines"]
+                raise self._startup(
+                    f"no hello within the start-up timeout of {secs:g} s ({logs} log "
+                    f"lines and no hello){self.stderr_hint()}"
+                )
             if isinstance(msg, Log):
                 self.log(msg, inc.t)
                 continue
