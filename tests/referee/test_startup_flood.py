@@ -61,9 +61,7 @@ def test_a_real_engine_flooding_logs_without_reading_loses_by_startup(
     tmp_path: Path, c_first: Path
 ) -> None:
     flood = tmp_path / "flood.py"
-    flood.write_text(
-        "while True:\n    print('{\"type\":\"log\",\"message\":\"x\"}', flush=True)\n"
-    )
+    flood.write_text('while True:\n    print(\'{"type":"log","message":"x"}\', flush=True)\n')
     t = tmp_path / "t.jsonl"
     proc = subprocess.run(
         [
