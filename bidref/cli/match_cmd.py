@@ -357,15 +357,16 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from ..match.outcome import EndReason
     from .common import exit_code_for
 
     if not console.is_terminal:
         console.line()
-    style = "green" if outcome.reason not in ("startup", "aborted") else "red"
+    style = "green" if outcome.reason.rated else "red"
     console.print(Text(f"result: {outcome.summary()}", style=style))
     if when.startswith("handicap"):
         console.print(Text(when))
-    if outcome.reason == "startup":
+    if outcome.reason is EndReason.STARTUP:
         Console(stderr=True).print(Text(STARTUP_HINT, style="yellow"))
     if outcome.transcript_path is not None:
         console.print(Text(f"transcript: {outcome.transcript_path}"))

@@ -17,15 +17,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final, Literal
-
-EndReasonName = Literal[
-    "balance", "round_limit", "resign", "time", "illegal", "crash", "protocol", "startup", "aborted"
-]
+from typing import Any, Final
 
 
 class EndReason(StrEnum):
-    """Why a match ended. The value is the transcript's and the CLI's word for it."""
+    """Why a match ended: the one list of end reasons, with what each means and
+    counts for. The value is the transcript's and the CLI's word for it (a
+    ``StrEnum``: it equals its word and is written as it).
+
+    The rules end a game two ways (``bidref.rules.MatchEndKind``: ``balance`` and
+    ``round_limit``, the first two here); every other reason is the referee's.
+    """
 
     BALANCE = "balance"
     ROUND_LIMIT = "round_limit"
@@ -37,10 +39,28 @@ class EndReason(StrEnum):
     STARTUP = "startup"
     ABORTED = "aborted"
 
+    @classmethod
+    def named(cls, word: str) -> EndReason | None:
+        """The reason ``word`` names; None for any other value (a file's unknown word).
+
+        >>> EndReason.named("time"), EndReason.named("timeout")
+        (<EndReason.TIME: 'time'>, None)
+        """
+        try:
+            return cls(word)
+        except ValueError:
+            return None
+
     @property
     def text(self) -> str:
         """What it means, for people."""
         return _TEXT[self]
+
+    @property
+    def cause(self) -> str:
+        """What ended it, as a short noun phrase (``a crash``): the result line of
+        the replay page and the like."""
+        return _CAUSE[self]
 
     @property
     def rated(self) -> bool:
@@ -49,10 +69,21 @@ class EndReason(StrEnum):
         return self not in (EndReason.STARTUP, EndReason.ABORTED)
 
     @property
+    def by_rules(self) -> bool:
+        """Whether the rules ended the game (a :class:`~bidref.rules.MatchEnded`)."""
+        return self in (EndReason.BALANCE, EndReason.ROUND_LIMIT)
+
+    @property
     def by_seat(self) -> bool:
         """Whether one seat's doing ended it (that seat, ``detail["seat"]``, loses;
         for ``aborted`` the seat named is the one being judged, and nobody loses)."""
         return self in _SEAT_REASONS
+
+    @property
+    def fault(self) -> bool:
+        """Whether the losing engine is at fault (a failure counted per engine:
+        time, crash, illegal, protocol, startup); a resignation is a choice."""
+        return self in _SEAT_REASONS and self is not EndReason.RESIGN
 
     @property
     def detailed(self) -> bool:
@@ -87,6 +118,17 @@ _TEXT: Final = {
     EndReason.STARTUP: "an engine did not start or sent no valid hello",
     EndReason.ABORTED: "no result can be proven (interrupted, or a referee timing fault)",
 }
+_CAUSE: Final = {
+    EndReason.BALANCE: "the opponent's balance reached 0",
+    EndReason.ROUND_LIMIT: "adjudicated by balance at the round limit",
+    EndReason.RESIGN: "resignation",
+    EndReason.TIME: "time: the clock ran out",
+    EndReason.ILLEGAL: "an illegal action (forfeit)",
+    EndReason.CRASH: "a crash",
+    EndReason.PROTOCOL: "a protocol error",
+    EndReason.STARTUP: "a failed start",
+    EndReason.ABORTED: "aborted by the referee",
+}
 END_REASONS: Final[tuple[str, ...]] = tuple(r.value for r in EndReason)
 
 
@@ -95,7 +137,7 @@ class MatchOutcome:
     """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted)."""
 
     winner: int | None
-    reason: EndReasonName
+    reason: EndReason
     detail: dict[str, Any]
     balances: tuple[int, int]
     rounds: int

@@ -218,15 +218,16 @@ class _Referee:
             assert self.match is not None and self.match.result is not None
             r = self.match.result
             detail: dict[str, Any] = {}
-            if r.reason == "round_limit":
+            reason = EndReason(r.reason)  # the rules' two end kinds are end reasons too
+            if reason is EndReason.ROUND_LIMIT:
                 detail = {"max_rounds": self.spec.max_rounds}
-            end = MatchEnd(r.winner, r.reason, detail)
+            end = MatchEnd(r.winner, reason, detail)
         except SessionEnd as e:
             end = MatchEnd.of(e)
         except MatchEnd as e:
             end = e
         except KeyboardInterrupt:
-            end = MatchEnd(None, "aborted", {"cause": "interrupted"}, rated=False)
+            end = MatchEnd(None, EndReason.ABORTED, {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
             for sess in self.sessions:
@@ -444,7 +445,7 @@ class _Referee:
         if self.policy.forfeits(p, err):
             raise MatchEnd(
                 1 - p,
-                "illegal",
+                EndReason.ILLEGAL,
                 {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
             )
         start = self.sessions[p].send(

@@ -28,8 +28,8 @@ from typing import Any, Protocol
 
 from bidref import __version__
 
+from ..match.outcome import EndReason
 from .model import (
-    ABORTED,
     EngineEntry,
     EngineModel,
     Header,
@@ -181,7 +181,7 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
     except KeyboardInterrupt:
         return MatchReport(
             winner=None,
-            reason=ABORTED,
+            reason=EndReason.ABORTED,
             rated=False,
             detail={"cause": "interrupted"},
             interrupted=True,
@@ -259,6 +259,7 @@ class RunSummary:
     unresolved: list[MatchKey] = field(default_factory=list)
     failed: list[MatchKey] = field(default_factory=list)  # unrated, not retried (start-up)
     stopped: str | None = None  # why the run stopped before the end, if it did
+    stopped_by: EndReason | None = None  # ... and the end reason of the match that stopped it
     standings: Standings | None = None
 
 
@@ -352,7 +353,7 @@ def run(
         summary.played += 1
         if record.rated:
             summary.done += 1
-        elif record.reason != ABORTED:
+        elif record.reason != EndReason.ABORTED:
             summary.failed.append(job.key)
             culprit = record.at_fault
             if (
@@ -364,6 +365,7 @@ def run(
                     f"engine {culprit!r} failed ({record.reason}) in its first "
                     f"matches: {record.detail_text()}"
                 )
+                summary.stopped_by = EndReason.named(record.reason)
                 log.info("stopping: %s", summary.stopped)
                 pending.clear()
         else:
@@ -391,7 +393,7 @@ def run(
             log.error("match %s failed in the runner: %r", job.key.id, exc)
             report = MatchReport(
                 winner=None,
-                reason=ABORTED,
+                reason=EndReason.ABORTED,
                 rated=False,
                 detail={"cause": "runner error", "error": repr(exc)[:500]},
             )
