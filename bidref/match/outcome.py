@@ -133,6 +133,58 @@ END_REASONS: Final[tuple[str, ...]] = tuple(r.value for r in EndReason)
 
 
 @dataclass(frozen=True)
+class TimeLoss:
+    """What a player who lost on time had: ``allowed_ns`` for the reply it never
+    sent in time (``bank_ns`` + ``delay_ns``, as they stood when the deadline was
+    set), and, for a seat behind a connection, when its client left (match time,
+    the transcript's ``t_ns``; None: connected, or not a network seat)."""
+
+    allowed_ns: int
+    bank_ns: int
+    delay_ns: int
+    disconnected_ns: int | None = None
+
+    def sentence(self) -> str:
+        """``no reply within 1.2 s (bank 0.7 s + delay 0.5 s)``, and the disconnection.
+
+        >>> TimeLoss(1_200_000_000, 700_000_000, 500_000_000, 12_300_000_000).sentence()
+        'no reply within 1.2 s (bank 0.7 s + delay 0.5 s); disconnected since 12.3 s'
+        """
+        said = (
+            f"no reply within {_secs(self.allowed_ns)} (bank {_secs(self.bank_ns)} + "
+            f"delay {_secs(self.delay_ns)})"
+        )
+        if self.disconnected_ns is not None:
+            said += f"; disconnected since {_secs(self.disconnected_ns)}"
+        return said
+
+
+def _secs(ns: int) -> str:
+    """``ns`` in seconds, to the millisecond: ``1.2 s``, ``0.015 s``."""
+    return f"{round(ns / 1_000_000) / 1000:g} s"
+
+
+def last_words(stderr: str, limit: int = 200) -> str:
+    """The line of an engine's stderr that says why it ended: the last one, except
+    a Rust panic's backtrace note; a Rust panic that says where on one line and
+    what on the next is given as one line.
+
+    >>> last_words("thread 'main' panicked at src/main.rs:2:5:\\nboom\\n"
+    ...            "note: run with `RUST_BACKTRACE=1` for a backtrace\\n")
+    "thread 'main' panicked at src/main.rs:2:5: boom"
+    """
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    while lines and lines[-1].startswith("note: run with `RUST_BACKTRACE"):
+        lines.pop()
+    if not lines:
+        return ""
+    last = lines[-1]
+    if len(lines) >= 2 and lines[-2].startswith("thread '") and lines[-2].endswith(":"):
+        last = f"{lines[-2]} {last}"
+    return last if len(last) <= limit else last[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
 class MatchOutcome:
     """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted)."""
 
@@ -148,6 +200,12 @@ class MatchOutcome:
     decisions: int = 0  # accepted actions
     decision_ns: int = 0  # referee clock from the first request to the last accepted action
     exits: tuple[dict[str, object], ...] = ()
+    time_loss: TimeLoss | None = None  # for a time loss: what the player had
+    last_stderr: tuple[str, str] = ("", "")  # each seat's last stderr line (last_words)
+
+    def __post_init__(self) -> None:
+        # (a reason given as its word, as a caller may: the enum from here on)
+        object.__setattr__(self, "reason", EndReason(self.reason))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -155,29 +213,56 @@ class MatchOutcome:
         d["balances"] = list(self.balances)
         d["engines"] = list(self.engines)
         d["exits"] = list(self.exits)
+        d["last_stderr"] = list(self.last_stderr)
         return d
 
     def summary(self) -> str:
-        """One line, e.g. ``A (c_first) wins by balance 300-0 after 3 rounds``."""
+        """One line, in sentences: ``A (c_first) wins by balance; balances 300-0 after
+        3 rounds``, ``B (c_first) wins by crash: A (rusty) crashed (exit code 101);
+        its stderr ends: thread 'main' panicked at src/main.rs:2:5: boom; ...``."""
         bal = f"{self.balances[0]}-{self.balances[1]}"
+        return f"{self._what_happened()}; balances {bal} after {self.rounds} rounds"
+
+    def _who(self, seat: int) -> str:
+        return f"{'AB'[seat]} ({self.engines[seat]})"
+
+    def _what_happened(self) -> str:
+        reason, d = self.reason, self.detail
+        seat = d.get("seat")
+        if reason is EndReason.ABORTED:
+            cause = d.get("cause")
+            why = (
+                "interrupted (Ctrl-C or a signal), so no result"
+                if cause == "interrupted"
+                else str(d.get("problem") or cause or reason.text)
+            )
+            return f"aborted: {why}{self._stderr_of(seat)}"
         if self.winner is None:
-            what = "draw" if EndReason(self.reason).rated else "aborted"
-            head = what if what == self.reason else f"{what} ({self.reason})"
-        elif self.reason == "resign":
-            w, lo = self.winner, 1 - self.winner
-            head = f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) wins"
-        else:
-            head = f"{'AB'[self.winner]} ({self.engines[self.winner]}) wins by {self.reason}"
-        extra = ""
-        if self.reason == "time":
-            extra = f", {'AB'[self.detail['seat']]} overran by {self.detail['overrun_ms']} ms"
-        elif EndReason(self.reason).detailed:
-            bits = {
-                k: v
-                for k, v in self.detail.items()
-                if k in ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")
-            }
-            if "seat" in bits:
-                bits["seat"] = "AB"[bits["seat"]]
-            extra = ", " + ", ".join(f"{k}={v}" for k, v in bits.items() if v is not None)
-        return f"{head}{extra}; balances {bal} after {self.rounds} rounds"
+            return f"{'draw' if reason.rated else 'aborted'} ({reason})"
+        won = f"{self._who(self.winner)} wins by {reason}"
+        if not reason.by_seat or seat not in (0, 1):
+            return won
+        if reason is EndReason.RESIGN:
+            return (
+                f"{self._who(seat)} resigned: {self._who(self.winner)} wins{self._stderr_of(seat)}"
+            )
+        problem = str(d.get("problem") or "")
+        if reason is EndReason.TIME:
+            what = f"sent {self.time_loss.sentence()}" if self.time_loss else "ran out of time"
+        elif reason is EndReason.CRASH:
+            what = f"crashed ({problem or 'closed its stdout'})"
+        elif reason is EndReason.ILLEGAL:
+            what = f"forfeits with the illegal action {d.get('action')!r}: {d.get('message')}"
+        elif reason is EndReason.PROTOCOL:
+            line = d.get("line")
+            what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
+        else:  # startup: the problem quotes the engine's stderr already
+            return f"{won}: {self._who(seat)} did not start: {problem}"
+        return f"{won}: {self._who(seat)} {what}{self._stderr_of(seat)}"
+
+    def _stderr_of(self, seat: object) -> str:
+        if seat not in (0, 1):
+            return ""
+        assert isinstance(seat, int)
+        words = self.last_stderr[seat] or last_words(str(self.detail.get("stderr_tail") or ""))
+        return f"; its stderr ends: {words}" if words else ""
