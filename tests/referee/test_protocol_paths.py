@@ -29,6 +29,7 @@ from .fakes import (
     action_line,
     first_legal,
     hello_line,
+    on_nth_request,
 )
 
 MS = MILLISECOND
@@ -60,22 +61,6 @@ def play(
     )
     assert a.closed and b.closed, "every seat is closed at the end"
     return out, a, b
-
-
-def on_nth_request(n: int, bad: list[Reply], then: Script | None = None) -> Script:
-    """A first-legal engine that answers its ``n``-th request (1-based) with ``bad``."""
-    good = then or first_legal()
-    count = 0
-
-    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
-        nonlocal count
-        if msg["type"] == "request":
-            count += 1
-            if count == n:
-                return [(d, line.replace("{ID}", str(msg["id"]))) for d, line in bad]
-        return good(msg, seat)
-
-    return script
 
 
 def read(path: Path) -> list[dict[str, Any]]:

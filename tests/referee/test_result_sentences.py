@@ -17,7 +17,16 @@ from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.testing import FakeClock
 from bidref.transcript import counter_salt
 
-from .fakes import EOF_MARK, FakeSeat, Reply, Script, action_line, first_legal, hello_line
+from .fakes import (
+    EOF_MARK,
+    FakeSeat,
+    Reply,
+    Script,
+    action_line,
+    first_legal,
+    hello_line,
+    on_nth_request,
+)
 
 MS = MILLISECOND
 SPEC = MatchSpec(
@@ -98,8 +107,8 @@ def test_a_late_reply_far_past_the_deadline_is_told_the_same() -> None:
 
 def test_a_rust_panic_is_quoted_in_the_crash_sentence() -> None:
     clock = FakeClock()
-    a = Panicky("slow", clock, think_then([MS, MS]), exit=ExitInfo(101, None, "exited"), said=PANIC)
-    a.script = _then_eof(a.script, at=2)
+    crashes = on_nth_request(2, [(5 * MS, EOF_MARK)], then=think_then([MS]))
+    a = Panicky("slow", clock, crashes, exit=ExitInfo(101, None, "exited"), said=PANIC)
     out = play(a, FakeSeat("fast", clock, first_legal()), clock)
     assert (out.reason, out.winner) == (EndReason.CRASH, 1)
     said = out.summary()
@@ -110,20 +119,6 @@ def test_a_rust_panic_is_quoted_in_the_crash_sentence() -> None:
     ), said
     assert "exit_code=" not in said and "problem=" not in said and "seat=" not in said
     assert out.last_stderr[0] == last_words(PANIC)
-
-
-def _then_eof(script: Script, at: int) -> Script:
-    n = 0
-
-    def wrapped(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
-        nonlocal n
-        if msg["type"] == "request":
-            n += 1
-            if n == at:
-                return [(5 * MS, EOF_MARK)]
-        return script(msg, seat)
-
-    return wrapped
 
 
 def test_a_resignation_is_a_sentence_with_the_last_stderr_line() -> None:
