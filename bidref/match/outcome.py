@@ -221,48 +221,70 @@ class MatchOutcome:
         3 rounds``, ``B (c_first) wins by crash: A (rusty) crashed (exit code 101);
         its stderr ends: thread 'main' panicked at src/main.rs:2:5: boom; ...``."""
         bal = f"{self.balances[0]}-{self.balances[1]}"
-        return f"{self._what_happened()}; balances {bal} after {self.rounds} rounds"
+        said = end_sentence(
+            self.reason,
+            self.winner,
+            self.detail,
+            self.engines,
+            time_loss=self.time_loss,
+            last_stderr=self.last_stderr,
+        )
+        return f"{said}; balances {bal} after {self.rounds} rounds"
 
-    def _who(self, seat: int) -> str:
-        return f"{'AB'[seat]} ({self.engines[seat]})"
 
-    def _what_happened(self) -> str:
-        reason, d = self.reason, self.detail
-        seat = d.get("seat")
-        if reason is EndReason.ABORTED:
-            cause = d.get("cause")
-            why = (
-                "interrupted (Ctrl-C or a signal), so no result"
-                if cause == "interrupted"
-                else str(d.get("problem") or cause or reason.text)
-            )
-            return f"aborted: {why}{self._stderr_of(seat)}"
-        if self.winner is None:
-            return f"{'draw' if reason.rated else 'aborted'} ({reason})"
-        won = f"{self._who(self.winner)} wins by {reason}"
-        if not reason.by_seat or seat not in (0, 1):
-            return won
-        if reason is EndReason.RESIGN:
-            return (
-                f"{self._who(seat)} resigned: {self._who(self.winner)} wins{self._stderr_of(seat)}"
-            )
-        problem = str(d.get("problem") or "")
-        if reason is EndReason.TIME:
-            what = f"sent {self.time_loss.sentence()}" if self.time_loss else "ran out of time"
-        elif reason is EndReason.CRASH:
-            what = f"crashed ({problem or 'closed its stdout'})"
-        elif reason is EndReason.ILLEGAL:
-            what = f"forfeits with the illegal action {d.get('action')!r}: {d.get('message')}"
-        elif reason is EndReason.PROTOCOL:
-            line = d.get("line")
-            what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
-        else:  # startup: the problem quotes the engine's stderr already
-            return f"{won}: {self._who(seat)} did not start: {problem}"
-        return f"{won}: {self._who(seat)} {what}{self._stderr_of(seat)}"
+def end_sentence(
+    reason: EndReason,
+    winner: int | None,
+    detail: dict[str, Any],
+    engines: tuple[str, str],
+    *,
+    time_loss: TimeLoss | None = None,
+    last_stderr: tuple[str, str] = ("", ""),
+) -> str:
+    """How a match ended, in sentences, from its reason and the referee's detail:
+    who won by what, and what the seat at fault did (its last stderr line from
+    ``last_stderr``, else from the detail's ``stderr_tail``). ``winner`` counts
+    only where the rules decided: a seat's end names the loser, ``detail["seat"]``.
 
-    def _stderr_of(self, seat: object) -> str:
-        if seat not in (0, 1):
+    >>> end_sentence(EndReason.STARTUP, None, {"seat": 1, "problem": "no hello"}, ("a", "b"))
+    'A (a) wins by startup: B (b) did not start: no hello'
+    """
+
+    def who(seat: int) -> str:
+        return f"{'AB'[seat]} ({engines[seat]})"
+
+    def stderr_of(seat: object) -> str:
+        if seat != 0 and seat != 1:
             return ""
-        assert isinstance(seat, int)
-        words = self.last_stderr[seat] or last_words(str(self.detail.get("stderr_tail") or ""))
+        words = last_stderr[seat] or last_words(str(detail.get("stderr_tail") or ""))
         return f"; its stderr ends: {words}" if words else ""
+
+    seat = detail.get("seat")
+    if reason is EndReason.ABORTED:
+        cause = detail.get("cause")
+        why = (
+            "interrupted (Ctrl-C or a signal), so no result"
+            if cause == "interrupted"
+            else str(detail.get("problem") or cause or reason.text)
+        )
+        return f"aborted: {why}{stderr_of(seat)}"
+    if not reason.by_seat or (seat != 0 and seat != 1):
+        if winner is None:
+            return f"{'draw' if reason.rated else 'aborted'} ({reason})"
+        return f"{who(winner)} wins by {reason}"
+    if reason is EndReason.RESIGN:
+        return f"{who(seat)} resigned: {who(1 - seat)} wins{stderr_of(seat)}"
+    won = f"{who(1 - seat)} wins by {reason}"
+    problem = str(detail.get("problem") or "")
+    if reason is EndReason.TIME:
+        what = f"sent {time_loss.sentence()}" if time_loss else "ran out of time"
+    elif reason is EndReason.CRASH:
+        what = f"crashed ({problem or 'closed its stdout'})"
+    elif reason is EndReason.ILLEGAL:
+        what = f"forfeits with the illegal action {detail.get('action')!r}: {detail.get('message')}"
+    elif reason is EndReason.PROTOCOL:
+        line = detail.get("line")
+        what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
+    else:  # startup: the problem quotes the engine's stderr already
+        return f"{won}: {who(seat)} did not start: {problem}"
+    return f"{won}: {who(seat)} {what}{stderr_of(seat)}"
