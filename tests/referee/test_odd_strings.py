@@ -67,7 +67,11 @@ def odd_engine(where: str, text: str) -> Script:
                 "rules": {"type": "rules", "id": 1, "topic": text},
                 "resign": {"type": "resign", "message": text},
                 "name": None,
+                "line": None,
             }[where]
+            if where == "line":  # the whole line, as the framing hands it on (UTF-8)
+                raw = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+                return [(MS, raw.replace("\n", " ").replace("\r", " "))]
             lines = [] if odd_line is None else [(MS, _ascii(odd_line))]
             return [*lines, (2 * MS, action_line(rid, msg["legal"][0]))]
         return good(msg, seat)
@@ -75,9 +79,9 @@ def odd_engine(where: str, text: str) -> Script:
     return script
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    where=st.sampled_from(["action", "stale", "log", "rules", "resign", "name"]),
+    where=st.sampled_from(["action", "stale", "log", "rules", "resign", "name", "line"]),
     text=odd,
     seat=st.integers(0, 1),
 )
@@ -123,3 +127,46 @@ def test_a_lone_surrogate_action_is_recorded_as_replay_rebuilds_it(tmp_path: Pat
     assert errors and errors[0]["message"].startswith("'\ufffd' is not an action")
     report = replay(path.read_bytes())
     assert report.ok, report.problem
+
+
+SURROGATE_ENGINE = """\
+import json, sys
+first = True
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "surr", "protocol": "bidref/1"}), flush=True)
+    elif msg["type"] == "request":
+        if first:
+            first = False
+            print('{"type":"action","id":%d,"action":"\\\\ud800"}' % msg["id"], flush=True)
+        reply = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
+        print(json.dumps(reply), flush=True)
+    elif msg["type"] == "quit":
+        break
+"""
+
+
+def test_a_real_engine_sending_a_lone_surrogate_gets_a_transcript_that_verifies(
+    tmp_path: Path, c_first: Path
+) -> None:
+    import subprocess
+    import sys
+
+    engine = tmp_path / "surr.py"
+    engine.write_text(SURROGATE_ENGINE)
+    t = tmp_path / "t.jsonl"
+    cli = [sys.executable, "-c", "from bidref.cli import app; app()"]
+    opts = ["--seed", "3", "--max-rounds", "1", "--transcript", str(t)]
+    played = subprocess.run(
+        [*cli, "match", f"{sys.executable} {engine}", str(c_first), *opts],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "\\\\ud800" in t.read_text()  # the raw reply is kept as sent
+    check = subprocess.run(
+        [*cli, "replay", str(t), "--check"], capture_output=True, text=True, timeout=120
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
