@@ -1,8 +1,11 @@
-"""How a match ends: the end reasons (what each means, whether it is rated, who
-loses) and the :class:`MatchOutcome` the referee returns.
+"""How a match ends: the one list of end reasons (:class:`EndReason`: what each
+means, whether it is rated, who loses, whose fault it is), the
+:class:`MatchOutcome` the referee returns, and how an ending is said in
+sentences (:func:`end_sentence`, :class:`TimeLoss`, :func:`last_words`).
 
 Adding an end reason touches this module (and its tests) only: the referee
-raises it, the CLI and the tournament read ``rated`` and the loser from here.
+raises it; the replay, the tournament, the pages and the CLI read its
+predicates from here, never a list of words of their own.
 
 >>> EndReason.TIME.rated, EndReason.ABORTED.rated
 (True, False)
@@ -84,11 +87,6 @@ class EndReason(StrEnum):
         """Whether the losing engine is at fault (a failure counted per engine:
         time, crash, illegal, protocol, startup); a resignation is a choice."""
         return self in _SEAT_REASONS and self is not EndReason.RESIGN
-
-    @property
-    def detailed(self) -> bool:
-        """Whether a one-line summary shows the detail (exit code, problem, ...)."""
-        return self in _SEAT_REASONS or self is EndReason.ABORTED
 
     def loser(self, detail: dict[str, Any]) -> int | None:
         """The seat that lost, from the outcome's ``detail`` (None: the rules decided,
