@@ -12,6 +12,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from bidref.engines import EngineSpec, Incoming, Line
 from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
@@ -57,8 +59,9 @@ def test_a_log_flood_before_the_hello_loses_at_the_start_up_deadline() -> None:
     assert a.closed and b.closed
 
 
+@pytest.mark.parametrize("transport", ["pipe", "pty"])
 def test_a_real_engine_flooding_logs_without_reading_loses_by_startup(
-    tmp_path: Path, c_first: Path
+    tmp_path: Path, c_first: Path, transport: str
 ) -> None:
     flood = tmp_path / "flood.py"
     flood.write_text('while True:\n    print(\'{"type":"log","message":"x"}\', flush=True)\n')
@@ -73,6 +76,8 @@ def test_a_real_engine_flooding_logs_without_reading_loses_by_startup(
             str(c_first),
             "--startup",
             "1",
+            "--transport",
+            transport,
             "--seed",
             "5",
             "--transcript",
@@ -84,7 +89,8 @@ def test_a_real_engine_flooding_logs_without_reading_loses_by_startup(
         cwd=ROOT,
     )
     assert proc.returncode == 3, proc.stderr
-    assert "result:" in proc.stdout and "startup" in proc.stdout
+    said = " ".join(proc.stdout.split())  # (the console wraps long lines)
+    assert "result:" in said and "(flood) did not start: no hello within the start-up" in said
     last = json.loads(t.read_text().splitlines()[-1])
     assert (last["type"], last["reason"], last["winner"]) == ("result", "startup", 1)
     check = subprocess.run(
