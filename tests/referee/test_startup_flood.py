@@ -90,6 +90,8 @@ def test_a_real_engine_flooding_logs_without_reading_loses_by_startup(
     )
     assert proc.returncode == 3, proc.stderr
     said = " ".join(proc.stdout.split())  # (the console wraps long lines)
+    hint = " ".join(proc.stderr.split())
+    assert "log lines but no hello" in hint and "buffered stdout" not in hint
     assert "result:" in said and "(flood) did not start: no hello within the start-up" in said
     last = json.loads(t.read_text().splitlines()[-1])
     assert (last["type"], last["reason"], last["winner"]) == ("result", "startup", 1)
