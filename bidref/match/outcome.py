@@ -283,6 +283,8 @@ def end_sentence(
     elif reason is EndReason.PROTOCOL:
         line = detail.get("line")
         what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
-    else:  # startup: the problem quotes the engine's stderr already
+    elif reason is EndReason.STARTUP:  # the problem quotes the engine's stderr already
         return f"{won}: {who(seat)} did not start: {problem}"
+    else:  # a seat's end this function has no words of its own for yet
+        what = f"lost: {reason.text}" + (f": {problem}" if problem else "")
     return f"{won}: {who(seat)} {what}{stderr_of(seat)}"
