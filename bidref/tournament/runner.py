@@ -289,7 +289,6 @@ class RunSummary:
             "unresolved": [k.id for k in self.unresolved],
             "failed": [k.id for k in self.failed],
             "stopped": self.stopped,
-            "stopped_by": None if self.stopped_by is None else self.stopped_by.value,
         }
 
 

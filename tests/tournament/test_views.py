@@ -64,7 +64,9 @@ def test_match_lines_say_the_score_the_reason_and_the_seats(make_plan: MakePlan)
         f"beta vs alpha (seed {seed}, beta is A): 1/2-1/2 {{draw by round limit, 50-50 after "
         "8 rounds}"
     )
-    assert match_line(failed).endswith("not rated, startup {seat=0, problem=x}")
+    assert match_line(failed).endswith(
+        "not rated, startup {B (beta) wins by startup: A (alpha) did not start: x}"
+    )
     progress = Progress(total=2, done=1, played=3, elapsed_s=9.0, standings=None, last=won)  # type: ignore[arg-type]
     assert str(finished_line(progress)) == (
         f"Finished match 3 (1/2 rated, left ~3s): {match_line(won)}"
