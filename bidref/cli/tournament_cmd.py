@@ -59,9 +59,9 @@ cutechess-style engines, one with a handicap clock, shared options:\n
   bidref tournament --engine "cmd=./engine name=full" \\
     --engine "cmd=./engine name=fast tc=5+0.1" --each "option.depth=3" \\
     --deals 50 --out runs/handicap\n\n
-One engine against the field, on a dask cluster (engines at the same paths on the workers):\n
+One engine against the field, on a dask cluster, the engines sent to the workers:\n
   bidref tournament hero.toml a.toml b.toml --format gauntlet \\
-    --cluster tcp://head:8786
+    --cluster tcp://head:8786 --ship-engines
 """
 
 
@@ -310,10 +310,20 @@ def tournament(
         str | None,
         typer.Option(
             metavar="ADDRESS",
-            help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786 "
-            "(engines and --out at the same paths on the workers).",
+            help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786; "
+            "workers send results and transcripts back here (see --ship-engines).",
         ),
     ] = None,
+    ship_engines: Annotated[
+        bool,
+        typer.Option(
+            "--ship-engines",
+            metavar="",
+            help="With --cluster: send the engines' files to the workers (cached there by "
+            "sha256), so they need only bidref; else each worker needs the recorded build "
+            "at the same path.",
+        ),
+    ] = False,
     sprt: Annotated[
         tuple[float, float, float, float] | None,
         typer.Option(
@@ -476,7 +486,13 @@ def tournament(
                 check=play_function == DEFAULT_PLAY,
                 force=force,
             )
+        if ship_engines and cluster is None:
+            raise _Refusal("--ship-engines sends engines to --cluster workers: add --cluster")
+        if play_function == DEFAULT_PLAY:
+            _check_engine_files(plan, out)
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:
+        if store is not None:
+            store.close()
         held.close()
         raise _fail(err, str(exc)) from None
     from dataclasses import replace
@@ -496,7 +512,7 @@ def tournament(
             startup=startup,
             err=err,
         )
-        backend = _make_backend(play, cluster, concurrency, todo, err)
+        backend = _make_backend(play, cluster, concurrency, todo, err, plan, ship_engines)
         if network is not None:
             backend = remote_backend(backend, network, play)
     except (_Refusal, RemoteRefusal) as exc:
@@ -796,8 +812,26 @@ def _make_transcripts_dir(out: Path) -> None:
         ) from None
 
 
+def _check_engine_files(plan: Plan, out: Path) -> None:
+    """Refuse engines whose files changed since the tournament was created."""
+    from bidref.tournament.shipping import changed
+
+    stale = changed(plan.engines)
+    if stale:
+        raise _Refusal(
+            f"{stale[0].text()}; the build recorded in {out} is the one to play "
+            "(or start a new tournament)"
+        )
+
+
 def _make_backend(
-    play: PlayFn, cluster: str | None, concurrency: int | None, todo: int, err: Console
+    play: PlayFn,
+    cluster: str | None,
+    concurrency: int | None,
+    todo: int,
+    err: Console,
+    plan: Plan,
+    ship: bool = False,
 ) -> Backend:
     from bidref.tournament.local import LocalBackend, available_cores
 
@@ -805,7 +839,9 @@ def _make_backend(
         from bidref.tournament.cluster import ClusterBackend, ClusterError
 
         try:
-            return ClusterBackend(play, cluster, concurrency=concurrency)
+            return ClusterBackend(
+                play, cluster, concurrency=concurrency, engines=plan.engines, ship=ship
+            )
         except ClusterError as exc:
             raise _Refusal(str(exc)) from None
     cores = available_cores()
