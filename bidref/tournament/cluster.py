@@ -81,15 +81,18 @@ class NeedFiles:
     shas: tuple[str, ...]
 
 
-def _worker_address() -> tuple[str, str | None]:
-    """(this worker's address, its local folder); outside a worker ("here", None)."""
+def _this_worker() -> tuple[str, str, str | None]:
+    """(this worker's address, how to name it, its local folder); outside a worker
+    ("here", "here", None)."""
     try:
         from distributed import get_worker
 
         w = get_worker()
     except (ImportError, ValueError):
-        return "here", None
-    return str(w.address), str(w.local_directory)
+        return "here", "here", None
+    name = str(w.name)
+    named = str(w.address) if name == str(w.address) else f"{name} ({w.address})"
+    return str(w.address), named, str(w.local_directory)
 
 
 def _refusal(worker: str, engine: str, problem: str, **detail: object) -> MatchReport:
@@ -110,7 +113,7 @@ def play_task(
 ) -> MatchReport | NeedFiles:
     """One match on a worker: engines checked (or laid out from the cache), played
     in a private folder, its files returned in the report's ``outputs``."""
-    worker, local = _worker_address()
+    worker, named, local = _this_worker()
     engines: list[EngineEntry] = []
     cache = EngineCache(Path(cache_dir) if cache_dir else default_cache_dir())
     if shipment.bundles is not None:
@@ -126,7 +129,7 @@ def play_task(
             return _refusal(
                 worker,
                 job.engine_a.name,
-                f"worker {worker}: cannot keep the engines in {cache.root}: {exc}; give "
+                f"worker {named}: cannot keep the engines in {cache.root}: {exc}; give "
                 f"it a writable cache folder (${CACHE_ENV})",
             )
         for entry, b, folder in zip((job.engine_a, job.engine_b), bundles, folders, strict=True):
@@ -139,7 +142,13 @@ def play_task(
             return _refusal(
                 worker,
                 e.name,
-                mismatch.text(f"on worker {worker}"),
+                mismatch.text(
+                    f"on worker {named}",
+                    None
+                    if shipment.bundles is None
+                    else f"its cached copy was changed: delete {cache.root} there, and "
+                    "the engines are shipped again",
+                ),
                 file=mismatch.path,
                 expected=mismatch.expected,
                 found=mismatch.found,
@@ -147,7 +156,7 @@ def play_task(
         problem = interpreter_problem(e)
         if problem is not None:
             return _refusal(
-                worker, e.name, f"worker {worker}: {problem}; install it there or drop the worker"
+                worker, e.name, f"worker {named}: {problem}; install it there or drop the worker"
             )
     return _play_privately(play, job, engines, local)
 

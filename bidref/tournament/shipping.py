@@ -112,16 +112,17 @@ class Mismatch:
     expected: str
     found: str | None
 
-    def text(self, where: str = "here") -> str:
+    def text(self, where: str = "here", fix: str | None = None) -> str:
         if self.found is None:
-            return (
-                f"engine {self.engine!r}: {self.path} is missing {where}; put the recorded "
-                f"build there (sha256 {self.expected[:12]}), or use --ship-engines"
+            return f"engine {self.engine!r}: {self.path} is missing {where}; " + (
+                fix
+                or f"put the recorded build there (sha256 {self.expected[:12]}), "
+                "or use --ship-engines"
             )
         return (
             f"engine {self.engine!r}: {self.path} {where} is another build (sha256 "
-            f"{self.found[:12]}, recorded {self.expected[:12]}); restore the recorded "
-            "build, or use --ship-engines"
+            f"{self.found[:12]}, recorded {self.expected[:12]}); "
+            + (fix or "restore the recorded build, or use --ship-engines")
         )
 
 

@@ -1,0 +1,305 @@
+"""A tournament on a real dask cluster with nothing shared (issue 31).
+
+One ``dask scheduler`` and three ``dask worker`` processes on 127.0.0.1 (no
+nanny: the worker is the process that plays), each worker in a folder of its own
+with its own engine cache and, where bubblewrap can make it a mount namespace,
+with the coordinator's folder (its engines, its ``--out``) hidden under an empty
+tmpfs: the engines must be shipped and the transcripts must come home.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from bidref.tournament import MatchRecord, ResultsStore, run
+from bidref.tournament.local import LocalBackend
+from bidref.tournament.play import play_match
+from bidref.tournament.runner import RESULTS_FILE, Plan
+from bidref.tournament.shipping import CACHE_ENV
+from tests.sample_build import build_c_engines
+
+from .test_runner import alive
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+C_FIRST = REPO / "sample_engines" / "c_first" / "engine"
+RANDOM = REPO / "sample_engines" / "python_random" / "engine.py"
+BIDREF = [sys.executable, "-c", "from bidref.cli import main; main()"]
+DASK = [sys.executable, "-m", "dask"]
+BWRAP = shutil.which("bwrap")
+
+
+def _hiding(folder: Path) -> list[str]:
+    """A command prefix that runs a command with ``folder`` hidden (empty), if possible."""
+    if BWRAP is None:
+        return []
+    prefix = [BWRAP, "--dev-bind", "/", "/", "--tmpfs", str(folder), "--die-with-parent", "--"]
+    probe = subprocess.run([*prefix, "/bin/sh", "-c", "true"], capture_output=True, timeout=30)
+    return prefix if probe.returncode == 0 else []
+
+
+@dataclass
+class Dask:
+    """The processes of a loopback dask cluster, ended by pid at the end."""
+
+    address: str = ""
+    scheduler: subprocess.Popen[bytes] | None = None
+    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    folders: dict[str, Path] = field(default_factory=dict)
+    hidden: bool = False  # the workers cannot see the coordinator's folder
+
+    def worker_pid(self, name: str) -> int:
+        """The pid of the worker process itself (under bwrap, a descendant)."""
+        todo = [self.workers[name].pid]
+        for _ in range(4):
+            found = []
+            for pid in todo:
+                with contextlib.suppress(OSError):
+                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                    if b"worker" in cmdline and os.fsdecode(cmdline[0]) != BWRAP:
+                        return pid
+                found += _children(pid)
+            todo = found
+        raise AssertionError(f"no worker process {name} found")
+
+    def end(self) -> None:
+        procs = [*self.workers.values(), *([self.scheduler] if self.scheduler else [])]
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=10)
+        for folder in self.folders.values():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start_worker(dask: Dask, name: str, scheduler_file: Path, hide: list[str]) -> None:
+    folder = Path(tempfile.mkdtemp(prefix=f"bidref-{name}-"))  # outside the hidden folder
+    dask.folders[name] = folder
+    env = {
+        **os.environ,
+        "HOME": str(folder),
+        CACHE_ENV: str(folder / "cache"),
+    }
+    dask.workers[name] = subprocess.Popen(
+        [
+            *hide,
+            *DASK,
+            "worker",
+            "--scheduler-file",
+            str(scheduler_file),
+            "--name",
+            name,
+            "--nthreads",
+            "1",
+            "--no-nanny",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+            "--local-directory",
+            str(folder / "dask"),
+        ],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(folder / "worker.log").open("wb"),
+    )
+
+
+@pytest.fixture
+def dask(tmp_path: Path) -> Iterator[Dask]:
+    import distributed
+
+    cluster = Dask()
+    shared = Path(tempfile.mkdtemp(prefix="bidref-scheduler-"))
+    cluster.folders["scheduler"] = shared
+    hide = _hiding(tmp_path)
+    cluster.hidden = bool(hide)
+    scheduler_file = shared / "scheduler.json"
+    try:
+        cluster.scheduler = subprocess.Popen(
+            [
+                *DASK,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(scheduler_file),
+            ],
+            cwd=shared,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for name in ("w1", "w2", "w3"):
+            _start_worker(cluster, name, scheduler_file, hide)
+        cluster.address = json.loads(scheduler_file.read_text())["address"]
+        with distributed.Client(cluster.address, timeout=30) as client:
+            client.wait_for_workers(3, timeout=30)
+        yield cluster
+    finally:
+        cluster.end()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    out.append(int(entry.name))
+    return out
+
+
+def _rated(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
+    return {r.key.id: (r.winner, r.reason, r.balances, r.rounds) for r in records if r.rated}
+
+
+def _tournament(out: Path, engines: list[str], deals: int, *extra: str) -> list[str]:
+    return [
+        *BIDREF,
+        "tournament",
+        *engines,
+        "--deals",
+        str(deals),
+        "--seed",
+        "31",
+        "--bank",
+        "60",
+        "--delay",
+        "5",
+        "--out",
+        str(out),
+        "--json",
+        *extra,
+    ]
+
+
+def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses_a_changed_build(
+    dask: Dask, tmp_path: Path
+) -> None:
+    if not C_FIRST.exists():
+        build_c_engines()
+    # The coordinator's own engines, in a folder no worker can read (as nobody).
+    coordinator = tmp_path / "coordinator"
+    (coordinator / "engines").mkdir(parents=True)
+    coordinator.chmod(0o700)
+    slow = coordinator / "engines" / "slow_random.py"
+    slow.write_text(
+        RANDOM.read_text().replace(
+            'reply = {"type": "action"', 'import time; time.sleep(0.005); reply = {"type": "action"'
+        )
+    )
+    engines = [f"c={C_FIRST}", f"rnd={slow}"]
+    out = coordinator / "out"
+
+    # 1. Three workers, --ship-engines; w1 is killed (kill -9) mid-match.
+    proc = subprocess.Popen(
+        [*_tournament(out, engines, 3), "--cluster", dask.address, "--ship-engines"],
+        cwd=coordinator,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    w1 = dask.worker_pid("w1")
+    engines_of_w1: list[int] = []
+    deadline = time.monotonic() + 30
+    while not engines_of_w1 and proc.poll() is None and time.monotonic() < deadline:
+        engines_of_w1 = _children(w1)
+        time.sleep(0.01)
+    assert engines_of_w1, "w1 should be playing a match"
+    os.kill(w1, signal.SIGKILL)
+    dask.workers["w1"].wait(timeout=10)
+    stdout, stderr = proc.communicate(timeout=60)
+    for pid in engines_of_w1:  # its engines end when their pipes close
+        for _ in range(200):
+            if not alive(pid):
+                break
+            time.sleep(0.02)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 0, stderr.decode()
+    summary = json.loads(stdout)
+    assert summary["done"] == summary["total"] == 6
+    store = ResultsStore.open(out / RESULTS_FILE)
+    assert all(e.files for e in store.header.engines)  # the builds, by sha256
+    assert str(slow) in store.header.engines[1].files
+    rated_keys = Counter(r.key.id for r in store.records if r.rated)
+    assert set(rated_keys.values()) == {1} and len(rated_keys) == 6  # none lost, none doubled
+
+    # The same tournament on this machine gives the same results.
+    local = tmp_path / "local"
+    plan = Plan(store.header, local)
+    local_store = ResultsStore.create(local / RESULTS_FILE, plan.header)
+    with LocalBackend(play_match, 2, mode="thread") as backend:
+        run(plan, local_store, backend)
+    assert _rated(store.records) == _rated(local_store.records)
+
+    # 2. A worker whose engine file differs refuses: w2's cached copy is edited.
+    laid_out = sorted(
+        p
+        for name in ("w2", "w3")
+        for p in (dask.folders[name] / "cache" / "engines").glob("*/slow_random.py")
+    )
+    assert laid_out, "the surviving workers should hold the shipped engine"
+    changed = laid_out[0]
+    changed_worker = "w2" if str(changed).startswith(str(dask.folders["w2"])) else "w3"
+    changed.write_text(changed.read_text() + "# another build\n")
+    out2 = coordinator / "out2"
+    again = subprocess.run(
+        [*_tournament(out2, engines, 2), "--cluster", dask.address, "--ship-engines"],
+        cwd=coordinator,
+        capture_output=True,
+        timeout=60,
+    )
+    assert again.returncode == 0, again.stderr.decode()
+    store2 = ResultsStore.open(out2 / RESULTS_FILE)
+    refusals = [r for r in store2.records if r.detail.get("cause") == "engine refused"]
+    assert refusals, [r.detail for r in store2.records]
+    assert {r.detail["file"] for r in refusals} == {str(changed)}
+    for r in refusals:
+        assert f"on worker {changed_worker} (tcp://" in r.detail["problem"]
+        assert "is another build" in r.detail["problem"] and "delete" in r.detail["problem"]
+    rated2 = Counter(r.key.id for r in store2.records if r.rated)
+    assert set(rated2.values()) == {1} and len(rated2) == 4
+
+    # Every transcript came home and verifies by replaying it.
+    transcripts = [
+        str(folder / str(r.transcript))
+        for folder, s in ((out, store), (out2, store2))
+        for r in s.records
+        if r.rated
+    ]
+    check = subprocess.run(
+        [*BIDREF, "replay", "--check", *transcripts], capture_output=True, timeout=60
+    )
+    assert check.returncode == 0, check.stdout.decode() + check.stderr.decode()
+    if dask.hidden:  # the workers could not have written or read --out
+        probe = subprocess.run(
+            [*_hiding(tmp_path), "/bin/ls", "-A", str(tmp_path)], capture_output=True
+        )
+        assert probe.stdout == b""
