@@ -1,6 +1,6 @@
 """A tournament on a real dask cluster with nothing shared (issue 31).
 
-One ``dask scheduler`` and three ``dask worker`` processes on 127.0.0.1 (no
+One ``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1 (no
 nanny: the worker is the process that plays), each worker in a folder of its own
 with its own engine cache and, where bubblewrap can make it a mount namespace,
 with the coordinator's folder (its engines, its ``--out``) hidden under an empty
@@ -155,11 +155,11 @@ def dask(tmp_path: Path) -> Iterator[Dask]:
         deadline = time.monotonic() + 30
         while not scheduler_file.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-        for name in ("w1", "w2", "w3"):
+        for name in ("w1", "w2"):
             _start_worker(cluster, name, scheduler_file, hide)
         cluster.address = json.loads(scheduler_file.read_text())["address"]
         with distributed.Client(cluster.address, timeout=30) as client:
-            client.wait_for_workers(3, timeout=30)
+            client.wait_for_workers(2, timeout=30)
         yield cluster
     finally:
         cluster.end()
@@ -218,7 +218,7 @@ def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses
     engines = [f"c={C_FIRST}", f"rnd={slow}"]
     out = coordinator / "out"
 
-    # 1. Three workers, --ship-engines; w1 is killed (kill -9) mid-match.
+    # 1. Two workers, --ship-engines; w1 is killed (kill -9) mid-match, w2 plays on.
     proc = subprocess.Popen(
         [*_tournament(out, engines, 3), "--cluster", dask.address, "--ship-engines"],
         cwd=coordinator,
@@ -260,40 +260,35 @@ def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses
     assert _rated(store.records) == _rated(local_store.records)
 
     # 2. A worker whose engine file differs refuses: w2's cached copy is edited.
-    laid_out = sorted(
-        p
-        for name in ("w2", "w3")
-        for p in (dask.folders[name] / "cache" / "engines").glob("*/slow_random.py")
-    )
-    assert laid_out, "the surviving workers should hold the shipped engine"
+    laid_out = list((dask.folders["w2"] / "cache" / "engines").glob("*/slow_random.py"))
+    assert len(laid_out) == 1, "w2 should hold the shipped engine, laid out once"
     changed = laid_out[0]
-    changed_worker = "w2" if str(changed).startswith(str(dask.folders["w2"])) else "w3"
     changed.write_text(changed.read_text() + "# another build\n")
     out2 = coordinator / "out2"
     again = subprocess.run(
-        [*_tournament(out2, engines, 2), "--cluster", dask.address, "--ship-engines"],
+        [
+            *_tournament(out2, engines, 1),
+            "--cluster",
+            dask.address,
+            "--ship-engines",
+            "--max-attempts",
+            "1",
+        ],
         cwd=coordinator,
         capture_output=True,
         timeout=60,
     )
-    assert again.returncode == 0, again.stderr.decode()
+    assert again.returncode == 1, again.stderr.decode()  # nothing played: unresolved
     store2 = ResultsStore.open(out2 / RESULTS_FILE)
-    refusals = [r for r in store2.records if r.detail.get("cause") == "engine refused"]
-    assert refusals, [r.detail for r in store2.records]
-    assert {r.detail["file"] for r in refusals} == {str(changed)}
-    for r in refusals:
-        assert f"on worker {changed_worker} (tcp://" in r.detail["problem"]
-        assert "is another build" in r.detail["problem"] and "delete" in r.detail["problem"]
-    rated2 = Counter(r.key.id for r in store2.records if r.rated)
-    assert set(rated2.values()) == {1} and len(rated2) == 4
+    assert len(store2.records) == 2 and not any(r.rated for r in store2.records)
+    for r in store2.records:
+        assert r.detail["cause"] == "engine refused" and r.detail["file"] == str(changed)
+        problem = r.detail["problem"]
+        assert "on worker w2 (tcp://" in problem and "is another build" in problem, problem
+        assert not (out2 / str(r.transcript)).exists()  # not played
 
     # Every transcript came home and verifies by replaying it.
-    transcripts = [
-        str(folder / str(r.transcript))
-        for folder, s in ((out, store), (out2, store2))
-        for r in s.records
-        if r.rated
-    ]
+    transcripts = [str(out / str(r.transcript)) for r in store.records if r.rated]
     check = subprocess.run(
         [*BIDREF, "replay", "--check", *transcripts], capture_output=True, timeout=60
     )
