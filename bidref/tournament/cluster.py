@@ -244,6 +244,7 @@ class ClusterBackend:
         self._matches: list[_Match] = []
         self._refusing: dict[str, str] = {}  # worker: why
         self._cancelled = False
+        self.files_sent = 0  # files shipped to workers that lacked them, in this run
         threads = sum(client.nthreads().values())
         if threads < 1 and concurrency is None:
             raise ClusterError("the dask cluster has no workers: start some with `dask worker`")
@@ -326,7 +327,10 @@ class ClusterBackend:
     def _read_files(self, shas: tuple[str, ...]) -> dict[str, bytes]:
         assert self._shipment.bundles is not None
         paths = {sha: src for b in self._shipment.bundles.values() for src, _, sha, _ in b.files}
-        return {sha: Path(paths[sha]).read_bytes() for sha in shas}
+        files = {sha: Path(paths[sha]).read_bytes() for sha in shas}
+        with self._lock:
+            self.files_sent += len(files)
+        return files
 
     @property
     def refusing(self) -> dict[str, str]:
