@@ -445,6 +445,8 @@ def tournament(
     held = ExitStack()  # this run's hold on the results file (see store.hold)
     try:
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
+        if ship_engines and cluster is None:
+            raise _Refusal("--ship-engines sends engines to --cluster workers: add --cluster")
         _check_exports(export or [], force=force)
         if stderr_dir is not None:
             _make_folder("--stderr-dir", stderr_dir)
@@ -486,8 +488,6 @@ def tournament(
                 check=play_function == DEFAULT_PLAY,
                 force=force,
             )
-        if ship_engines and cluster is None:
-            raise _Refusal("--ship-engines sends engines to --cluster workers: add --cluster")
         if play_function == DEFAULT_PLAY:
             _check_engine_files(plan, out)
     except (_Refusal, ResultsError, ScheduleError, EngineArgError) as exc:

@@ -247,3 +247,43 @@ def test_shipped_engines_stay_cached_on_a_worker_across_runs(
             for r in store.records:
                 assert (plan.out_dir / str(r.transcript)).read_text() == "v1|v1"
     assert sent[0] >= 1 and sent[1] == 0  # the second run found them in the cache
+
+
+def test_ship_engines_needs_a_cluster(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from bidref.cli import app
+
+    result = CliRunner().invoke(
+        app,
+        ["tournament", "a=fake", "b=fake", "--out", str(tmp_path / "t"), "--ship-engines"],
+    )
+    assert result.exit_code == 2
+    assert "--ship-engines" in result.output and "add --cluster" in result.output
+    assert not (tmp_path / "t").exists()
+
+
+def test_resuming_with_a_rebuilt_engine_is_refused_naming_the_file(tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from bidref.cli import app
+    from tests.sample_build import build_c_engines
+
+    c_first = Path(__file__).resolve().parents[2] / "sample_engines" / "c_first" / "engine"
+    if not c_first.exists():
+        build_c_engines()
+    engine = tmp_path / "engine"
+    shutil.copy(c_first, engine)
+    out = tmp_path / "t"
+    args = ["tournament", f"x={engine}", f"y={c_first}", "--deals", "1", "--out", str(out)]
+    first = CliRunner().invoke(app, [*args, "--bank", "30", "--delay", "3", "--json"])
+    assert first.exit_code == 0, first.output
+    header = ResultsStore.open(out / RESULTS_FILE).header
+    assert header.engines[0].files == {str(engine): sha(engine.read_bytes())}
+    with engine.open("ab") as f:
+        f.write(b"\0rebuilt")
+    again = CliRunner().invoke(app, ["tournament", "--resume", "--out", str(out)])
+    assert again.exit_code == 2
+    assert str(engine) in again.output and "another build" in again.output
