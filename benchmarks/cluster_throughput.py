@@ -1,9 +1,10 @@
 """Cluster throughput: matches per second on 1 and 2 dask worker processes, side by side.
 
-Starts a ``dask scheduler`` and ``dask worker`` processes (one thread each, no
-nanny, each in a folder and engine cache of its own) on 127.0.0.1, and plays the
-same paired tournament between two compiled engines (the C sample engine under
-two names) with ``--ship-engines``, the transcripts coming back to this process:
+Starts a ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1 (one
+thread each, no nanny, each in a folder and engine cache of its own: see
+:mod:`bidref.tournament.loopback`), and plays the same paired tournament between
+two compiled engines (the C sample engine under two names), the engines shipped
+and the transcripts coming back to this process:
 first with one worker, then with two. A warm-up run before each timed one ships
 the engines and starts the workers' imports. Every process started here is ended
 by its pid.
@@ -14,10 +15,8 @@ by its pid.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,14 +26,13 @@ from pathlib import Path
 from bidref.tournament import MatchSettings, Plan, ResultsStore, new_header, run
 from bidref.tournament.cluster import ClusterBackend
 from bidref.tournament.engines import resolve_entries
+from bidref.tournament.loopback import LoopbackCluster
 from bidref.tournament.play import play_match
 from bidref.tournament.runner import RESULTS_FILE
 from bidref.tournament.schedule import seeds_from_master
-from bidref.tournament.shipping import CACHE_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 ENGINE = REPO / "sample_engines" / "c_first" / "engine"
-DASK = [sys.executable, "-m", "dask"]
 
 
 def make_plan(out: Path, deals: int, seed: int) -> Plan:
@@ -48,33 +46,6 @@ def make_plan(out: Path, deals: int, seed: int) -> Plan:
         deal_book=None,
     )
     return Plan(header, out)
-
-
-def start_worker(root: Path, name: str, scheduler_file: Path) -> subprocess.Popen[bytes]:
-    folder = root / name
-    folder.mkdir()
-    return subprocess.Popen(
-        [
-            *DASK,
-            "worker",
-            "--scheduler-file",
-            str(scheduler_file),
-            "--name",
-            name,
-            "--nthreads",
-            "1",
-            "--no-nanny",
-            "--no-dashboard",
-            "--host",
-            "127.0.0.1",
-            "--local-directory",
-            str(folder / "dask"),
-        ],
-        cwd=folder,
-        env={**os.environ, CACHE_ENV: str(folder / "cache")},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
 
 def measure(address: str, deals: int, root: Path, label: str) -> tuple[int, float, int]:
@@ -95,8 +66,6 @@ def measure(address: str, deals: int, root: Path, label: str) -> tuple[int, floa
 
 
 def main() -> int:
-    import distributed
-
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--deals", type=int, default=20, help="deal seeds (x2 matches)")
     args = parser.parse_args()
@@ -107,50 +76,18 @@ def main() -> int:
         f"transcripts returned; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}"
     )
     root = Path(tempfile.mkdtemp(prefix="bidref-cluster-bench-"))
-    scheduler_file = root / "scheduler.json"
-    procs = [
-        subprocess.Popen(
-            [
-                *DASK,
-                "scheduler",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-dashboard",
-                "--scheduler-file",
-                str(scheduler_file),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    ]
     figures: dict[int, float] = {}
     try:
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        address = json.loads(scheduler_file.read_text())["address"]
-        for workers in (1, 2):
-            procs.append(start_worker(root, f"w{workers}", scheduler_file))
-            with distributed.Client(address, timeout=60) as client:  # type: ignore[no-untyped-call]
-                client.wait_for_workers(workers, timeout=60)
-            done, seconds, aborted = measure(address, args.deals, root, f"{workers}")
-            figures[workers] = done / seconds
-            print(
-                f"  {workers} worker process{'es' if workers > 1 else ''}: {done} matches in "
-                f"{seconds:.2f} s = {figures[workers]:.2f} matches/s ({aborted} aborted)"
-            )
+        with LoopbackCluster(0) as cluster:
+            for workers in (1, 2):
+                cluster.add_worker(f"w{workers}")
+                done, seconds, aborted = measure(cluster.address, args.deals, root, f"{workers}")
+                figures[workers] = done / seconds
+                print(
+                    f"  {workers} worker process{'es' if workers > 1 else ''}: {done} matches "
+                    f"in {seconds:.2f} s = {figures[workers]:.2f} matches/s ({aborted} aborted)"
+                )
     finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
         shutil.rmtree(root, ignore_errors=True)
     print(
         f"  side by side: {figures[1]:.2f} matches/s on 1 worker, {figures[2]:.2f} on 2 "

@@ -9,27 +9,24 @@ tmpfs: the engines must be shipped and the transcripts must come home.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from bidref.tournament import MatchRecord, ResultsStore, run
 from bidref.tournament.local import LocalBackend
+from bidref.tournament.loopback import LoopbackCluster, children
 from bidref.tournament.play import play_match
 from bidref.tournament.runner import RESULTS_FILE, Plan
-from bidref.tournament.shipping import CACHE_ENV
 from tests.sample_build import build_c_engines
 
 from .test_runner import alive
@@ -40,7 +37,6 @@ REPO = Path(__file__).resolve().parents[2]
 C_FIRST = REPO / "sample_engines" / "c_first" / "engine"
 RANDOM = REPO / "sample_engines" / "python_random" / "engine.py"
 BIDREF = [sys.executable, "-c", "from bidref.cli import main; main()"]
-DASK = [sys.executable, "-m", "dask"]
 BWRAP = shutil.which("bwrap")
 
 
@@ -53,127 +49,11 @@ def _hiding(folder: Path) -> list[str]:
     return prefix if probe.returncode == 0 else []
 
 
-@dataclass
-class Dask:
-    """The processes of a loopback dask cluster, ended by pid at the end."""
-
-    address: str = ""
-    scheduler: subprocess.Popen[bytes] | None = None
-    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
-    folders: dict[str, Path] = field(default_factory=dict)
-    hidden: bool = False  # the workers cannot see the coordinator's folder
-
-    def worker_pid(self, name: str) -> int:
-        """The pid of the worker process itself (under bwrap, a descendant)."""
-        todo = [self.workers[name].pid]
-        for _ in range(4):
-            found = []
-            for pid in todo:
-                with contextlib.suppress(OSError):
-                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-                    if b"worker" in cmdline and os.fsdecode(cmdline[0]) != BWRAP:
-                        return pid
-                found += _children(pid)
-            todo = found
-        raise AssertionError(f"no worker process {name} found")
-
-    def end(self) -> None:
-        procs = [*self.workers.values(), *([self.scheduler] if self.scheduler else [])]
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=10)
-        for folder in self.folders.values():
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _start_worker(dask: Dask, name: str, scheduler_file: Path, hide: list[str]) -> None:
-    folder = Path(tempfile.mkdtemp(prefix=f"bidref-{name}-"))  # outside the hidden folder
-    dask.folders[name] = folder
-    env = {
-        **os.environ,
-        "HOME": str(folder),
-        CACHE_ENV: str(folder / "cache"),
-    }
-    dask.workers[name] = subprocess.Popen(
-        [
-            *hide,
-            *DASK,
-            "worker",
-            "--scheduler-file",
-            str(scheduler_file),
-            "--name",
-            name,
-            "--nthreads",
-            "1",
-            "--no-nanny",
-            "--no-dashboard",
-            "--host",
-            "127.0.0.1",
-            "--local-directory",
-            str(folder / "dask"),
-        ],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=(folder / "worker.log").open("wb"),
-    )
-
-
 @pytest.fixture
-def dask(tmp_path: Path) -> Iterator[Dask]:
-    import distributed
-
-    cluster = Dask()
-    shared = Path(tempfile.mkdtemp(prefix="bidref-scheduler-"))
-    cluster.folders["scheduler"] = shared
-    hide = _hiding(tmp_path)
-    cluster.hidden = bool(hide)
-    scheduler_file = shared / "scheduler.json"
-    try:
-        cluster.scheduler = subprocess.Popen(
-            [
-                *DASK,
-                "scheduler",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--no-dashboard",
-                "--scheduler-file",
-                str(scheduler_file),
-            ],
-            cwd=shared,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        for name in ("w1", "w2"):
-            _start_worker(cluster, name, scheduler_file, hide)
-        cluster.address = json.loads(scheduler_file.read_text())["address"]
-        with distributed.Client(cluster.address, timeout=30) as client:
-            client.wait_for_workers(2, timeout=30)
+def dask(tmp_path: Path) -> Iterator[LoopbackCluster]:
+    # The workers' folders are outside tmp_path, which is hidden from them.
+    with LoopbackCluster(2, prefix=_hiding(tmp_path), start_timeout_s=30) as cluster:
         yield cluster
-    finally:
-        cluster.end()
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError):
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                if int(fields[1]) == pid:
-                    out.append(int(entry.name))
-    return out
 
 
 def _rated(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
@@ -201,14 +81,13 @@ def _tournament(out: Path, engines: list[str], deals: int, *extra: str) -> list[
 
 
 def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses_a_changed_build(
-    dask: Dask, tmp_path: Path
+    dask: LoopbackCluster, tmp_path: Path
 ) -> None:
     if not C_FIRST.exists():
         build_c_engines()
-    # The coordinator's own engines, in a folder no worker can read (as nobody).
+    # The coordinator's own engines and --out, in a folder the workers cannot see.
     coordinator = tmp_path / "coordinator"
     (coordinator / "engines").mkdir(parents=True)
-    coordinator.chmod(0o700)
     slow = coordinator / "engines" / "slow_random.py"
     slow.write_text(
         RANDOM.read_text().replace(
@@ -229,7 +108,7 @@ def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses
     engines_of_w1: list[int] = []
     deadline = time.monotonic() + 30
     while not engines_of_w1 and proc.poll() is None and time.monotonic() < deadline:
-        engines_of_w1 = _children(w1)
+        engines_of_w1 = children(w1)
         time.sleep(0.01)
     assert engines_of_w1, "w1 should be playing a match"
     os.kill(w1, signal.SIGKILL)
@@ -293,7 +172,7 @@ def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses
         [*BIDREF, "replay", "--check", *transcripts], capture_output=True, timeout=60
     )
     assert check.returncode == 0, check.stdout.decode() + check.stderr.decode()
-    if dask.hidden:  # the workers could not have written or read --out
+    if dask.prefix:  # the workers could not have written or read --out
         probe = subprocess.run(
             [*_hiding(tmp_path), "/bin/ls", "-A", str(tmp_path)], capture_output=True
         )
