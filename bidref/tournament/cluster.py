@@ -24,6 +24,7 @@ running on a worker plays to its end there and its result is discarded
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
@@ -35,6 +36,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
+
+from bidref import __version__
 
 from .model import ABORTED, EngineEntry, MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
@@ -71,6 +74,7 @@ class Shipment:
 
     python: str
     bundles: dict[str, Bundle] | None = None  # by engine name
+    bidref_version: str = __version__  # the coordinator's: a worker must run the same
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,13 @@ def play_task(
     """One match on a worker: engines checked (or laid out from the cache), played
     in a private folder, its files returned in the report's ``outputs``."""
     worker, named, local = _this_worker()
+    if shipment.bidref_version != __version__:
+        return _refusal(
+            worker,
+            job.engine_a.name,
+            f"worker {named} runs bidref {__version__}, this tournament bidref "
+            f"{shipment.bidref_version}; install that version there",
+        )
     engines: list[EngineEntry] = []
     cache = EngineCache(Path(cache_dir) if cache_dir else default_cache_dir())
     if shipment.bundles is not None:
@@ -328,6 +339,12 @@ class ClusterBackend:
         assert self._shipment.bundles is not None
         paths = {sha: src for b in self._shipment.bundles.values() for src, _, sha, _ in b.files}
         files = {sha: Path(paths[sha]).read_bytes() for sha in shas}
+        for sha, data in files.items():
+            if hashlib.sha256(data).hexdigest() != sha:
+                raise ClusterError(
+                    f"{paths[sha]} changed on this machine during the tournament; restore "
+                    "the recorded build and --resume"
+                )
         with self._lock:
             self.files_sent += len(files)
         return files

@@ -94,13 +94,15 @@ def sha256_file(path: str) -> str:
 
 def fingerprint(entry: EngineEntry) -> EngineEntry:
     """``entry`` with the sha256 of each of its files recorded."""
-    try:
-        return replace(entry, files={p: sha256_file(p) for p in engine_files(entry)})
-    except OSError as exc:
-        raise EngineFilesError(
-            f"engine {entry.name!r}: cannot read {exc.filename!r} ({exc.strerror}) to "
-            "identify it; make it readable"
-        ) from None
+    files: dict[str, str] = {}
+    for path in engine_files(entry):
+        digest = DIGESTS.of(path)  # (remembered: the resume check reads it again)
+        if digest is None:
+            raise EngineFilesError(
+                f"engine {entry.name!r}: cannot read {path!r} to identify it; make it readable"
+            )
+        files[path] = digest
+    return replace(entry, files=files)
 
 
 @dataclass(frozen=True)

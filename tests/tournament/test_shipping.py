@@ -189,6 +189,13 @@ def test_without_shipping_a_worker_refuses_another_build_at_the_recorded_path(
     assert "--ship-engines" in str(refused.detail["problem"])
 
 
+def test_a_worker_with_another_bidref_version_refuses(make_plan: MakePlan, tmp_path: Path) -> None:
+    job, _script = _job(make_plan, tmp_path)
+    refused = play_task(file_play, job, Shipment(sys.executable, None, "0.0.1"))
+    assert isinstance(refused, MatchReport) and refused.detail["cause"] == REFUSED
+    assert "bidref 0.0.1" in str(refused.detail["problem"]) and not Path(job.transcript).exists()
+
+
 def outputs_play(job: MatchJob) -> MatchReport:
     elsewhere = str(Path(job.transcript).parent.parent.parent / "elsewhere.txt")
     return MatchReport(
