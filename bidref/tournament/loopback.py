@@ -84,7 +84,8 @@ class LoopbackCluster:
         for i in range(self._initial):
             self.add_worker(f"w{i + 1}", wait=False)
         self.address = str(json.loads(self.scheduler_file.read_text())["address"])
-        self.wait_for_workers(len(self.workers))
+        if self.workers:
+            self.wait_for_workers(len(self.workers))
 
     def add_worker(self, name: str, *, wait: bool = True) -> None:
         folder = Path(tempfile.mkdtemp(prefix=f"bidref-{name}-"))
