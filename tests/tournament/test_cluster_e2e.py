@@ -56,6 +56,13 @@ def dask(tmp_path: Path) -> Iterator[LoopbackCluster]:
         yield cluster
 
 
+def _runs_from(pid: int, folder: Path) -> bool:
+    try:
+        return str(folder).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def _rated(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
     return {r.key.id: (r.winner, r.reason, r.balances, r.rounds) for r in records if r.rated}
 
@@ -104,16 +111,22 @@ def test_a_cluster_with_nothing_shared_ships_engines_survives_a_kill_and_refuses
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    w1 = dask.worker_pid("w1")
-    engines_of_w1: list[int] = []
-    deadline = time.monotonic() + 30
-    while not engines_of_w1 and proc.poll() is None and time.monotonic() < deadline:
-        engines_of_w1 = children(w1)
-        time.sleep(0.01)
-    assert engines_of_w1, "w1 should be playing a match"
-    os.kill(w1, signal.SIGKILL)
-    dask.workers["w1"].wait(timeout=10)
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        w1 = dask.worker_pid("w1")
+        engines_of_w1: list[int] = []
+        deadline = time.monotonic() + 30
+        while not engines_of_w1 and proc.poll() is None and time.monotonic() < deadline:
+            # its engines, run from its own cache folder: a match is on
+            engines_of_w1 = [pid for pid in children(w1) if _runs_from(pid, dask.folders["w1"])]
+            time.sleep(0.01)
+        assert engines_of_w1, "w1 should be playing a match"
+        os.kill(w1, signal.SIGKILL)
+        dask.workers["w1"].wait(timeout=10)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     for pid in engines_of_w1:  # its engines end when their pipes close
         for _ in range(200):
             if not alive(pid):
