@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -294,3 +295,40 @@ def test_resuming_with_a_rebuilt_engine_is_refused_naming_the_file(tmp_path: Pat
     again = CliRunner().invoke(app, ["tournament", "--resume", "--out", str(out)])
     assert again.exit_code == 2
     assert str(engine) in again.output and "another build" in again.output
+
+
+def test_a_refusing_worker_gets_no_more_matches_and_its_match_is_played_elsewhere(
+    make_plan: MakePlan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import distributed
+
+    from bidref.tournament import cluster as cluster_module
+    from bidref.tournament.shipping import Mismatch
+
+    from .tournament_fakes import fake_play
+
+    def verify_on(engine: str, files: object) -> Mismatch | None:
+        # worker "1" of this in-process cluster has another build of every engine
+        if distributed.get_worker().name == 1:
+            return Mismatch(engine, "/engines/x", "a" * 64, "b" * 64)
+        return None
+
+    monkeypatch.setattr(cluster_module, "verify", verify_on)
+    specs = [("a", "fake strength=2 sleep=0.05"), ("b", "fake")]
+    plan = make_plan(specs, deals=4)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster:
+        backend = ClusterBackend(fake_play, cluster.scheduler_address)
+        try:
+            summary = run(plan, store, backend, tick_s=0.02)
+        finally:
+            backend.close()
+        bad = [w.address for w in cluster.workers.values() if w.name == 1]
+    refused = [r for r in store.records if r.detail.get("cause") == REFUSED]
+    assert 1 <= len(refused) <= 2  # those sent before the first refusal came back
+    assert list(backend.refusing) == bad
+    assert {r.detail["worker"] for r in refused} == set(bad)
+    assert summary.done == len(plan.keys) == 8  # each refused match played elsewhere
+    assert Counter(r.key.id for r in store.records if r.rated).most_common(1)[0][1] == 1
