@@ -332,3 +332,59 @@ def test_a_refusing_worker_gets_no_more_matches_and_its_match_is_played_elsewher
     assert {r.detail["worker"] for r in refused} == set(bad)
     assert summary.done == len(plan.keys) == 8  # each refused match played elsewhere
     assert Counter(r.key.id for r in store.records if r.rated).most_common(1)[0][1] == 1
+
+
+def test_the_sprt_stops_a_cluster_run_and_progress_is_reported(make_plan: MakePlan) -> None:
+    import distributed
+
+    from bidref.tournament import Progress, Sprt
+
+    from .tournament_fakes import fake_play
+
+    sprt = Sprt(0, 100, 0.05, 0.05)
+    plan = make_plan(
+        [("strong", "fake strength=6 draw=0"), ("weak", "fake draw=0")], deals=300, sprt=sprt
+    )
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    seen: list[Progress] = []
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster:
+        backend = ClusterBackend(fake_play, cluster.scheduler_address)
+        try:
+            summary = run(plan, store, backend, on_progress=seen.append, tick_s=0.02)
+        finally:
+            backend.close()
+    assert summary.sprt_stopped and 0 < summary.played < len(plan.keys)
+    assert summary.played <= summary.done + 2  # at most the matches in flight after the stop
+    assert [p.played for p in seen if p.last is not None] == list(range(1, summary.played + 1))
+    for r in store.records:  # every transcript came back through the report
+        assert (plan.out_dir / str(r.transcript)).read_text().startswith('{"fake"')
+
+
+def logs_play(job: MatchJob) -> MatchReport:
+    assert job.debug_log is not None and job.stderr_dir is not None
+    Path(job.debug_log).write_text("debug lines")
+    Path(job.stderr_dir).mkdir(parents=True, exist_ok=True)
+    (Path(job.stderr_dir) / f"{job.stderr_prefix}A-a.stderr.log").write_text("stderr of A")
+    Path(job.transcript).write_bytes(b"t")
+    return MatchReport(winner=0, reason="rounds", rated=True)
+
+
+def test_debug_logs_and_stderr_files_come_back_with_the_transcript(
+    make_plan: MakePlan, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    plan = replace(make_plan(deals=1), stderr_dir=tmp_path / "stderr", debug=True)
+    job = plan.job(plan.keys[0], 1)
+    report = play_task(logs_play, job, Shipment(sys.executable))
+    assert isinstance(report, MatchReport)
+    assert job.debug_log is not None and job.stderr_dir is not None
+    assert dict(report.outputs) == {
+        job.debug_log: b"debug lines",
+        os.path.join(job.stderr_dir, f"{job.stderr_prefix}A-a.stderr.log"): b"stderr of A",
+        job.transcript: b"t",
+    }
+    assert report.outputs[-1][0] == job.transcript  # written last, just before the record
+    assert not (tmp_path / "stderr").exists() and not Path(job.debug_log).exists()
