@@ -15,6 +15,7 @@ kept across runs, where each engine is laid out as on the coordinator.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import sys
@@ -28,8 +29,12 @@ from .model import EngineEntry
 
 MAX_FOLDER_FILES = 2_000
 MAX_FOLDER_BYTES = 1 << 30
-SKIP_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
+# Not part of a build: caches, version control, virtual environments (not portable).
+SKIP_DIRS = frozenset(
+    {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".venv"}
+)
 CACHE_ENV = "BIDREF_ENGINE_CACHE"
+log = logging.getLogger(__name__)
 _CHUNK = 1 << 20
 
 
@@ -56,7 +61,8 @@ def interpreter(entry: EngineEntry) -> str | None:
     return None
 
 
-def _folder_files(folder: Path, name: str) -> list[str]:
+def _folder_files(folder: Path, name: str) -> list[str] | None:
+    """The files in an engine's folder; None when there are too many to be its own."""
     found: list[str] = []
     size = 0
     for root, dirs, files in os.walk(folder):
@@ -68,11 +74,15 @@ def _folder_files(folder: Path, name: str) -> list[str]:
             found.append(path)
             size += os.path.getsize(path)
             if len(found) > MAX_FOLDER_FILES or size > MAX_FOLDER_BYTES:
-                raise EngineFilesError(
-                    f"engine {name!r}: its folder {str(folder)!r} holds more than "
-                    f"{MAX_FOLDER_FILES} files or {MAX_FOLDER_BYTES >> 20} MiB; give the "
-                    "engine a folder of its own (cwd in its engine file)"
+                log.warning(
+                    "engine %s: its folder %s holds more than %d files or %d MiB: only its "
+                    "program is identified (and shipped); give it a folder of its own",
+                    name,
+                    folder,
+                    MAX_FOLDER_FILES,
+                    MAX_FOLDER_BYTES >> 20,
                 )
+                return None
     return found
 
 
@@ -80,7 +90,7 @@ def engine_files(entry: EngineEntry) -> list[str]:
     """Every file that makes the engine, absolute paths, sorted."""
     files = set(program_files(entry))
     if entry.cwd and os.path.isdir(entry.cwd):
-        files.update(_folder_files(Path(entry.cwd), entry.name))
+        files.update(_folder_files(Path(entry.cwd), entry.name) or ())
     return sorted(files)
 
 

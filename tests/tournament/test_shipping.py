@@ -67,6 +67,18 @@ def test_the_program_and_the_engine_folder_are_hashed_and_the_interpreter_is_not
     assert fingerprint(EngineEntry("d", "d", ("stockfish",))).files == {}
 
 
+def test_a_folder_too_large_to_be_an_engines_own_identifies_only_its_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bidref.tournament import shipping
+
+    monkeypatch.setattr(shipping, "MAX_FOLDER_FILES", 3)
+    for i in range(5):
+        (tmp_path / f"f{i}").write_text(str(i))
+    entry = fingerprint(EngineEntry("big", "big", ("python3", str(tmp_path / "f0")), str(tmp_path)))
+    assert list(entry.files) == [str(tmp_path / "f0")]
+
+
 def test_a_tournament_records_each_engine_build_in_its_header(tmp_path: Path) -> None:
     script = tmp_path / "e.py"
     script.write_text("# v1\n")
