@@ -281,12 +281,10 @@ def write_report(out_dir: Path, report: Path) -> ReportSummary:
 def header_text(plan: Plan) -> str:
     h = plan.header
     st = plan.settings
-    seeds = (
-        f"master seed {h.master_seed}" if h.master_seed is not None else f"deal book {h.deal_book}"
-    )
     limit = f", at most {st.max_rounds} rounds" if st.max_rounds else ""
     return (
-        f"{h.format}, {len(plan.names)} engines, {len(h.seeds)} deal seeds × 2 seats ({seeds}); "
+        f"{h.format}, {len(plan.names)} engines, {len(h.seeds)} deal seeds × 2 seats "
+        f"({plan.deals_origin}); "
         f"bank {st.bank_ms / 1000:g} s, delay {st.delay_ms / 1000:g} s{limit}, illegal "
         f"actions: {st.illegal}; created {h.created}"
     )

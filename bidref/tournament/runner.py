@@ -122,6 +122,21 @@ class Plan:
         s = self.header.sprt
         return None if s is None else Sprt(s.elo0, s.elo1, s.alpha, s.beta)
 
+    @property
+    def deals_origin(self) -> str:
+        """Where the deal seeds come from: ``master seed 7`` or ``deal book FILE``."""
+        h = self.header
+        return (
+            f"master seed {h.master_seed}"
+            if h.master_seed is not None
+            else f"deal book {h.deal_book}"
+        )
+
+    @property
+    def hero(self) -> str | None:
+        """The gauntlet's engine (listed first in its standings); None in a round robin."""
+        return self.names[0] if self.header.format == "gauntlet" else None
+
     def _match_name(self, key: MatchKey, attempt: int) -> tuple[str, str]:
         """(folder, file stem) naming one match's files: ``a--b``, ``SEED-SEAT[-tryN]``."""
         suffix = "" if attempt == 1 else f"-try{attempt}"
@@ -268,6 +283,20 @@ class RunSummary:
     stopped: str | None = None  # why the run stopped before the end, if it did
     standings: Standings | None = None
 
+    def to_dict(self) -> dict[str, object]:
+        """The counts and the matches left to play, by id (the standings apart)."""
+        return {
+            "total": self.total,
+            "done": self.done,
+            "played": self.played,
+            "aborted": self.aborted,
+            "interrupted": self.interrupted,
+            "sprt_stopped": self.sprt_stopped,
+            "unresolved": [k.id for k in self.unresolved],
+            "failed": [k.id for k in self.failed],
+            "stopped": self.stopped,
+        }
+
 
 def missing(plan: Plan, store: ResultsStore) -> list[MatchKey]:
     """Scheduled matches without a rated record, in schedule order."""
@@ -299,105 +328,129 @@ def run(
     does. One that fails to start (its client is not there) does not stop the
     run: its matches are recorded unrated, and ``--resume`` plays them again.
     """
-    keys = plan.keys
-    names, pairs, sprt = plan.names, plan.pairings, plan.sprt
-    todo = missing(plan, store)
-    summary = RunSummary(total=len(keys), done=len(keys) - len(todo))
-    clock_start = time.monotonic()
+    loop = _Loop(plan, store, backend, on_progress, max_attempts, remote)
+    if loop.decided():
+        loop.summary.sprt_stopped = True
+    else:
+        loop.report_progress(None)
+        try:
+            loop.play(tick_s)
+        except KeyboardInterrupt:
+            loop.drain(drain_timeout_s, tick_s)
+    loop.summary.standings = loop.tally.standings
+    return loop.summary
 
-    tally = Tally(names, pairs)
-    for r in store.records:
-        tally.add(r)
 
-    def standings() -> Standings:
-        return tally.standings
+class _Loop:
+    """One run of :func:`run`: the matches pending, running and finished, counted in
+    its summary and tally."""
 
-    def decided() -> bool:
+    def __init__(
+        self,
+        plan: Plan,
+        store: ResultsStore,
+        backend: Backend,
+        on_progress: Callable[[Progress], None] | None,
+        max_attempts: int,
+        remote: frozenset[str],
+    ) -> None:
+        self.plan, self.store, self.backend = plan, store, backend
+        self.on_progress, self.max_attempts, self.remote = on_progress, max_attempts, remote
+        todo = missing(plan, store)
+        keys = plan.keys
+        self.summary = RunSummary(total=len(keys), done=len(keys) - len(todo))
+        self.clock_start = time.monotonic()
+        self.tally = Tally(plan.names, plan.pairings)
+        for r in store.records:
+            self.tally.add(r)
+        attempts = Counter(r.key for r in store.records)
+        self.pending: deque[MatchJob] = deque(plan.job(k, attempts[k] + 1) for k in todo)
+        self.tries: dict[MatchKey, int] = {}  # aborted in this run, per match
+        self.inflight: dict[int, tuple[Handle, MatchJob]] = {}  # by token
+        self.finished: queue.Queue[int] = queue.Queue()  # tokens, as matches end
+        self.token = 0
+
+    def decided(self) -> bool:
+        sprt = self.plan.sprt
         if sprt is None:
             return False
-        status = standings().sprt_status(sprt)
+        status = self.tally.standings.sprt_status(sprt)
         return status is not None and status[2] != "continue"
 
-    def report_progress(last: MatchRecord | None) -> None:
-        if on_progress is not None:
-            on_progress(
-                Progress(
-                    summary.total,
-                    summary.done,
-                    summary.played,
-                    time.monotonic() - clock_start,
-                    standings(),
-                    last,
-                )
+    def report_progress(self, last: MatchRecord | None) -> None:
+        if self.on_progress is not None:
+            s = self.summary
+            elapsed = time.monotonic() - self.clock_start
+            self.on_progress(
+                Progress(s.total, s.done, s.played, elapsed, self.tally.standings, last)
             )
 
-    if decided():
-        summary.sprt_stopped = True
-        summary.standings = standings()
-        return summary
-
-    attempts = Counter(r.key for r in store.records)
-    pending: deque[MatchJob] = deque(plan.job(k, attempts[k] + 1) for k in todo)
-    tries: dict[MatchKey, int] = {}
-    inflight: dict[int, tuple[Handle, MatchJob]] = {}
-    finished: queue.Queue[int] = queue.Queue()
-    token = 0
-    report_progress(None)
-
-    def accept(job: MatchJob, report: MatchReport) -> None:
-        if report.interrupted:
-            return
-        with _shielded():
-            record_and_count(job, report)
-        report_progress(store.records[-1])
-
-    def record_and_count(job: MatchJob, report: MatchReport) -> None:
-        rel = plan.transcript(job.key, job.attempt)
-        for path, data in report.outputs:  # a cluster worker's files, before the record
-            if _is_output_of(job, path):
-                write_durably(Path(path), data)
-            else:  # a worker writes this match's files only, nothing else here
-                log.warning("match %s: ignoring a file for %s from its worker", job.key.id, path)
-        record = MatchRecord.of(job, replace(report, transcript=rel, outputs=()))
-        store.append(record)
-        tally.add(record)
-        summary.played += 1
-        if record.rated:
-            summary.done += 1
-        elif record.reason != ABORTED:
-            summary.failed.append(job.key)
-            culprit = record.at_fault
-            if (
-                culprit is not None
-                and culprit not in remote
-                and not any(r.rated and culprit in (r.engine_a, r.engine_b) for r in store.records)
+    def play(self, tick_s: float) -> None:
+        """Submit and collect until every match is played or the run stops."""
+        summary = self.summary
+        while self.pending or self.inflight:
+            while (
+                self.pending
+                and len(self.inflight) < self.backend.slots
+                and not summary.sprt_stopped
+                and summary.stopped is None
             ):
-                summary.stopped = (
-                    f"engine {culprit!r} failed ({record.reason}) in its first "
-                    f"matches: {record.detail_text()}"
-                )
-                log.info("stopping: %s", summary.stopped)
-                pending.clear()
-        else:
-            summary.aborted += 1
-            tries[job.key] = tries.get(job.key, 0) + 1
-            if tries[job.key] < max_attempts:
-                log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
-                pending.appendleft(plan.job(job.key, job.attempt + 1))
-            else:
-                log.info(
-                    "match %s aborted %d times; giving up on it in this run",
-                    job.key.id,
-                    tries[job.key],
-                )
-                summary.unresolved.append(job.key)
+                job = self.next_job()
+                if job is None:
+                    break
+                self.submit(job)
+            if not self.inflight:
+                break
+            try:
+                tok = self.finished.get(timeout=tick_s)
+            except queue.Empty:
+                self.report_progress(None)
+                continue
+            self.collect(tok)
+            if not summary.sprt_stopped and self.decided():
+                log.info("SPRT decided; no further matches are started")
+                summary.sprt_stopped = True
+                self.pending.clear()
 
-    def collect(tok: int) -> None:
-        handle, job = inflight.pop(tok)
+    def drain(self, drain_timeout_s: float, tick_s: float) -> None:
+        """Ctrl-C: ask the running matches to end and record what finishes in time."""
+        self.summary.interrupted = True
+        log.info("interrupted: ending %d running matches", len(self.inflight))
+        self.backend.interrupt()
+        deadline = time.monotonic() + drain_timeout_s
         try:
-            report = backend.result(handle)
+            while self.inflight and time.monotonic() < deadline:
+                try:
+                    self.collect(self.finished.get(timeout=tick_s))
+                except queue.Empty:
+                    continue
+        except KeyboardInterrupt:
+            log.warning("second interrupt: not waiting for %d running matches", len(self.inflight))
+
+    def next_job(self) -> MatchJob | None:
+        """The first pending job that can start: no network engine of it is busy."""
+        if not self.remote:
+            return self.pending.popleft()
+        busy = {n for _, j in self.inflight.values() for n in (j.engine_a.name, j.engine_b.name)}
+        busy &= self.remote
+        for i, job in enumerate(self.pending):
+            if job.engine_a.name not in busy and job.engine_b.name not in busy:
+                del self.pending[i]
+                return job
+        return None
+
+    def submit(self, job: MatchJob) -> None:
+        self.token += 1
+        handle = self.backend.submit(job)
+        self.inflight[self.token] = (handle, job)
+        handle.add_done_callback(_put_when_done(self.finished, self.token))
+
+    def collect(self, tok: int) -> None:
+        handle, job = self.inflight.pop(tok)
+        try:
+            report = self.backend.result(handle)
         except Exception as exc:  # the play function failed: not a result
-            if summary.interrupted:  # a worker ended by the interrupt
+            if self.summary.interrupted:  # a worker ended by the interrupt
                 log.info("match %s ended by the interrupt: %r", job.key.id, exc)
                 return
             log.error("match %s failed in the runner: %r", job.key.id, exc)
@@ -407,60 +460,54 @@ def run(
                 rated=False,
                 detail={"cause": "runner error", "error": repr(exc)[:500]},
             )
-        accept(job, report)
+        if report.interrupted:
+            return
+        with _shielded():
+            self.record_and_count(job, report)
+        self.report_progress(self.store.records[-1])
 
-    def next_job() -> MatchJob | None:
-        """The first pending job that can start: no network engine of it is busy."""
-        if not remote:
-            return pending.popleft()
-        busy = {n for _, j in inflight.values() for n in (j.engine_a.name, j.engine_b.name)}
-        busy &= remote
-        for i, job in enumerate(pending):
-            if job.engine_a.name not in busy and job.engine_b.name not in busy:
-                del pending[i]
-                return job
-        return None
+    def record_and_count(self, job: MatchJob, report: MatchReport) -> None:
+        rel = self.plan.transcript(job.key, job.attempt)
+        for path, data in report.outputs:  # a cluster worker's files, before the record
+            if _is_output_of(job, path):
+                write_durably(Path(path), data)
+            else:  # a worker writes this match's files only, nothing else here
+                log.warning("match %s: ignoring a file for %s from its worker", job.key.id, path)
+        record = MatchRecord.of(job, replace(report, transcript=rel, outputs=()))
+        self.store.append(record)
+        self.tally.add(record)
+        self.summary.played += 1
+        if record.rated:
+            self.summary.done += 1
+        elif record.reason != ABORTED:
+            self.failed_to_start(job, record)
+        else:
+            self.aborted(job, report)
 
-    try:
-        while pending or inflight:
-            while (
-                pending
-                and len(inflight) < backend.slots
-                and not summary.sprt_stopped
-                and summary.stopped is None
-            ):
-                next_up = next_job()
-                if next_up is None:
-                    break
-                job = next_up
-                token += 1
-                handle = backend.submit(job)
-                inflight[token] = (handle, job)
-                handle.add_done_callback(_put_when_done(finished, token))
-            if not inflight:
-                break
-            try:
-                tok = finished.get(timeout=tick_s)
-            except queue.Empty:
-                report_progress(None)
-                continue
-            collect(tok)
-            if not summary.sprt_stopped and decided():
-                log.info("SPRT decided; no further matches are started")
-                summary.sprt_stopped = True
-                pending.clear()
-    except KeyboardInterrupt:
-        summary.interrupted = True
-        log.info("interrupted: ending %d running matches", len(inflight))
-        backend.interrupt()
-        deadline = time.monotonic() + drain_timeout_s
-        try:
-            while inflight and time.monotonic() < deadline:
-                try:
-                    collect(finished.get(timeout=tick_s))
-                except queue.Empty:
-                    continue
-        except KeyboardInterrupt:
-            log.warning("second interrupt: not waiting for %d running matches", len(inflight))
-    summary.standings = standings()
-    return summary
+    def failed_to_start(self, job: MatchJob, record: MatchRecord) -> None:
+        """Not retried; an engine with no rated match yet stops the run (a network
+        engine does not: its client may come later)."""
+        self.summary.failed.append(job.key)
+        culprit = record.at_fault
+        if (
+            culprit is not None
+            and culprit not in self.remote
+            and not any(r.rated and culprit in (r.engine_a, r.engine_b) for r in self.store.records)
+        ):
+            self.summary.stopped = (
+                f"engine {culprit!r} failed ({record.reason}) in its first "
+                f"matches: {record.detail_text()}"
+            )
+            log.info("stopping: %s", self.summary.stopped)
+            self.pending.clear()
+
+    def aborted(self, job: MatchJob, report: MatchReport) -> None:
+        """A referee timing fault: played again, up to ``max_attempts`` times."""
+        self.summary.aborted += 1
+        tries = self.tries[job.key] = self.tries.get(job.key, 0) + 1
+        if tries < self.max_attempts:
+            log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
+            self.pending.appendleft(self.plan.job(job.key, job.attempt + 1))
+        else:
+            log.info("match %s aborted %d times; giving up on it in this run", job.key.id, tries)
+            self.summary.unresolved.append(job.key)

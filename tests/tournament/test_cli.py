@@ -236,3 +236,28 @@ def test_a_second_run_on_the_same_folder_is_refused_while_the_first_runs(tmp_pat
     assert code == 2  # a refusal lets go of the file too:
     with hold(out / "results.jsonl"):
         pass
+
+
+def test_a_refusal_after_listening_closes_the_listener_and_writes_nothing(tmp_path: Path) -> None:
+    # The run's resources are opened in order (listener, backend, results file) and
+    # all closed when a later one is refused: the port is free again at once.
+    import socket
+
+    from tests.net.test_tournament_e2e import C_FIRST
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "a-file"
+    out.write_text("not a folder", encoding="utf-8")
+    net = f"net=listen://127.0.0.1:{port}"
+    result = runner.invoke(
+        app, ["tournament", net, C_FIRST, "--deals", "1", "--out", str(out), "-j", "1"]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"engine net waits for its client: ws://127.0.0.1:{port}" in result.output
+    assert "cannot write the results and transcripts in" in result.output
+    assert "Traceback" not in result.output
+    with socket.socket() as again:
+        again.bind(("127.0.0.1", port))  # the listener is closed
+    assert out.read_text(encoding="utf-8") == "not a folder"

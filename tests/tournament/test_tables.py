@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from bidref.cli.tournament_cmd import _live_view
+from bidref.render.tournament_views import LiveView
 from bidref.tournament import MatchRecord, MatchReport, Progress, Sprt, compute
 from bidref.tournament.tables import export_pairs, pairs_table, standings_table
 
@@ -81,7 +81,7 @@ def test_live_view_shows_progress_eta_and_standings(make_plan: MakePlan) -> None
     progress = Progress(total=8, done=4, played=4, elapsed_s=20.0, standings=s, last=recs[-1])
     assert progress.eta_s == 20.0
     plan = make_plan(deals=2, sprt=Sprt(0, 10, 0.05, 0.05))
-    text = render(_live_view(progress, plan))
+    text = render(LiveView(progress, plan))
     assert "matches 4/8" in text and "50%" in text and "left ~20s" in text
     assert "last: alpha vs beta" in text
     assert "Current standings" in text and "alpha" in text

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from bidref import referee
 from bidref.engines.transport import Eof, Incoming, Line
+from bidref.match import referee
 from bidref.match.referee import MatchSpec, run_match
 from bidref.players.inprocess import InProcessSeat
 from bidref.rules import MILLISECOND, Deal, TimeControl
