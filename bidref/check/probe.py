@@ -27,6 +27,7 @@ from bidref.engines import (
     Transport,
     WriteError,
 )
+from bidref.match.outcome import EndReason
 from bidref.match.session import (
     DEFAULT_TOLERANCE_NS,
     STDERR_SETTLE_NS,
@@ -256,15 +257,15 @@ class Probe:
     def ended(self, e: SessionEnd, waited: int) -> str:
         """What an end other than a time loss means for the item."""
         problem = str(e.detail.get("problem", e.reason))
-        if e.reason == "crash":
+        if e.reason is EndReason.CRASH:
             if self.seat is not None and self.seat.t.poll_exit() is not None:
                 return self.silence(waited)
             return f"the engine cannot be reached: {problem}"
-        if e.reason == "resign":
+        if e.reason is EndReason.RESIGN:
             return "resigned instead of answering (the referee scores a loss by resignation)"
-        if e.reason == "aborted":
+        if e.reason is EndReason.ABORTED:
             return f"not judged: {problem}; check again on a quieter machine"
-        if e.reason == "protocol":
+        if e.reason is EndReason.PROTOCOL:
             return (
                 f"{problem}: {e.detail.get('line', '')}; the referee ends the match there "
                 "as your loss (protocol error)"
@@ -276,7 +277,7 @@ class Probe:
         if e.bad_line is not None:
             return str(e.bad_line)
         last = self.seat.last if self.seat is not None else None
-        if e.reason in ("protocol", "startup") and isinstance(last, Overlong):
+        if e.reason in (EndReason.PROTOCOL, EndReason.STARTUP) and isinstance(last, Overlong):
             return f"a line of {last.length} characters"
         return None
 
@@ -382,7 +383,7 @@ class Probe:
                 f'send {{"type":"pong","id":{PING_ID}}}',
             )
         except SessionEnd as e:
-            if e.reason != "time":
+            if e.reason is not EndReason.TIME:
                 return CheckResult(name, False, self.ended(e, PING_TIMEOUT))
             if len(self.bad_lines) > bad_before:
                 return CheckResult(
@@ -458,7 +459,7 @@ class Probe:
         bad_before: int,
     ) -> str:
         waited = deadline - start
-        if e.reason != "time":
+        if e.reason is not EndReason.TIME:
             return self.ended(e, waited)
         last = self.seat.last if self.seat is not None else None
         if isinstance(last, Line):

@@ -144,9 +144,11 @@ def _starting_an_engine(frame: FrameType | None) -> bool:
 
 
 def exit_code_for(outcome: MatchOutcome) -> int:
-    if outcome.reason == "startup":
+    from ..match.outcome import EndReason
+
+    if outcome.reason is EndReason.STARTUP:
         return EXIT_STARTUP
-    if outcome.reason == "aborted":
+    if outcome.reason is EndReason.ABORTED:
         return EXIT_INTERRUPTED if outcome.detail.get("cause") == "interrupted" else EXIT_ABORTED
     return EXIT_OK
 

@@ -46,6 +46,24 @@ STARTUP_HINT = (
 )
 
 
+def startup_hint(outcome: MatchOutcome) -> str:
+    """The hint under a start-up failure: the usual causes of a missing hello; for
+    an engine that did write lines (so its output is flushed), what it missed."""
+    seat = outcome.detail.get("seat")
+    logs = next(
+        (x.get("log_lines") for x in outcome.exits if x.get("seat") == seat and seat is not None),
+        0,
+    )
+    if isinstance(logs, int) and logs > 0:
+        return (
+            f"hint: the engine wrote {logs} log lines but no hello: it must answer the "
+            "referee's hello with its own first, within the start-up time "
+            "(protocols/PROTOCOL.md, Start-up and end). Try it alone with: "
+            "bidref check-engine ENGINE"
+        )
+    return STARTUP_HINT
+
+
 def _clock_text(ns: int) -> str:
     from ..rules import SECOND
 
@@ -357,16 +375,17 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from ..match.outcome import EndReason
     from .common import exit_code_for
 
     if not console.is_terminal:
         console.line()
-    style = "green" if outcome.reason not in ("startup", "aborted") else "red"
+    style = "green" if outcome.reason.rated else "red"
     console.print(Text(f"result: {outcome.summary()}", style=style))
     if when.startswith("handicap"):
         console.print(Text(when))
-    if outcome.reason == "startup":
-        Console(stderr=True).print(Text(STARTUP_HINT, style="yellow"))
+    if outcome.reason is EndReason.STARTUP:
+        Console(stderr=True).print(Text(startup_hint(outcome), style="yellow"))
     if outcome.transcript_path is not None:
         console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..engines.spec import check_runnable
@@ -163,8 +164,9 @@ def play(
         console.print(LayoutPicture(session.layout), highlight=False)
     if session.last_round_end is not None and session.over:
         console.print(session.last_round_end, highlight=False)
-    style = "green" if outcome.reason not in ("startup", "aborted") else "red"
-    console.print(f"[{style}]result: {outcome.summary()}[/{style}]", highlight=False)
+    style = "green" if outcome.reason.rated else "red"
+    # (as text: the engine's own words may be in it, never rich markup)
+    console.print(Text(f"result: {outcome.summary()}", style=style), highlight=False)
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
     raise typer.Exit(code=exit_code_for(outcome))

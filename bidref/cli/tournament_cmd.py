@@ -539,6 +539,7 @@ def _exit_for(
     if summary.stopped is not None:
         from rich.text import Text
 
+        from ..match.outcome import EndReason
         from .match_cmd import STARTUP_HINT
 
         # (as text: the engine's own words are in it, never rich markup)
@@ -550,7 +551,7 @@ def _exit_for(
             ),
             highlight=False,
         )
-        if "(startup)" in summary.stopped:
+        if summary.stopped_by is EndReason.STARTUP:
             err.print(Text(STARTUP_HINT, style="yellow"), highlight=False)
         raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:

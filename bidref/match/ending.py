@@ -21,7 +21,7 @@ from ..engines import Clock, ExitInfo, IoGroup
 from ..players import Seat, SeatGone
 from ..protocol import EventMsg, Quit, encode
 from ..rules import MILLISECOND, Match
-from .outcome import EndReason, EndReasonName
+from .outcome import EndReason
 from .session import EngineSession, SessionEnd
 
 log = logging.getLogger(__name__)
@@ -35,21 +35,21 @@ class MatchEnd(Exception):
     def __init__(
         self,
         winner: int | None,
-        reason: EndReasonName,
+        reason: EndReason,
         detail: dict[str, Any],
         rated: bool | None = None,
     ) -> None:
         self.winner = winner
         self.reason = reason
         self.detail = detail
-        self.rated = EndReason(reason).rated if rated is None else rated
+        self.rated = reason.rated if rated is None else rated
         super().__init__(reason)
 
     @classmethod
     def of(cls, e: SessionEnd) -> MatchEnd:
         """A seat's end: that seat loses (nobody, when the match is aborted)."""
         seat = e.detail["seat"]
-        winner = None if e.reason == "aborted" else 1 - seat
+        winner = None if e.reason is EndReason.ABORTED else 1 - seat
         return cls(winner, e.reason, e.detail, e.rated)
 
 
@@ -105,7 +105,7 @@ def end_engines(
 ) -> list[dict[str, object]]:
     """Send each engine its quit line, end it (grace, SIGTERM, SIGKILL) and say
     how each ended, for the transcript's ``engine_exit`` lines."""
-    quit_line = encode(Quit(reason="match_over" if end.reason != "aborted" else "aborted"))
+    quit_line = encode(Quit(reason="aborted" if end.reason is EndReason.ABORTED else "match_over"))
     quit_sent = [False, False]
     with contextlib.suppress(KeyboardInterrupt):
         for i, sess in enumerate(sessions):

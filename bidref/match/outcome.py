@@ -1,8 +1,11 @@
-"""How a match ends: the end reasons (what each means, whether it is rated, who
-loses) and the :class:`MatchOutcome` the referee returns.
+"""How a match ends: the one list of end reasons (:class:`EndReason`: what each
+means, whether it is rated, who loses, whose fault it is), the
+:class:`MatchOutcome` the referee returns, and how an ending is said in
+sentences (:func:`end_sentence`, :class:`TimeLoss`, :func:`last_words`).
 
 Adding an end reason touches this module (and its tests) only: the referee
-raises it, the CLI and the tournament read ``rated`` and the loser from here.
+raises it; the replay, the tournament, the pages and the CLI read its
+predicates from here, never a list of words of their own.
 
 >>> EndReason.TIME.rated, EndReason.ABORTED.rated
 (True, False)
@@ -17,15 +20,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final, Literal
-
-EndReasonName = Literal[
-    "balance", "round_limit", "resign", "time", "illegal", "crash", "protocol", "startup", "aborted"
-]
+from typing import Any, Final
 
 
 class EndReason(StrEnum):
-    """Why a match ended. The value is the transcript's and the CLI's word for it."""
+    """Why a match ended: the one list of end reasons, with what each means and
+    counts for. The value is the transcript's and the CLI's word for it (a
+    ``StrEnum``: it equals its word and is written as it).
+
+    The rules end a game two ways (``bidref.rules.MatchEndKind``: ``balance`` and
+    ``round_limit``, the first two here); every other reason is the referee's.
+    """
 
     BALANCE = "balance"
     ROUND_LIMIT = "round_limit"
@@ -37,10 +42,28 @@ class EndReason(StrEnum):
     STARTUP = "startup"
     ABORTED = "aborted"
 
+    @classmethod
+    def named(cls, word: str) -> EndReason | None:
+        """The reason ``word`` names; None for any other value (a file's unknown word).
+
+        >>> EndReason.named("time"), EndReason.named("timeout")
+        (<EndReason.TIME: 'time'>, None)
+        """
+        try:
+            return cls(word)
+        except ValueError:
+            return None
+
     @property
     def text(self) -> str:
         """What it means, for people."""
         return _TEXT[self]
+
+    @property
+    def cause(self) -> str:
+        """What ended it, as a short noun phrase (``a crash``): the result line of
+        the replay page and the like."""
+        return _CAUSE[self]
 
     @property
     def rated(self) -> bool:
@@ -49,15 +72,21 @@ class EndReason(StrEnum):
         return self not in (EndReason.STARTUP, EndReason.ABORTED)
 
     @property
+    def by_rules(self) -> bool:
+        """Whether the rules ended the game (a :class:`~bidref.rules.MatchEnded`)."""
+        return self in (EndReason.BALANCE, EndReason.ROUND_LIMIT)
+
+    @property
     def by_seat(self) -> bool:
         """Whether one seat's doing ended it (that seat, ``detail["seat"]``, loses;
         for ``aborted`` the seat named is the one being judged, and nobody loses)."""
         return self in _SEAT_REASONS
 
     @property
-    def detailed(self) -> bool:
-        """Whether a one-line summary shows the detail (exit code, problem, ...)."""
-        return self in _SEAT_REASONS or self is EndReason.ABORTED
+    def fault(self) -> bool:
+        """Whether the losing engine is at fault (a failure counted per engine:
+        time, crash, illegal, protocol, startup); a resignation is a choice."""
+        return self in _SEAT_REASONS and self is not EndReason.RESIGN
 
     def loser(self, detail: dict[str, Any]) -> int | None:
         """The seat that lost, from the outcome's ``detail`` (None: the rules decided,
@@ -87,7 +116,70 @@ _TEXT: Final = {
     EndReason.STARTUP: "an engine did not start or sent no valid hello",
     EndReason.ABORTED: "no result can be proven (interrupted, or a referee timing fault)",
 }
+_CAUSE: Final = {
+    EndReason.BALANCE: "the opponent's balance reached 0",
+    EndReason.ROUND_LIMIT: "adjudicated by balance at the round limit",
+    EndReason.RESIGN: "resignation",
+    EndReason.TIME: "time: the clock ran out",
+    EndReason.ILLEGAL: "an illegal action (forfeit)",
+    EndReason.CRASH: "a crash",
+    EndReason.PROTOCOL: "a protocol error",
+    EndReason.STARTUP: "a failed start",
+    EndReason.ABORTED: "aborted by the referee",
+}
 END_REASONS: Final[tuple[str, ...]] = tuple(r.value for r in EndReason)
+
+
+@dataclass(frozen=True)
+class TimeLoss:
+    """What a player who lost on time had: ``allowed_ns`` for the reply it never
+    sent in time (``bank_ns`` + ``delay_ns``, as they stood when the deadline was
+    set), and, for a seat behind a connection, when its client left (match time,
+    the transcript's ``t_ns``; None: connected, or not a network seat)."""
+
+    allowed_ns: int
+    bank_ns: int
+    delay_ns: int
+    disconnected_ns: int | None = None
+
+    def sentence(self) -> str:
+        """``no reply within 1.2 s (bank 0.7 s + delay 0.5 s)``, and the disconnection.
+
+        >>> TimeLoss(1_200_000_000, 700_000_000, 500_000_000, 12_300_000_000).sentence()
+        'no reply within 1.2 s (bank 0.7 s + delay 0.5 s); disconnected since 12.3 s'
+        """
+        said = (
+            f"no reply within {_secs(self.allowed_ns)} (bank {_secs(self.bank_ns)} + "
+            f"delay {_secs(self.delay_ns)})"
+        )
+        if self.disconnected_ns is not None:
+            said += f"; disconnected since {_secs(self.disconnected_ns)}"
+        return said
+
+
+def _secs(ns: int) -> str:
+    """``ns`` in seconds, to the millisecond: ``1.2 s``, ``0.015 s``."""
+    return f"{round(ns / 1_000_000) / 1000:g} s"
+
+
+def last_words(stderr: str, limit: int = 200) -> str:
+    """The line of an engine's stderr that says why it ended: the last one, except
+    a Rust panic's backtrace note; a Rust panic that says where on one line and
+    what on the next is given as one line.
+
+    >>> last_words("thread 'main' panicked at src/main.rs:2:5:\\nboom\\n"
+    ...            "note: run with `RUST_BACKTRACE=1` for a backtrace\\n")
+    "thread 'main' panicked at src/main.rs:2:5: boom"
+    """
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    while lines and lines[-1].startswith("note: run with `RUST_BACKTRACE"):
+        lines.pop()
+    if not lines:
+        return ""
+    last = lines[-1]
+    if len(lines) >= 2 and lines[-2].startswith("thread '") and lines[-2].endswith(":"):
+        last = f"{lines[-2]} {last}"
+    return last if len(last) <= limit else last[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -95,7 +187,7 @@ class MatchOutcome:
     """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted)."""
 
     winner: int | None
-    reason: EndReasonName
+    reason: EndReason
     detail: dict[str, Any]
     balances: tuple[int, int]
     rounds: int
@@ -106,6 +198,12 @@ class MatchOutcome:
     decisions: int = 0  # accepted actions
     decision_ns: int = 0  # referee clock from the first request to the last accepted action
     exits: tuple[dict[str, object], ...] = ()
+    time_loss: TimeLoss | None = None  # for a time loss: what the player had
+    last_stderr: tuple[str, str] = ("", "")  # each seat's last stderr line (last_words)
+
+    def __post_init__(self) -> None:
+        # (a reason given as its word, as a caller may: the enum from here on)
+        object.__setattr__(self, "reason", EndReason(self.reason))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -113,29 +211,80 @@ class MatchOutcome:
         d["balances"] = list(self.balances)
         d["engines"] = list(self.engines)
         d["exits"] = list(self.exits)
+        d["last_stderr"] = list(self.last_stderr)
         return d
 
     def summary(self) -> str:
-        """One line, e.g. ``A (c_first) wins by balance 300-0 after 3 rounds``."""
+        """One line, in sentences: ``A (c_first) wins by balance; balances 300-0 after
+        3 rounds``, ``B (c_first) wins by crash: A (rusty) crashed (exit code 101);
+        its stderr ends: thread 'main' panicked at src/main.rs:2:5: boom; ...``."""
         bal = f"{self.balances[0]}-{self.balances[1]}"
-        if self.winner is None:
-            what = "draw" if EndReason(self.reason).rated else "aborted"
-            head = what if what == self.reason else f"{what} ({self.reason})"
-        elif self.reason == "resign":
-            w, lo = self.winner, 1 - self.winner
-            head = f"{'AB'[lo]} ({self.engines[lo]}) resigned: {'AB'[w]} ({self.engines[w]}) wins"
-        else:
-            head = f"{'AB'[self.winner]} ({self.engines[self.winner]}) wins by {self.reason}"
-        extra = ""
-        if self.reason == "time":
-            extra = f", {'AB'[self.detail['seat']]} overran by {self.detail['overrun_ms']} ms"
-        elif EndReason(self.reason).detailed:
-            bits = {
-                k: v
-                for k, v in self.detail.items()
-                if k in ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")
-            }
-            if "seat" in bits:
-                bits["seat"] = "AB"[bits["seat"]]
-            extra = ", " + ", ".join(f"{k}={v}" for k, v in bits.items() if v is not None)
-        return f"{head}{extra}; balances {bal} after {self.rounds} rounds"
+        said = end_sentence(
+            self.reason,
+            self.winner,
+            self.detail,
+            self.engines,
+            time_loss=self.time_loss,
+            last_stderr=self.last_stderr,
+        )
+        return f"{said}; balances {bal} after {self.rounds} rounds"
+
+
+def end_sentence(
+    reason: EndReason,
+    winner: int | None,
+    detail: dict[str, Any],
+    engines: tuple[str, str],
+    *,
+    time_loss: TimeLoss | None = None,
+    last_stderr: tuple[str, str] = ("", ""),
+) -> str:
+    """How a match ended, in sentences, from its reason and the referee's detail:
+    who won by what, and what the seat at fault did (its last stderr line from
+    ``last_stderr``, else from the detail's ``stderr_tail``). ``winner`` counts
+    only where the rules decided: a seat's end names the loser, ``detail["seat"]``.
+
+    >>> end_sentence(EndReason.STARTUP, None, {"seat": 1, "problem": "no hello"}, ("a", "b"))
+    'A (a) wins by startup: B (b) did not start: no hello'
+    """
+
+    def who(seat: int) -> str:
+        return f"{'AB'[seat]} ({engines[seat]})"
+
+    def stderr_of(seat: object) -> str:
+        if seat != 0 and seat != 1:
+            return ""
+        words = last_stderr[seat] or last_words(str(detail.get("stderr_tail") or ""))
+        return f"; its stderr ends: {words}" if words else ""
+
+    seat = detail.get("seat")
+    if reason is EndReason.ABORTED:
+        cause = detail.get("cause")
+        why = (
+            "interrupted (Ctrl-C or a signal), so no result"
+            if cause == "interrupted"
+            else str(detail.get("problem") or cause or reason.text)
+        )
+        return f"aborted: {why}{stderr_of(seat)}"
+    if not reason.by_seat or (seat != 0 and seat != 1):
+        if winner is None:
+            return f"{'draw' if reason.rated else 'aborted'} ({reason})"
+        return f"{who(winner)} wins by {reason}"
+    if reason is EndReason.RESIGN:
+        return f"{who(seat)} resigned: {who(1 - seat)} wins{stderr_of(seat)}"
+    won = f"{who(1 - seat)} wins by {reason}"
+    problem = str(detail.get("problem") or "")
+    if reason is EndReason.TIME:
+        what = f"sent {time_loss.sentence()}" if time_loss else "ran out of time"
+    elif reason is EndReason.CRASH:
+        what = f"crashed ({problem or 'closed its stdout'})"
+    elif reason is EndReason.ILLEGAL:
+        what = f"forfeits with the illegal action {detail.get('action')!r}: {detail.get('message')}"
+    elif reason is EndReason.PROTOCOL:
+        line = detail.get("line")
+        what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
+    elif reason is EndReason.STARTUP:  # the problem quotes the engine's stderr already
+        return f"{won}: {who(seat)} did not start: {problem}"
+    else:  # a seat's end this function has no words of its own for yet
+        what = f"lost: {reason.text}" + (f": {problem}" if problem else "")
+    return f"{won}: {who(seat)} {what}{stderr_of(seat)}"

@@ -66,7 +66,7 @@ from ..rules import (
 )
 from ..transcript import SaltSource, TranscriptWriter, default_salt
 from .ending import MatchEnd, end_engines, tell_then_prepare
-from .outcome import END_REASONS, EndReason, MatchOutcome
+from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
 from .record import MatchRecord
 from .session import (
     EngineSession,
@@ -218,15 +218,16 @@ class _Referee:
             assert self.match is not None and self.match.result is not None
             r = self.match.result
             detail: dict[str, Any] = {}
-            if r.reason == "round_limit":
+            reason = EndReason(r.reason)  # the rules' two end kinds are end reasons too
+            if reason is EndReason.ROUND_LIMIT:
                 detail = {"max_rounds": self.spec.max_rounds}
-            end = MatchEnd(r.winner, r.reason, detail)
+            end = MatchEnd(r.winner, reason, detail)
         except SessionEnd as e:
             end = MatchEnd.of(e)
         except MatchEnd as e:
             end = e
         except KeyboardInterrupt:
-            end = MatchEnd(None, "aborted", {"cause": "interrupted"}, rated=False)
+            end = MatchEnd(None, EndReason.ABORTED, {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
             for sess in self.sessions:
@@ -444,7 +445,7 @@ class _Referee:
         if self.policy.forfeits(p, err):
             raise MatchEnd(
                 1 - p,
-                "illegal",
+                EndReason.ILLEGAL,
                 {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
             )
         start = self.sessions[p].send(
@@ -485,9 +486,21 @@ class _Referee:
 
     # -- ends ---------------------------------------------------------------------------------
 
+    def _time_loss(self, end: MatchEnd) -> TimeLoss | None:
+        """For a time loss, what the player had when its deadline was set (the
+        clock is not charged past it), and when its client left, if it did."""
+        if end.reason is not EndReason.TIME:
+            return None
+        p = end.detail["seat"]
+        bank, delay = self.mclock.banks[p], self.mclock.delay_left
+        gone = getattr(self.sessions[p].seat, "disconnected_at", None)
+        at = gone() if gone is not None else None
+        return TimeLoss(bank + delay, bank, delay, None if at is None else at - self.rec.origin)
+
     def _finish(self, end: MatchEnd) -> MatchOutcome:
         t = self.clock()
         m = self.match
+        time_loss = self._time_loss(end)
         tell_then_prepare(self.sessions, self.outbox, m, end, self.group, self.clock)
         exits = end_engines(self.sessions, end, self.spec.grace_ns)
         t_end = self.clock()
@@ -510,6 +523,11 @@ class _Referee:
             decisions=stats.decisions,
             decision_ns=(stats.last_accept - stats.first_request) if stats.first_request else 0,
             exits=tuple(exits),
+            time_loss=time_loss,
+            last_stderr=(
+                last_words(self.sessions[0].seat.stderr_tail()),
+                last_words(self.sessions[1].seat.stderr_tail()),
+            ),
         )
         self.rec.result(t_end, outcome)
         self._notify(stats.last, outcome)

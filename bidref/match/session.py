@@ -44,7 +44,7 @@ from ..protocol import (
 from ..protocol.codec import action_reply
 from ..rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from ..rules_text import rules_section
-from .outcome import EndReason, EndReasonName
+from .outcome import EndReason
 
 M = TypeVar("M", bound=EngineMessage)
 
@@ -68,7 +68,7 @@ class SessionEnd(Exception):
 
     def __init__(
         self,
-        reason: EndReasonName,
+        reason: EndReason,
         detail: dict[str, Any],
         rated: bool | None = None,
         *,
@@ -76,7 +76,7 @@ class SessionEnd(Exception):
     ) -> None:
         self.reason = reason
         self.detail = detail
-        self.rated = EndReason(reason).rated if rated is None else rated
+        self.rated = reason.rated if rated is None else rated
         self.bad_line = bad_line
         super().__init__(reason)
 
@@ -225,10 +225,10 @@ class EngineSession:
         ``same_protocol`` false, a hello naming another protocol is returned too
         (check-engine reports it and checks the rest)."""
         hint = unflushed_hint(self.spec.transport)
+        secs = self.spec.startup_timeout_ns / SECOND
         while True:
             inc = self.seat.receive(deadline)
             if inc is None:
-                secs = self.spec.startup_timeout_ns / SECOND
                 raise self._startup(
                     f"no hello within the start-up timeout of {secs:g} s{self.stderr_hint()}{hint}"
                 )
@@ -246,6 +246,15 @@ class EngineSession:
                 msg = decode_engine_line(inc.text)
             except ProtocolError as e:
                 raise self._startup(f"expected a hello: {e}", e) from None
+            if inc.t >= deadline and not isinstance(msg, EngineHello):
+                # A seat hands back lines already read even past the deadline: an
+                # engine that floods logs never lets a look find nothing, so the
+                # deadline is judged here, on each line (else the wait never ends).
+                logs = self.counts["log_lines"]
+                raise self._startup(
+                    f"no hello within the start-up timeout of {secs:g} s ({logs} log "
+                    f"lines and no hello){self.stderr_hint()}"
+                )
             if isinstance(msg, Log):
                 self.log(msg, inc.t)
                 continue
@@ -261,7 +270,9 @@ class EngineSession:
             return msg, inc.text, inc.t
 
     def _startup(self, problem: str, bad_line: ProtocolError | None = None) -> SessionEnd:
-        return SessionEnd("startup", {"seat": self.index, "problem": problem}, bad_line=bad_line)
+        return SessionEnd(
+            EndReason.STARTUP, {"seat": self.index, "problem": problem}, bad_line=bad_line
+        )
 
     def stderr_hint(self) -> str:
         tail = self.seat.stderr_tail().strip()
@@ -389,7 +400,7 @@ class EngineSession:
             return self.crash()
         assert isinstance(inc, Overlong)
         return SessionEnd(
-            "protocol",
+            EndReason.PROTOCOL,
             {
                 "seat": self.index,
                 "line": quote(inc.prefix),
@@ -421,7 +432,7 @@ class EngineSession:
         except ProtocolError as e:
             self.send_quietly(encode(ErrorMsg(id=None, code=e.code, message=str(e))))
             raise SessionEnd(
-                "protocol",
+                EndReason.PROTOCOL,
                 {"seat": self.index, "line": quote(text), "problem": e.problem},
                 bad_line=e,
             ) from None
@@ -497,7 +508,7 @@ class EngineSession:
             )
         if over:
             raise SessionEnd(
-                "protocol", {"seat": self.index, "line": quote(raw), "problem": problem}
+                EndReason.PROTOCOL, {"seat": self.index, "line": quote(raw), "problem": problem}
             )
 
     # -- ends ------------------------------------------------------------------------------------
@@ -505,7 +516,7 @@ class EngineSession:
     def time_loss(self, overrun: int) -> SessionEnd:
         self.rec.timeout(self.index, overrun)
         return SessionEnd(
-            "time",
+            EndReason.TIME,
             {
                 "seat": self.index,
                 "overrun_ns": overrun,
@@ -524,7 +535,7 @@ class EngineSession:
             "neither an in-time reply nor a time loss can be proven"
         )
         return SessionEnd(
-            "aborted",
+            EndReason.ABORTED,
             {
                 "cause": "timing_fault",
                 "seat": self.index,
@@ -536,7 +547,7 @@ class EngineSession:
 
     def resigned(self, t: int, message: str | None) -> SessionEnd:
         self.rec.resign(self.index, message, t)
-        return SessionEnd("resign", {"seat": self.index})
+        return SessionEnd(EndReason.RESIGN, {"seat": self.index})
 
     def crash(self, write_problem: str | None = None) -> SessionEnd:
         info = self.seat.exit_info(self.spec.grace_ns)
@@ -548,7 +559,7 @@ class EngineSession:
         else:
             problem = write_problem or "closed its stdout but is still running"
         return SessionEnd(
-            "crash",
+            EndReason.CRASH,
             {
                 "seat": self.index,
                 "exit_code": info.exit_code if info else None,

@@ -51,6 +51,7 @@ class RemoteSide:
     def __init__(self) -> None:
         self.conn: Conn | None = None
         self.connections = 0
+        self.gone_at: int | None = None  # when the last client left (None: one is here)
         self.hello_answered = False
         self.exit: ExitInfo | None = None
         self.stderr = ""
@@ -60,6 +61,11 @@ class RemoteSide:
         self._undelivered: list[str] = []
         self._undelivered_chars = 0
 
+    def drop(self, t: int) -> None:
+        """The client has gone (closed, lost, dropped for a cap) at clock time ``t``."""
+        self.conn = None
+        self.gone_at = t
+
     # -- a client comes -----------------------------------------------------------------
 
     def take(self, conn: Conn, fresh: bool) -> Conn | None:
@@ -67,6 +73,7 @@ class RemoteSide:
         client (or the first) brings a new engine."""
         old = self.conn
         self.conn = conn
+        self.gone_at = None
         self.connections += 1
         if fresh or self.connections == 1:
             self._engine += 1

@@ -312,7 +312,7 @@ class NetworkSeat:
             elif kind == "action":
                 remote.answered(rid, t)
             if inbox.over_cap:
-                remote.conn = None
+                remote.drop(t)
                 inbox.note("disconnect", t, {"reason": "backlog over the cap"})
                 conn.close(CLOSE_POLICY, "too much input waiting: slow down")
                 return
@@ -332,7 +332,7 @@ class NetworkSeat:
         with self._cv:
             if conn is not remote.conn:
                 return
-            remote.conn = None
+            remote.drop(t)
             if not self._ended:
                 self._inbox.note(
                     "disconnect", t, {"connection": remote.connections, "reason": reason}
@@ -427,6 +427,12 @@ class NetworkSeat:
             # like a process transport: an engine that exits after our quit line quit
             return replace(info, how="quit") if quit_line is not None else info
         return ExitInfo(None, None, "disconnected" if conn is None else "closed")
+
+    def disconnected_at(self) -> int | None:
+        """When the client that had the seat left (clock ns); None while one is
+        connected, or before any came (the referee says so in a time loss)."""
+        with self._cv:
+            return self._remote.gone_at
 
     def stderr_tail(self) -> str:
         return self._remote.stderr

@@ -47,6 +47,9 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
     def settle_stderr(self, timeout_ns: int) -> None   # optional
         # Once the player has exited, wait (bounded) until all its diagnostics are read.
     def stderr_bytes(self) -> int
+    def disconnected_at(self) -> int | None   # optional
+        # A seat behind a connection (a network seat): the clock time its client
+        # left, None while one is connected. A time loss says so.
     def describe(self) -> dict[str, object]   # for the transcript header
 
 A human seat would, in ``send``, decode the line (``decode_referee_line``) and

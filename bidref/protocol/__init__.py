@@ -12,6 +12,7 @@ from .codec import (
     decode_referee_line,
     encode,
     encode_request,
+    load_json,
     quote,
 )
 from .messages import (
@@ -63,5 +64,6 @@ __all__ = [
     "decode_referee_line",
     "encode",
     "encode_request",
+    "load_json",
     "quote",
 ]

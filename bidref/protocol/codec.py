@@ -103,7 +103,7 @@ def _load_object(line: str) -> dict[str, Any]:
             "send one flat JSON object per line",
         )
     try:
-        obj = json.loads(line)
+        obj = load_json(line)
     except json.JSONDecodeError as e:
         raise BadJson(
             line, f"not JSON ({e.msg} at column {e.colno}); send one JSON object per line"
@@ -118,12 +118,27 @@ def _load_object(line: str) -> dict[str, Any]:
             f"a JSON {type(obj).__name__}, not an object; "
             'send an object like {"type": "action", ...}',
         )
-    if _SURROGATE_ESCAPE.search(line):
-        # A lone surrogate ("\ud800") is valid JSON but no text: it could not be
-        # written to the transcript or echoed back. It becomes U+FFFD, as invalid
-        # UTF-8 bytes do (framing), so nothing after the codec ever sees one.
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in obj.items()}
     return obj
+
+
+def load_json(line: str) -> Any:
+    r"""The JSON value of a line an engine sent, as the referee reads it: the one
+    way from raw line to values, used by the referee (through
+    :func:`decode_engine_line`) and by ``bidref replay``, so that what replay
+    rebuilds from a transcript's raw line is what the referee saw. Raises what
+    :func:`json.loads` raises.
+
+    A lone surrogate escape (``"\ud800"``) is valid JSON but no text: it could
+    not be written to the transcript or echoed back. It becomes U+FFFD, as
+    invalid UTF-8 bytes do (framing), so nothing after the codec ever sees one.
+
+    >>> load_json(r'{"action": "\ud800 x"}') == {"action": "\ufffd x"}
+    True
+    """
+    value = json.loads(line)
+    if _SURROGATE_ESCAPE.search(line):
+        return _without_surrogates(value)
+    return value
 
 
 def _without_surrogates(value: Any) -> Any:

@@ -25,6 +25,7 @@ import contextlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..match.outcome import EndReason
 from ..rules import (
     DRAW,
     Action,
@@ -722,26 +723,14 @@ class _Builder:
         return f"event {k!r}", f"an event of kind {k!r} whose fields the page cannot use", None
 
 
-REASONS = {
-    "balance": "the opponent's balance reached 0",
-    "round_limit": "adjudicated by balance at the round limit",
-    "resign": "resignation",
-    "time": "time: the clock ran out",
-    "illegal": "an illegal action (forfeit)",
-    "crash": "a crash",
-    "protocol": "a protocol error",
-    "startup": "a failed start",
-    "aborted": "aborted by the referee",
-}
-
-
 def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
     """``alpha (A) wins: time: the clock ran out (B, 50 ms late)`` and the like."""
     w = end.get("winner")
     reason = str(end.get("reason"))
     detail = end.get("detail") or {}
     who = f"{names[w]} ({SEATS[w]}) wins" if w in (0, 1) else "No winner"
-    why = REASONS.get(reason, reason)
+    said = EndReason.named(reason)
+    why = reason if said is None else said.cause
     extra = []
     s = detail.get("seat")
     if s in (0, 1):

@@ -23,7 +23,9 @@ from .layout import Point
 from .tiles import Tile
 
 Player = int  # 0 or 1
-EndReason = Literal["balance", "round_limit"]
+# How the rules end a game. The referee ends matches for more reasons (time, crash,
+# ...): those, with these two, are bidref.match.outcome.EndReason.
+MatchEndKind = Literal["balance", "round_limit"]
 RoundEndReason = Literal["domino", "block", "match_over"]
 TransferReason = Literal["count", "auction", "block"]
 
@@ -260,7 +262,7 @@ class RoundEnded:
 @dataclass(slots=True, init=False)
 class MatchEnded:
     winner: Player | None  # None: a draw by equal balances at the round limit
-    reason: EndReason
+    reason: MatchEndKind
     balances: tuple[int, int]
     rounds: int
 
@@ -269,7 +271,7 @@ class MatchEnded:
         return "match_ended"
 
     def __init__(
-        self, winner: Player | None, reason: EndReason, balances: tuple[int, int], rounds: int
+        self, winner: Player | None, reason: MatchEndKind, balances: tuple[int, int], rounds: int
     ) -> None:
         self.winner = winner
         self.reason = reason

@@ -15,13 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from ..match.outcome import EndReason, end_sentence
 from .schedule import MatchKey, Pairing
-
-# End reasons that are the losing engine's fault, counted per engine.
-FAULT_REASONS = ("time", "crash", "illegal", "protocol", "startup")
-# The end reason of matches that are never rated (referee timing fault, interruption):
-# played again. Other unrated ends (an engine that fails to start) are not retried.
-ABORTED = "aborted"
 
 
 @dataclass(frozen=True)
@@ -227,8 +222,14 @@ class MatchRecord(RecordModel):
         return value
 
     def detail_text(self) -> str:
-        """The detail in one line, e.g. ``seat=1, problem=...``."""
-        return ", ".join(f"{k}={v}" for k, v in self.detail.items())
+        """What happened, in sentences (``B (x) wins by startup: A (y) did not start:
+        ...``); for a reason this bidref does not know, the detail as it is."""
+        reason = EndReason.named(self.reason)
+        if reason is None:
+            return ", ".join(f"{k}={v}" for k, v in self.detail.items())
+        names = (self.engine_a, self.engine_b)
+        winner = names.index(self.winner) if self.winner in names else None
+        return end_sentence(reason, winner, self.detail, names)
 
     @property
     def key(self) -> MatchKey:

@@ -17,7 +17,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .model import ABORTED, FAULT_REASONS, EngineEntry, MatchJob, MatchReport
+from ..match.outcome import EndReason
+from .model import EngineEntry, MatchJob, MatchReport
 
 if TYPE_CHECKING:
     from bidref.engines.spec import EngineSpec
@@ -116,9 +117,9 @@ def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
                     )
         outcome = run_match(spec, transcript_path=transcript, seats=seats)
     detail = dict(outcome.detail)
-    interrupted = outcome.reason == ABORTED and detail.get("cause") == "interrupted"
+    interrupted = outcome.reason == EndReason.ABORTED and detail.get("cause") == "interrupted"
     seat = detail.get("seat")
-    fault_seat = seat if outcome.reason in FAULT_REASONS and seat in (0, 1) else None
+    fault_seat = seat if outcome.reason.fault and seat in (0, 1) else None
     return MatchReport(
         winner=outcome.winner,
         reason=outcome.reason,

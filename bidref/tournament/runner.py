@@ -28,8 +28,8 @@ from typing import Any, Protocol
 
 from bidref import __version__
 
+from ..match.outcome import EndReason
 from .model import (
-    ABORTED,
     EngineEntry,
     EngineModel,
     Header,
@@ -196,7 +196,7 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
     except KeyboardInterrupt:
         return MatchReport(
             winner=None,
-            reason=ABORTED,
+            reason=EndReason.ABORTED,
             rated=False,
             detail={"cause": "interrupted"},
             interrupted=True,
@@ -281,6 +281,7 @@ class RunSummary:
     unresolved: list[MatchKey] = field(default_factory=list)
     failed: list[MatchKey] = field(default_factory=list)  # unrated, not retried (start-up)
     stopped: str | None = None  # why the run stopped before the end, if it did
+    stopped_by: EndReason | None = None  # ... and the end reason of the match that stopped it
     standings: Standings | None = None
 
     def to_dict(self) -> dict[str, object]:
@@ -295,6 +296,7 @@ class RunSummary:
             "unresolved": [k.id for k in self.unresolved],
             "failed": [k.id for k in self.failed],
             "stopped": self.stopped,
+            "stopped_by": None if self.stopped_by is None else self.stopped_by.value,
         }
 
 
@@ -456,7 +458,7 @@ class _Loop:
             log.error("match %s failed in the runner: %r", job.key.id, exc)
             report = MatchReport(
                 winner=None,
-                reason=ABORTED,
+                reason=EndReason.ABORTED,
                 rated=False,
                 detail={"cause": "runner error", "error": repr(exc)[:500]},
             )
@@ -479,7 +481,7 @@ class _Loop:
         self.summary.played += 1
         if record.rated:
             self.summary.done += 1
-        elif record.reason != ABORTED:
+        elif record.reason != EndReason.ABORTED:
             self.failed_to_start(job, record)
         else:
             self.aborted(job, report)
@@ -498,6 +500,7 @@ class _Loop:
                 f"engine {culprit!r} failed ({record.reason}) in its first "
                 f"matches: {record.detail_text()}"
             )
+            self.summary.stopped_by = EndReason.named(record.reason)
             log.info("stopping: %s", self.summary.stopped)
             self.pending.clear()
 

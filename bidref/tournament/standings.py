@@ -23,7 +23,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .model import ABORTED, MatchRecord
+from ..match.outcome import EndReason
+from .model import MatchRecord
 from .ratings import (
     Estimate,
     JointRating,
@@ -39,12 +40,13 @@ from .schedule import MatchKey, Pairing
 log = logging.getLogger(__name__)
 
 # Losses by the loser's fault, by end reason -> column name.
-FAULT_COLUMNS = {
-    "time": "time_losses",
-    "crash": "crashes",
-    "startup": "crashes",
-    "illegal": "illegal_forfeits",
-    "protocol": "protocol_errors",
+# (every reason that is an engine's fault has its column: tests/tournament check it)
+FAULT_COLUMNS: dict[str, str] = {
+    EndReason.TIME: "time_losses",
+    EndReason.CRASH: "crashes",
+    EndReason.STARTUP: "crashes",
+    EndReason.ILLEGAL: "illegal_forfeits",
+    EndReason.PROTOCOL: "protocol_errors",
 }
 FAULTS = ("time_losses", "crashes", "illegal_forfeits", "protocol_errors")
 # Fewer complete pairs than this: the spread is too uncertain for an interval ("n/a").
@@ -273,7 +275,7 @@ class Tally:
             log.warning("record %s is not part of this tournament; ignored", key.id)
             return
         if not r.rated:
-            if r.reason == ABORTED:
+            if r.reason == EndReason.ABORTED:
                 engines[r.engine_a].aborted += 1
                 engines[r.engine_b].aborted += 1
                 pairs[key.pairing].side.aborted += 1
@@ -322,7 +324,7 @@ def _count(side: SideStats, r: MatchRecord, name: str) -> None:
     else:
         side.losses += 1
         seat[1] += 1
-    if r.reason == "round_limit":
+    if r.reason == EndReason.ROUND_LIMIT:
         side.adjudications += 1
 
 

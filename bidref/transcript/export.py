@@ -11,6 +11,7 @@ and validate then shows the game where it stopped.
 
 from __future__ import annotations
 
+from ..match.outcome import EndReason
 from .replay import ReplayReport
 
 
@@ -35,7 +36,8 @@ def move_file_text(report: ReplayReport, source: str = "") -> str:
             f"# result: {res['reason']}, winner {who}, balances {res['balances'][0]}-"
             f"{res['balances'][1]} after {res['rounds']} round(s)"
         )
-        if res["reason"] not in ("balance", "round_limit"):
+        said = EndReason.named(res["reason"])
+        if said is None or not said.by_rules:
             out.append("# (an ending outside the rules: validate shows the game where it stopped)")
     if report.problem is not None:
         out.append(f"# the replay stopped at line {report.problem.line}: {report.problem.message}")

@@ -213,6 +213,11 @@ def test_a_connection_cut_and_not_restored_loses_on_time(procs: Procs, tmp_path:
     assert timeout["seat"] == 0
     # it lost at the deadline its request gave it, not at the cut
     assert timeout["t_ns"] >= last_request["deadline_ns"]
+    # and the result says so: the time it had, and since when its client was gone
+    gone = ls[cut]
+    assert result["time_loss"]["disconnected_ns"] == gone["at_ns"]
+    allowed = last_request["deadline_ns"] - last_request["t_ns"]
+    assert result["time_loss"]["allowed_ns"] == allowed
     assert last_request["deadline_ns"] - last_request["t_ns"] >= SECOND
     replays(tmp_path)
 

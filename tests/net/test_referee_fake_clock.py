@@ -163,6 +163,16 @@ def test_cut_and_not_back_loses_on_time_at_the_deadline(tmp_path: Path) -> None:
     last_request = [x for x in ls if x["type"] == "request" and x["seat"] == 0][-1]
     assert timeout["seat"] == 0
     assert timeout["overrun_ns"] == 0  # lost at the deadline exactly, not at the cut
+    # the result says what happened: the time it had, and since when nobody was there
+    cut = next(x for x in ls if x["type"] == "connection" and x["event"] == "disconnect")
+    allowed = last_request["deadline_ns"] - last_request["t_ns"]
+    assert out.time_loss is not None
+    assert out.time_loss.allowed_ns == allowed
+    assert out.time_loss.disconnected_ns == cut["at_ns"] == last_request["t_ns"]
+    said = out.summary()
+    assert f"A (scripted-0) sent no reply within {allowed / SECOND:g} s (bank " in said
+    assert f"; disconnected since {cut['at_ns'] / SECOND:g} s" in said, said
+    assert "overran" not in said
     assert (
         last_request["deadline_ns"] - last_request["t_ns"]
         == a.seen[-1]["clock"]["deadline_ms"] * MILLISECOND

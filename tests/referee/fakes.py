@@ -51,6 +51,25 @@ def first_legal(think_ns: int = 1 * MILLISECOND) -> Script:
     return script
 
 
+def on_nth_request(n: int, bad: list[Reply] | Script, then: Script | None = None) -> Script:
+    """A first-legal engine (or ``then``) that answers its ``n``-th request (1-based)
+    with ``bad``: lines (``{ID}`` becomes the request's id) or a script of its own."""
+    good = then or first_legal()
+    count = 0
+
+    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
+        nonlocal count
+        if msg["type"] == "request":
+            count += 1
+            if count == n:
+                if callable(bad):
+                    return bad(msg, seat)
+                return [(d, line.replace("{ID}", str(msg["id"]))) for d, line in bad]
+        return good(msg, seat)
+
+    return script
+
+
 @dataclass
 class FakeSeat:
     name: str

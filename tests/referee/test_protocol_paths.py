@@ -29,6 +29,7 @@ from .fakes import (
     action_line,
     first_legal,
     hello_line,
+    on_nth_request,
 )
 
 MS = MILLISECOND
@@ -60,22 +61,6 @@ def play(
     )
     assert a.closed and b.closed, "every seat is closed at the end"
     return out, a, b
-
-
-def on_nth_request(n: int, bad: list[Reply], then: Script | None = None) -> Script:
-    """A first-legal engine that answers its ``n``-th request (1-based) with ``bad``."""
-    good = then or first_legal()
-    count = 0
-
-    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
-        nonlocal count
-        if msg["type"] == "request":
-            count += 1
-            if count == n:
-                return [(d, line.replace("{ID}", str(msg["id"]))) for d, line in bad]
-        return good(msg, seat)
-
-    return script
 
 
 def read(path: Path) -> list[dict[str, Any]]:
@@ -136,7 +121,7 @@ def test_a_stale_reply_is_recorded_and_ignored_never_applied(tmp_path: Path) -> 
         ]
 
     path = tmp_path / "t.jsonl"
-    out, a, _ = play(_nth(2, stale_then_good), transcript=path)
+    out, a, _ = play(on_nth_request(2, stale_then_good), transcript=path)
     assert out.reason == "balance"
     errors = a.messages("error")
     assert [e["code"] for e in errors] == ["stale_id"]
@@ -149,28 +134,13 @@ def test_a_stale_reply_is_recorded_and_ignored_never_applied(tmp_path: Path) -> 
     assert any(p["kind"] == "reply_raw" and p["seq"] == stale[0]["seq"] for p in reveal["private"])
 
 
-def _nth(n: int, special: Script) -> Script:
-    good = first_legal()
-    count = 0
-
-    def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
-        nonlocal count
-        if msg["type"] == "request":
-            count += 1
-            if count == n:
-                return special(msg, seat)
-        return good(msg, seat)
-
-    return script
-
-
 def test_an_illegal_action_is_rejected_and_the_same_decision_stays_pending(tmp_path: Path) -> None:
     def illegal_then_legal(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
         if seat.messages("error"):
             return []
         return [(30 * MS, action_line(msg["id"], "play 6-6 6-6:line_a"))]
 
-    base = _nth(1, illegal_then_legal)
+    base = on_nth_request(1, illegal_then_legal)
 
     def script(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:
         if msg["type"] == "error":
@@ -403,7 +373,9 @@ def test_a_reply_exactly_at_the_deadline_is_late() -> None:
 
 
 def test_a_reply_just_before_the_deadline_counts() -> None:
-    out, _, _ = play(_nth(1, lambda m, s: [(2100 * MS - 1, action_line(m["id"], m["legal"][0]))]))
+    out, _, _ = play(
+        on_nth_request(1, lambda m, s: [(2100 * MS - 1, action_line(m["id"], m["legal"][0]))])
+    )
     assert out.reason == "balance"
 
 

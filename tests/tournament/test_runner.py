@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bidref.match.outcome import EndReason
 from bidref.tournament import (
     MatchJob,
     MatchRecord,
@@ -179,6 +180,9 @@ def test_an_engine_that_never_starts_stops_the_run(make_plan: MakePlan) -> None:
     with LocalBackend(fake_play, 2, mode="thread") as backend:
         summary = run(plan, store, backend)
     assert summary.stopped is not None and "'broken' failed (startup)" in summary.stopped
+    assert summary.stopped_by is EndReason.STARTUP  # typed: the CLI's hint goes by it
+    assert "(broken) did not start: " in summary.stopped  # a sentence, not seat=1, ...
+    assert "problem=" not in summary.stopped
     assert summary.done == 0 and 1 <= len(summary.failed) <= 2  # no more started after
     assert all(
         r.reason == "startup" and not r.rated and r.at_fault == "broken" for r in store.records

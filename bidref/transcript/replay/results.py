@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...match.outcome import END_REASONS, EndReason
 from ...rules import Match, RoundStarted
 from ...rules.deal import seeded_deals
 from ..lines import Header, Result, SeedReveal
@@ -13,9 +14,6 @@ from .accounting import Accounting
 from .clock import ClockCheck
 from .game import GameState
 from .report import Mismatch, diff, name
-
-SEAT_REASONS = ("resign", "time", "illegal", "crash", "protocol", "startup")
-UNRATED = ("aborted", "startup")  # no game was played, or no result proven
 
 
 def check_seed(n: int, s: SeedReveal, header: Header, game: GameState) -> None:
@@ -43,22 +41,25 @@ def check_result(
 ) -> str:
     """Check the result line; return the text of its step."""
     m: Match = game.match
-    reason, winner, detail = d.reason, d.winner, d.detail
+    winner, detail = d.winner, d.detail
     if game.expected and not isinstance(game.expected[0], RoundStarted):
         raise Mismatch(n, f"the result, but the event {game.expected[0].kind!r} was never written")
     if header.seeded and not seed_revealed:
         raise Mismatch(n, "the match was seeded, but the seed is never revealed")
     if d.balances != list(m.balances):
         raise Mismatch(n, f"balances {d.balances!r}, replay {list(m.balances)}")
-    if reason in ("balance", "round_limit"):
+    if d.reason not in END_REASONS:
+        raise Mismatch(n, f"unknown end reason {d.reason!r}")
+    reason = EndReason(d.reason)
+    if reason.by_rules:
         res = m.result
         if res is None or res.reason != reason:
             raise Mismatch(
                 n,
-                f"the result says {reason!r}, but the game "
+                f"the result says {d.reason!r}, but the game "
                 + ("is not over" if res is None else f"ended by {res.reason!r}"),
             )
-        if reason == "round_limit" and detail.get("max_rounds") != header.max_rounds:
+        if reason is EndReason.ROUND_LIMIT and detail.get("max_rounds") != header.max_rounds:
             raise Mismatch(
                 n,
                 f"detail max_rounds {detail.get('max_rounds')!r}, but the header's is "
@@ -69,27 +70,27 @@ def check_result(
             raise Mismatch(
                 n, f"result disagrees: {diff(said, {'winner': res.winner, 'rounds': res.rounds})}"
             )
-    elif reason in SEAT_REASONS:
+    elif reason.by_seat:
         if m.result is not None:
             raise Mismatch(
-                n, f"the result says {reason!r}, but the game ended by {m.result.reason!r}"
+                n, f"the result says {d.reason!r}, but the game ended by {m.result.reason!r}"
             )
         seat = detail.get("seat")
         if seat not in (0, 1) or winner != 1 - seat:
             raise Mismatch(
                 n,
-                f"a {reason!r} loss of seat {seat!r} must name the other seat as "
+                f"a {d.reason!r} loss of seat {seat!r} must name the other seat as "
                 f"winner, not {winner!r}",
             )
         if d.rounds != game.round:
             raise Mismatch(n, f"rounds {d.rounds!r}, but {game.round} round(s) started")
-        if reason == "time":
+        if reason is EndReason.TIME:
             clock.check_time_loss(n, seat, detail)
-        if reason == "resign" and acct.resigned != seat:
+        if reason is EndReason.RESIGN and acct.resigned != seat:
             raise Mismatch(
                 n, f"a resignation of seat {seat}, but no resign line of that seat came before"
             )
-        if reason == "illegal":
+        if reason is EndReason.ILLEGAL:
             if header.illegal != "forfeit":
                 raise Mismatch(
                     n,
@@ -109,24 +110,23 @@ def check_result(
                     "the forfeit's detail disagrees with the rejected reply: "
                     + diff(said, rejection),
                 )
-    elif reason == "aborted":
+    else:
+        assert reason is EndReason.ABORTED
         if winner is not None or d.rated is not False:
             raise Mismatch(n, "an aborted match has no winner and is not rated")
-    else:
-        raise Mismatch(n, f"unknown end reason {reason!r}")
-    if d.rated is not (reason not in UNRATED):
+    if d.rated is not reason.rated:
         raise Mismatch(
             n,
-            f"rated is {d.rated!r}, but a match ended by {reason!r} "
-            + ("is not rated" if reason in UNRATED else "is rated"),
+            f"rated is {d.rated!r}, but a match ended by {d.reason!r} "
+            + ("is rated" if reason.rated else "is not rated"),
         )
-    if acct.resigned is not None and reason != "resign":
-        raise Mismatch(n, f"seat {acct.resigned} resigned, but the result is {reason!r}")
-    if clock.timed_out is not None and reason != "time":
+    if acct.resigned is not None and reason is not EndReason.RESIGN:
+        raise Mismatch(n, f"seat {acct.resigned} resigned, but the result is {d.reason!r}")
+    if clock.timed_out is not None and reason is not EndReason.TIME:
         raise Mismatch(
             n,
             f"line {clock.timed_out[2]} shows a reply after the deadline, but the result is "
-            f"{reason!r}, not 'time'",
+            f"{d.reason!r}, not 'time'",
         )
     return (
         f"Result: {reason}; winner {name(winner)}; balances A {m.balances[0]} · B {m.balances[1]}"

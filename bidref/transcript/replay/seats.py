@@ -23,6 +23,7 @@ import json
 from hashlib import sha256
 from typing import Any
 
+from ...protocol import load_json
 from ...protocol.fastview import RequestEncoder, clock_members
 from ...rules import (
     MILLISECOND,
@@ -49,8 +50,9 @@ def cut(text: str) -> str:
 
 
 def _loads(raw: str) -> Any:
+    """A raw line's JSON value, read as the referee read it (None: not JSON)."""
     try:
-        return json.loads(raw)
+        return load_json(raw)
     except (json.JSONDecodeError, RecursionError, ValueError):
         return None
 
