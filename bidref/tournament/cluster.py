@@ -39,7 +39,8 @@ from typing import Any, cast
 
 from bidref import __version__
 
-from .model import ABORTED, EngineEntry, MatchJob, MatchReport, PlayFn
+from ..match.outcome import EndReason
+from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
 from .shipping import (
     CACHE_ENV,
@@ -102,7 +103,7 @@ def _this_worker() -> tuple[str, str, str | None]:
 def _refusal(worker: str, engine: str, problem: str, **detail: object) -> MatchReport:
     return MatchReport(
         winner=None,
-        reason=ABORTED,
+        reason=EndReason.ABORTED,
         rated=False,
         detail={"cause": REFUSED, "worker": worker, "engine": engine, **detail, "problem": problem},
     )

@@ -151,7 +151,7 @@ def file_play(job: MatchJob) -> MatchReport:
     texts = [Path(e.command[-1]).read_text() for e in (job.engine_a, job.engine_b)]
     Path(job.transcript).write_text("|".join(texts))
     winner = 0 if job.key.seat == 0 else 1
-    return MatchReport(winner=winner, reason="rounds", rated=True, rounds=1)
+    return MatchReport(winner=winner, reason="round_limit", rated=True, rounds=1)
 
 
 def _job(make_plan: MakePlan, tmp_path: Path) -> tuple[MatchJob, Path]:
@@ -213,7 +213,7 @@ def outputs_play(job: MatchJob) -> MatchReport:
     elsewhere = str(Path(job.transcript).parent.parent.parent / "elsewhere.txt")
     return MatchReport(
         winner=0,
-        reason="rounds",
+        reason="round_limit",
         rated=True,
         outputs=((elsewhere, b"no"), (job.transcript, b"transcript bytes")),
     )
@@ -380,7 +380,7 @@ def logs_play(job: MatchJob) -> MatchReport:
     Path(job.stderr_dir).mkdir(parents=True, exist_ok=True)
     (Path(job.stderr_dir) / f"{job.stderr_prefix}A-a.stderr.log").write_text("stderr of A")
     Path(job.transcript).write_bytes(b"t")
-    return MatchReport(winner=0, reason="rounds", rated=True)
+    return MatchReport(winner=0, reason="round_limit", rated=True)
 
 
 def test_debug_logs_and_stderr_files_come_back_with_the_transcript(
