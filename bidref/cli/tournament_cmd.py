@@ -49,6 +49,7 @@ from .tournament_options import (
     ResumeOption,
     Running,
     SeedOption,
+    ShipEnginesOption,
     SprtOption,
     StderrDirOption,
     TransportOption,
@@ -91,9 +92,9 @@ cutechess-style engines, one with a handicap clock, shared options:\n
   bidref tournament --engine "cmd=./engine name=full" \\
     --engine "cmd=./engine name=fast tc=5+0.1" --each "option.depth=3" \\
     --deals 50 --out runs/handicap\n\n
-One engine against the field, on a dask cluster (engines at the same paths on the workers):\n
+One engine against the field, on a dask cluster, the engines sent to the workers:\n
   bidref tournament hero.toml a.toml b.toml --format gauntlet \\
-    --cluster tcp://head:8786
+    --cluster tcp://head:8786 --ship-engines
 """
 
 
@@ -116,6 +117,7 @@ def tournament(
     force: ForceOption = False,
     concurrency: ConcurrencyOption = None,
     cluster: ClusterOption = None,
+    ship_engines: ShipEnginesOption = False,
     sprt: SprtOption = None,
     rating_interval: RatingIntervalOption = 10,
     stderr_dir: StderrDirOption = None,
@@ -148,16 +150,30 @@ def tournament(
     """
     from bidref.tournament.plans import Wanted
 
+    from . import options
+
     err, console = _consoles()
     play = _load_play(err, play_function)
     outputs = Outputs(
         out, resume, force, export or [], html, as_json, rating_interval, stderr_dir, debug
     )
     running = Running(
-        play_function, concurrency, cluster, max_attempts, connect_info, tls_cert, tls_key, startup
+        play_function,
+        concurrency,
+        cluster,
+        max_attempts,
+        connect_info,
+        tls_cert,
+        tls_key,
+        startup,
+        ship_engines,
     )
     with _refusals(err):
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
+        if ship_engines and cluster is None:
+            raise options.Refused(
+                "--ship-engines sends engines to --cluster workers: add --cluster"
+            )
         _check_outputs(outputs)
     wanted = Wanted(
         engines=engines or [],
@@ -295,7 +311,7 @@ def _play(
         plan, store = _open(wanted, outputs, running, resources)
         todo = _todo(plan, store)
         listeners = _listen(plan, running, resources, err)
-        backend = _backend(play, running, todo, listeners, err)
+        backend = _backend(play, running, todo, listeners, err, plan)
         resources.callback(backend.close)
         if store is None:  # a new tournament: written only now that it can be played
             from bidref.tournament.folder import start_results
@@ -373,12 +389,24 @@ def _listen(plan: Plan, running: Running, resources: ExitStack, err: Console) ->
 
 
 def _backend(
-    play: PlayFn, running: Running, todo: int, listeners: _Listeners | None, err: Console
+    play: PlayFn,
+    running: Running,
+    todo: int,
+    listeners: _Listeners | None,
+    err: Console,
+    plan: Plan,
 ) -> Backend:
     """Where the matches run (matches with a network engine: in threads here)."""
     from bidref.tournament.backends import make_backend, overload_warning
 
-    backend = make_backend(play, running.cluster, running.concurrency, todo)
+    backend = make_backend(
+        play,
+        running.cluster,
+        running.concurrency,
+        todo,
+        engines=plan.engines,
+        ship=running.ship_engines,
+    )
     warning = None if running.cluster is not None else overload_warning(running.concurrency)
     if warning is not None:
         err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)

@@ -144,8 +144,18 @@ ClusterOption = Annotated[
     str | None,
     typer.Option(
         metavar="ADDRESS",
-        help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786 "
-        "(engines and --out at the same paths on the workers).",
+        help="Run on this dask.distributed scheduler, e.g. tcp://10.0.0.5:8786; "
+        "workers send results and transcripts back here (see --ship-engines).",
+    ),
+]
+ShipEnginesOption = Annotated[
+    bool,
+    typer.Option(
+        "--ship-engines",
+        metavar="",
+        help="With --cluster: send the engines' files to the workers (cached there by "
+        "sha256), so they need only bidref; else each worker needs the recorded build "
+        "at the same path.",
     ),
 ]
 SprtOption = Annotated[
@@ -251,6 +261,7 @@ class Running:
     tls_cert: Path | None
     tls_key: Path | None
     startup: float | None
+    ship_engines: bool = False  # --cluster workers get the engines' files from here
 
     @property
     def real_engines(self) -> bool:

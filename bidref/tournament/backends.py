@@ -4,10 +4,11 @@ the function that plays one match (``module:function``, for tests)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from typing import cast
 
 from .local import LocalBackend, available_cores
-from .model import PlayFn
+from .model import EngineEntry, PlayFn
 from .runner import Backend, TournamentError
 
 
@@ -31,14 +32,25 @@ def overload_warning(concurrency: int | None) -> str | None:
     )
 
 
-def make_backend(play: PlayFn, cluster: str | None, concurrency: int | None, todo: int) -> Backend:
+def make_backend(
+    play: PlayFn,
+    cluster: str | None,
+    concurrency: int | None,
+    todo: int,
+    *,
+    engines: Sequence[EngineEntry] = (),
+    ship: bool = False,
+) -> Backend:
     """``concurrency`` matches at once (default: a core each, never more than the
-    ``todo`` matches) here, or on the dask scheduler at ``cluster``."""
+    ``todo`` matches) here, or on the dask scheduler at ``cluster`` (``ship``: the
+    ``engines``' files sent to its workers)."""
     if cluster is not None:
         from .cluster import ClusterBackend, ClusterError  # dask: imported only for a cluster
 
         try:
-            return ClusterBackend(play, cluster, concurrency=concurrency)
+            return ClusterBackend(
+                play, cluster, concurrency=concurrency, engines=list(engines), ship=ship
+            )
         except ClusterError as exc:
             raise TournamentError(str(exc)) from None
     jobs = concurrency or available_cores()

@@ -1,26 +1,63 @@
-"""Running matches on an existing dask.distributed cluster.
+"""Running matches on an existing dask.distributed cluster, with nothing shared.
 
-Each match is one task: the worker starts both engines, plays and writes the
-transcript itself. So the engines (and the output folder, if the transcripts
-are to be found afterwards) must be at the same paths on every worker, with
-bidref installed there. Results come back to this process, which alone writes
-the results file.
+Each match is one task (:func:`play_task`). The worker needs bidref and, unless
+the engines are shipped, the engines at the recorded paths; it writes nothing
+the coordinator needs: it plays into a folder of its own and returns the report
+with the transcript's (compressed) bytes, and the runner here writes the
+transcript, then the record, as for a local match.
 
-On Ctrl-C the tasks not yet started are cancelled; a match already running on a
-worker plays to its end there and its result is discarded (``--resume`` plays
-it again).
+Before each match the worker checks the sha256 of every engine file against
+the results header (:mod:`.shipping`) and refuses another build: the match is
+not played, it comes back aborted with the worker and the file named, is played
+again elsewhere, and that worker gets no further matches in this run.
+
+With ``ship`` the engines' files go to the workers by digest: a task names the
+files; a worker missing some says so (:class:`NeedFiles`) and the task is sent
+again to it with those files, which it keeps in its cache for later runs.
+
+A worker lost mid-match (killed, its machine gone) loses nothing: dask plays
+its task again on another worker, and only the one report that comes back is
+recorded. On Ctrl-C the tasks not yet started are cancelled; a match already
+running on a worker plays to its end there and its result is discarded
+(``--resume`` plays it again).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
 import uuid
-from typing import Any
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, cast
 
-from .model import MatchJob, MatchReport, PlayFn
+from bidref import __version__
+
+from ..match.outcome import EndReason
+from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
+from .shipping import (
+    CACHE_ENV,
+    Bundle,
+    EngineCache,
+    EngineFilesError,
+    bundle_of,
+    default_cache_dir,
+    interpreter_problem,
+    localise,
+    verify,
+)
 
 log = logging.getLogger(__name__)
+
+REFUSED = "engine refused"  # the detail's cause of a match a worker would not play
+MAX_SENDS = 4  # tasks per match attempt: the first, then with files (a worker may die)
 
 
 class ClusterError(RuntimeError):
@@ -31,8 +68,158 @@ class ClusterError(RuntimeError):
 _SCHEMES = ("tcp", "tls", "ucx", "ws", "wss", "inproc")
 
 
+@dataclass(frozen=True)
+class Shipment:
+    """What a task carries besides its job: the coordinator's Python (which runs
+    ``.py`` engines; a worker uses its own) and, when shipping, the engines' files."""
+
+    python: str
+    bundles: dict[str, Bundle] | None = None  # by engine name
+    bidref_version: str = __version__  # the coordinator's: a worker must run the same
+
+
+@dataclass(frozen=True)
+class NeedFiles:
+    """A worker's answer instead of a report: send the task again with these files."""
+
+    worker: str
+    shas: tuple[str, ...]
+
+
+def _this_worker() -> tuple[str, str, str | None]:
+    """(this worker's address, how to name it, its local folder); outside a worker
+    ("here", "here", None)."""
+    try:
+        from distributed import get_worker
+
+        w = get_worker()
+    except (ImportError, ValueError):
+        return "here", "here", None
+    name = str(w.name)
+    named = str(w.address) if name == str(w.address) else f"{name} ({w.address})"
+    return str(w.address), named, str(w.local_directory)
+
+
+def _refusal(worker: str, engine: str, problem: str, **detail: object) -> MatchReport:
+    return MatchReport(
+        winner=None,
+        reason=EndReason.ABORTED,
+        rated=False,
+        detail={"cause": REFUSED, "worker": worker, "engine": engine, **detail, "problem": problem},
+    )
+
+
+def play_task(
+    play: PlayFn,
+    job: MatchJob,
+    shipment: Shipment,
+    blobs: dict[str, bytes] | None = None,
+    cache_dir: str | None = None,
+) -> MatchReport | NeedFiles:
+    """One match on a worker: engines checked (or laid out from the cache), played
+    in a private folder, its files returned in the report's ``outputs``."""
+    worker, named, local = _this_worker()
+    if shipment.bidref_version != __version__:
+        return _refusal(
+            worker,
+            job.engine_a.name,
+            f"worker {named} runs bidref {__version__}, this tournament bidref "
+            f"{shipment.bidref_version}; install that version there",
+        )
+    engines: list[EngineEntry] = []
+    cache = EngineCache(Path(cache_dir) if cache_dir else default_cache_dir())
+    if shipment.bundles is not None:
+        bundles = [shipment.bundles[e.name] for e in (job.engine_a, job.engine_b)]
+        need = cache.missing(bundles, have=blobs or {})
+        if need:
+            return NeedFiles(worker, tuple(need))
+        try:
+            for sha, data in (blobs or {}).items():
+                cache.put(sha, data)
+            folders = [cache.lay_out(b) for b in bundles]
+        except (OSError, EngineFilesError) as exc:
+            return _refusal(
+                worker,
+                job.engine_a.name,
+                f"worker {named}: cannot keep the engines in {cache.root}: {exc}; give "
+                f"it a writable cache folder (${CACHE_ENV})",
+            )
+        for entry, b, folder in zip((job.engine_a, job.engine_b), bundles, folders, strict=True):
+            engines.append(localise(entry, b, folder, shipment.python))
+    else:
+        engines = [localise(e, None, None, shipment.python) for e in (job.engine_a, job.engine_b)]
+    for e in engines:
+        mismatch = verify(e.name, e.files)
+        if mismatch is not None:
+            return _refusal(
+                worker,
+                e.name,
+                mismatch.text(
+                    f"on worker {named}",
+                    None
+                    if shipment.bundles is None
+                    else f"its cached copy was changed: delete {cache.root} there, and "
+                    "the engines are shipped again",
+                ),
+                file=mismatch.path,
+                expected=mismatch.expected,
+                found=mismatch.found,
+            )
+        problem = interpreter_problem(e)
+        if problem is not None:
+            return _refusal(
+                worker, e.name, f"worker {named}: {problem}; install it there or drop the worker"
+            )
+    return _play_privately(play, job, engines, local)
+
+
+def _play_privately(
+    play: PlayFn, job: MatchJob, engines: list[EngineEntry], local: str | None
+) -> MatchReport:
+    """Play with every output path in a folder of the worker's own, then bring the
+    files back as ``outputs`` under the coordinator's paths."""
+    tmp = Path(tempfile.mkdtemp(prefix="bidref-match-", dir=local))
+    try:
+        suffix = "".join(Path(job.transcript).suffixes)
+        here = replace(
+            job,
+            engine_a=engines[0],
+            engine_b=engines[1],
+            transcript=str(tmp / f"transcript{suffix}"),
+            stderr_dir=None if job.stderr_dir is None else str(tmp / "stderr"),
+            debug_log=None if job.debug_log is None else str(tmp / "debug.log"),
+        )
+        report = run_job(play, here)
+        outputs: list[tuple[str, bytes]] = []
+        if job.debug_log is not None and os.path.isfile(str(here.debug_log)):
+            outputs.append((job.debug_log, Path(str(here.debug_log)).read_bytes()))
+        if job.stderr_dir is not None and os.path.isdir(str(here.stderr_dir)):
+            for f in sorted(Path(str(here.stderr_dir)).iterdir()):
+                outputs.append((os.path.join(job.stderr_dir, f.name), f.read_bytes()))
+        if os.path.isfile(here.transcript):
+            outputs.append((job.transcript, Path(here.transcript).read_bytes()))
+        return replace(report, transcript=job.transcript, outputs=tuple(outputs))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class _Match:
+    """One submitted match: its tasks one after another, and the future the runner holds."""
+
+    def __init__(self, job: MatchJob) -> None:
+        self.job = job
+        self.done: Future[MatchReport] = Future()
+        self.task: Any = None
+        self.sends = 0
+
+
 class ClusterBackend:
-    """Matches as tasks on a dask.distributed scheduler (``address`` or a ``Client``)."""
+    """Matches as tasks on a dask.distributed scheduler (``address`` or a ``Client``).
+
+    ``ship``: send the engines' files to the workers (see :func:`play_task`).
+    ``cache_dir``: the workers' cache folder (default: each worker's own,
+    :func:`bidref.tournament.shipping.default_cache_dir`).
+    """
 
     def __init__(
         self,
@@ -42,6 +229,9 @@ class ClusterBackend:
         client: Any = None,
         concurrency: int | None = None,
         connect_timeout_s: float = 10.0,
+        engines: list[EngineEntry] | None = None,
+        ship: bool = False,
+        cache_dir: str | None = None,
     ) -> None:
         try:
             from distributed import Client
@@ -49,53 +239,130 @@ class ClusterBackend:
             raise ClusterError(
                 "--cluster needs dask.distributed: pip install 'bidref[cluster]'"
             ) from exc
+        bundles = None
+        if ship:
+            try:
+                bundles = {e.name: bundle_of(e) for e in engines or []}
+            except EngineFilesError as exc:
+                raise ClusterError(str(exc)) from None
+        self._shipment = Shipment(sys.executable, bundles)
+        self._cache_dir = cache_dir
         self._own_client = client is None
         if client is None:
-            if not address:
-                raise ClusterError("give a scheduler address, e.g. --cluster tcp://10.0.0.5:8786")
-            scheme, sep, rest = address.partition("://")
-            if not sep or scheme not in _SCHEMES or not rest:
-                # said before dask is asked (its own errors vary, and take time under load)
-                raise ClusterError(
-                    f"--cluster {address!r} is not a scheduler address; give one like "
-                    "tcp://10.0.0.5:8786"
-                )
-            try:
-                client = Client(address, timeout=connect_timeout_s)  # type: ignore[no-untyped-call]
-            except ValueError as exc:  # not an address at all
-                raise ClusterError(
-                    f"--cluster {address!r}: {exc}; give the scheduler's address, e.g. "
-                    "tcp://10.0.0.5:8786"
-                ) from None
-            except (OSError, TimeoutError) as exc:
-                raise ClusterError(
-                    f"cannot reach the dask scheduler at {address!r}: {exc}; check the address "
-                    "and that `dask scheduler` is running there"
-                ) from exc
+            client = _connect(Client, address, connect_timeout_s)
         self._client = client
         self._play = play
-        self._futures: list[Any] = []
+        self._lock = threading.Lock()
+        self._matches: list[_Match] = []
+        self._refusing: dict[str, str] = {}  # worker: why
+        self._cancelled = False
+        self.files_sent = 0  # files shipped to workers that lacked them, in this run
         threads = sum(client.nthreads().values())
         if threads < 1 and concurrency is None:
             raise ClusterError("the dask cluster has no workers: start some with `dask worker`")
         self.slots = concurrency if concurrency is not None else threads
 
     def submit(self, job: MatchJob) -> Handle:
+        match = _Match(job)
+        with self._lock:
+            self._matches = [m for m in self._matches if not m.done.done()]
+            self._matches.append(match)
+        self._send(match, None, None)
+        return match.done
+
+    def _send(self, match: _Match, blobs: dict[str, bytes] | None, worker: str | None) -> None:
+        job = match.job
+        match.sends += 1
         # a fresh key each time: a cancelled task of an earlier run may still hold the old one
         key = f"bidref-match-{job.key.id}-{job.attempt}-{uuid.uuid4().hex[:8]}"
-        future = self._client.submit(run_job, self._play, job, pure=False, key=key)
-        self._futures.append(future)
-        self._futures = [f for f in self._futures if not f.done()]
-        return future  # type: ignore[no-any-return]
+        where: dict[str, Any] = {}
+        if worker is not None:  # the files are for it; another takes them if it is gone
+            where = {"workers": [worker], "allow_other_workers": True}
+        elif self._refusing:
+            known = self._client.scheduler_info()["workers"]
+            allowed = [w for w in known if w not in self._refusing]
+            if allowed:
+                where = {"workers": allowed}
+        with self._lock:
+            if self._cancelled:
+                match.done.cancel()
+                return
+            match.task = self._client.submit(
+                play_task,
+                self._play,
+                job,
+                self._shipment,
+                blobs,
+                self._cache_dir,
+                pure=False,
+                key=key,
+                **where,
+            )
+        match.task.add_done_callback(lambda task: self._step(match, task))
+
+    def _step(self, match: _Match, task: Any) -> None:
+        """A task of ``match`` ended (in the client's thread): finish, or send again."""
+        try:
+            answer = task.result()
+        except BaseException as exc:  # cancelled, or a worker error: the runner reports it
+            if not match.done.done():
+                match.done.set_exception(exc if isinstance(exc, Exception) else RuntimeError(exc))
+            return
+        if isinstance(answer, NeedFiles):
+            if match.sends >= MAX_SENDS:
+                match.done.set_exception(
+                    ClusterError(f"the engines did not reach a worker in {MAX_SENDS} tries")
+                )
+                return
+            try:
+                blobs = self._read_files(answer.shas)
+                self._send(match, blobs, answer.worker)
+            except Exception as exc:
+                if not match.done.done():
+                    match.done.set_exception(exc)
+            return
+        if not isinstance(answer, MatchReport):
+            match.done.set_exception(
+                ClusterError(f"a worker returned {type(answer).__name__}, not a match report")
+            )
+            return
+        if answer.detail.get("cause") == REFUSED:
+            worker = str(answer.detail.get("worker"))
+            with self._lock:
+                first = worker not in self._refusing
+                self._refusing[worker] = str(answer.detail.get("problem"))
+            if first:
+                log.warning("%s; no further matches go to that worker", answer.detail["problem"])
+        if not match.done.done():
+            match.done.set_result(answer)
+
+    def _read_files(self, shas: tuple[str, ...]) -> dict[str, bytes]:
+        assert self._shipment.bundles is not None
+        paths = {sha: src for b in self._shipment.bundles.values() for src, _, sha, _ in b.files}
+        files = {sha: Path(paths[sha]).read_bytes() for sha in shas}
+        for sha, data in files.items():
+            if hashlib.sha256(data).hexdigest() != sha:
+                raise ClusterError(
+                    f"{paths[sha]} changed on this machine during the tournament; restore "
+                    "the recorded build and --resume"
+                )
+        with self._lock:
+            self.files_sent += len(files)
+        return files
+
+    @property
+    def refusing(self) -> dict[str, str]:
+        """The workers that refused a match in this run, and why."""
+        with self._lock:
+            return dict(self._refusing)
 
     def result(self, handle: Handle) -> MatchReport:
-        report = handle.result()  # type: ignore[attr-defined]
-        if not isinstance(report, MatchReport):
-            raise ClusterError(f"a worker returned {type(report).__name__}, not a match report")
-        return report
+        return cast(Future[MatchReport], handle).result()
 
     def interrupt(self) -> None:
-        pending = [f for f in self._futures if not f.done()]
+        with self._lock:
+            self._cancelled = True
+            pending = [m.task for m in self._matches if m.task is not None and not m.task.done()]
         if pending:
             log.info("cancelling %d match tasks on the cluster", len(pending))
             self._client.cancel(pending)
@@ -103,3 +370,25 @@ class ClusterBackend:
     def close(self) -> None:
         if self._own_client:
             self._client.close()
+
+
+def _connect(client_type: Any, address: str | None, timeout_s: float) -> Any:
+    if not address:
+        raise ClusterError("give a scheduler address, e.g. --cluster tcp://10.0.0.5:8786")
+    scheme, sep, rest = address.partition("://")
+    if not sep or scheme not in _SCHEMES or not rest:
+        # said before dask is asked (its own errors vary, and take time under load)
+        raise ClusterError(
+            f"--cluster {address!r} is not a scheduler address; give one like tcp://10.0.0.5:8786"
+        )
+    try:
+        return client_type(address, timeout=timeout_s)
+    except ValueError as exc:  # not an address at all
+        raise ClusterError(
+            f"--cluster {address!r}: {exc}; give the scheduler's address, e.g. tcp://10.0.0.5:8786"
+        ) from None
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(
+            f"cannot reach the dask scheduler at {address!r}: {exc}; check the address "
+            "and that `dask scheduler` is running there"
+        ) from exc

@@ -25,6 +25,7 @@ from bidref.engines.spec import EngineSpec, EngineSpecError, resolve_engines, un
 from bidref.rules.clock import MILLISECOND
 
 from .model import EngineEntry
+from .shipping import EngineFilesError, fingerprint
 
 _NAMED = re.compile(r"^([A-Za-z0-9_.+-]+)=(.+)$")
 LISTEN = "listen://"
@@ -82,7 +83,8 @@ def resolve_entries(
 ) -> list[EngineEntry]:
     """All engines: positional arguments (``NAME=`` allowed), then ``--engine`` ones.
 
-    ``check``: refuse programs that are not there or not executable (real engines).
+    ``check``: refuse programs that are not there or not executable (real engines),
+    and record the sha256 of each engine's files (:mod:`.shipping`).
     """
     named = [split_name(a) for a in args]
     remote: dict[int, EngineEntry] = {}
@@ -107,7 +109,15 @@ def resolve_entries(
     entries = [remote[i] if i in remote else next(resolved) for i in range(len(args))]
     entries += list(resolved)
     names = unique_names([e.name for e in entries])
-    return [e if e.name == n else replace(e, name=n) for e, n in zip(entries, names, strict=True)]
+    entries = [
+        e if e.name == n else replace(e, name=n) for e, n in zip(entries, names, strict=True)
+    ]
+    if not check:
+        return entries
+    try:  # identified by content once, now: workers check it before each match
+        return [fingerprint(e) for e in entries]
+    except EngineFilesError as exc:
+        raise EngineArgError(str(exc)) from None
 
 
 def _remote_entry(arg: str, name: str | None, text: str) -> EngineEntry:

@@ -38,6 +38,9 @@ class EngineEntry:
     # This engine's own clock (bank_ms, delay_ms), a handicap; None: the settings'.
     time_control_ms: tuple[int, int] | None = None
     transport: Literal["pipe", "pty"] | None = None  # None: the settings'
+    # The sha256 of each of its files (program, its folder's files), by absolute
+    # path, taken when the tournament is created: a worker plays no other build.
+    files: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,9 @@ class MatchReport:
     interrupted: bool = False  # stopped by Ctrl-C: not a result, not recorded
     fault_seat: int | None = None  # whose fault the end was (time, crash, start-up, ...)
     extra: dict[str, object] = field(default_factory=dict)
+    # Files for the runner to write before it records the match, as (absolute path,
+    # bytes), the transcript last: a cluster worker's output comes home this way.
+    outputs: tuple[tuple[str, bytes], ...] = ()
 
 
 PlayFn = Callable[[MatchJob], MatchReport]
@@ -104,6 +110,7 @@ class EngineModel(RecordModel):
     options: dict[str, object] = {}
     time_control_ms: tuple[int, int] | None = None
     transport: Literal["pipe", "pty"] | None = None
+    files: dict[str, str] = {}  # sha256 by absolute path (older files: none recorded)
 
     @classmethod
     def of(cls, e: EngineEntry) -> EngineModel:
@@ -116,6 +123,7 @@ class EngineModel(RecordModel):
             options=dict(e.options),
             time_control_ms=e.time_control_ms,
             transport=e.transport,
+            files=dict(e.files),
         )
 
     def entry(self) -> EngineEntry:
@@ -128,6 +136,7 @@ class EngineModel(RecordModel):
             dict(self.options),
             self.time_control_ms,
             self.transport,
+            dict(self.files),
         )
 
 

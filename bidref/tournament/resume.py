@@ -3,7 +3,8 @@
 A results file records the engines, the format, the clock, the deals and
 their seeds; a command line that resumes may repeat them but not change
 them (the matches already played would no longer belong to the same
-tournament). Only an SPRT may be added: it reads the recorded results.
+tournament). Only an SPRT may be added: it reads the recorded results. Nor may
+the engines' files have changed (:mod:`.shipping`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from .plans import Wanted, check_sprt
 from .runner import RESULTS_FILE, Plan, TournamentError, new_header
+from .shipping import changed
 from .store import ResultsStore, hold
 
 
@@ -43,6 +45,17 @@ def header_conflicts(plan: Plan, wanted: Wanted) -> list[str]:
     return problems
 
 
+def check_builds(plan: Plan) -> None:
+    """Refuse engines whose files changed since the tournament was created (their
+    sha256 are in the header): the matches played were another build's."""
+    stale = changed(plan.engines)
+    if stale:
+        raise TournamentError(
+            f"{stale[0].text()}; the build recorded in {plan.out_dir / RESULTS_FILE} is the "
+            "one to play (or start a new tournament)"
+        )
+
+
 def reopen(out: Path, wanted: Wanted, resources: ExitStack) -> tuple[Plan, ResultsStore]:
     """The tournament recorded in ``out``, refusing options that would change it.
 
@@ -61,6 +74,7 @@ def reopen(out: Path, wanted: Wanted, resources: ExitStack) -> tuple[Plan, Resul
             "options to resume, or use another --out"
         )
     check_sprt(plan, wanted.sprt)
+    check_builds(plan)
     if wanted.sprt is None:
         return plan, store
     # a test on the recorded results; the file keeps its header

@@ -44,7 +44,7 @@ from .model import (
 from .ratings import Sprt
 from .schedule import Format, MatchKey, Pairing, pairings, schedule
 from .standings import Standings, Tally
-from .store import ResultsStore
+from .store import ResultsStore, write_durably
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,13 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
     if not report.elapsed_s:
         report = replace(report, elapsed_s=time.monotonic() - started)
     return report
+
+
+def _is_output_of(job: MatchJob, path: str) -> bool:
+    """Whether ``path`` is one of the files ``job`` writes (transcript, logs)."""
+    if path in (job.transcript, job.debug_log):
+        return True
+    return job.stderr_dir is not None and os.path.dirname(path) == job.stderr_dir
 
 
 _SHIELDED = (signal.SIGINT, signal.SIGTERM)
@@ -462,7 +469,12 @@ class _Loop:
 
     def record_and_count(self, job: MatchJob, report: MatchReport) -> None:
         rel = self.plan.transcript(job.key, job.attempt)
-        record = MatchRecord.of(job, replace(report, transcript=rel))
+        for path, data in report.outputs:  # a cluster worker's files, before the record
+            if _is_output_of(job, path):
+                write_durably(Path(path), data)
+            else:  # a worker writes this match's files only, nothing else here
+                log.warning("match %s: ignoring a file for %s from its worker", job.key.id, path)
+        record = MatchRecord.of(job, replace(report, transcript=rel, outputs=()))
         self.store.append(record)
         self.tally.add(record)
         self.summary.played += 1

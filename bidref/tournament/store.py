@@ -101,6 +101,19 @@ class ResultsStore:
         return sum(1 for r in self.records if r.key == key)
 
 
+def write_durably(path: Path, data: bytes) -> None:
+    """``data`` as the file ``path``, whole or not at all, on disk before this returns:
+    a match's files are written so before its record (a crash between the two
+    leaves a file without a record, and the match is played again)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.part")
+    with tmp.open("wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def hold(path: Path) -> IO[bytes]:
     """Hold the results file at ``path`` for one run alone, until the returned file
     is closed: two runs on one folder would play the same missing matches twice.
