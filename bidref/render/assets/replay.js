@@ -227,12 +227,18 @@
     render();
   }
 
+  // #line=N is line N of the transcript file (as in bidref replay's FILE:LINE): its
+  // first step (a v2 line the page spells out into events has several), else the last
+  // step before it (a line past the end, or one the page does not show).
   function fromHash() {
     const m = /line=(\d+)/.exec(location.hash);
     if (!m) return 0;
     const line = Number(m[1]);
     let best = 0;
-    for (let i = 0; i < n; i++) if (steps[i].line <= line) best = i;
+    for (let i = 0; i < n; i++) {
+      if (steps[i].line === line) return i;
+      if (steps[i].line < line) best = i;
+    }
     return best;
   }
 
