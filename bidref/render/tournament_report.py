@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -80,15 +81,45 @@ def _pct(x: float) -> str:
     return "–" if math.isnan(x) else f"{100 * x:.1f} %"
 
 
+def _elo(s: SideStats) -> str:
+    """The Elo as the terminal says it: ``+12``, or ``> +597`` / ``< −881`` where every
+    pair went one way (the estimate is infinite; the bound is finite)."""
+    if not s.estimate.samples:
+        return "–"
+    elo, bound = s.elo_bound()
+    if bound is not None:
+        return f"{'>' if bound == 'lower' else '<'} {_fmt(elo)}"
+    return _fmt(elo)
+
+
+def _interval(s: SideStats) -> str:
+    """``[−12, +40]``; ``n/a`` below 3 pairs or where an end is unbounded (as in the
+    terminal's ``± n/a``)."""
+    low, high = s.estimate.interval
+    if not s.interval_known or any(math.isnan(v) or math.isinf(v) for v in (low, high)):
+        return "n/a" if s.estimate.samples else "–"
+    return f"[{_fmt(low)}, {_fmt(high)}]"
+
+
+def _ticks(span: float) -> list[int]:
+    """Round tick values on [−span, span]: multiples of 50, 100 or 200, and 0."""
+    step = 50 if span <= 200 else 100 if span <= 400 else 200
+    first = -int(span // step) * step
+    return list(range(first, int(span) + 1, step))
+
+
 def ratings_chart(ranked: list[tuple[str, SideStats]]) -> str:
     """Each engine's Elo (a dot) and 95 % interval (a bar) on one axis; an interval
-    that runs off the axis (or to ±∞) ends in an arrow."""
-    w, row, left, right = 740, 26, 150, 56
+    that runs off the axis (or to ±∞) ends in an arrow, and an infinite Elo is drawn at
+    its finite bound (``> +597``). Names sit left of the axis and values right of it,
+    in their own columns: no dot or bar reaches them."""
+    w, row, left, right = 740, 26, 150, 72
     h = row * len(ranked) + 40
     finite = [
         abs(v)
         for _, s in ranked
-        for v in (s.estimate.elo, *s.estimate.interval)
+        if s.estimate.samples
+        for v in (s.elo_bound()[0], *s.estimate.interval)
         if not math.isnan(v) and not math.isinf(v)
     ]
     span = min(ELO_SPAN, max([100.0, *finite]) * 1.1)
@@ -102,45 +133,51 @@ def ratings_chart(ranked: list[tuple[str, SideStats]]) -> str:
         f'<svg class="ratings" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
         'aria-label="Elo with 95 % intervals">'
     ]
-    step = 50 if span <= 200 else 100 if span <= 400 else 200
-    tick = -span
-    while tick <= span:
+    for tick in _ticks(span):
         out.append(
             f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="10" y2="{h - 22}" '
-            f'stroke="{"#888" if tick == 0 else "#ddd"}"/><text x="{x(tick):.1f}" '
-            f'y="{h - 8}" text-anchor="middle" font-size="11" fill="#555">{tick:+.0f}</text>'
+            f'stroke="{"#888" if tick == 0 else "#ddd"}"/><text class="tick" x="{x(tick):.1f}" '
+            f'y="{h - 8}" text-anchor="middle" font-size="11" fill="#555">{_fmt(tick)}</text>'
         )
-        tick += step
     for i, (name, s) in enumerate(ranked):
-        y = 22 + i * row
-        est = s.estimate
-        out.append(
-            f'<text x="{left - 8}" y="{y + 4}" text-anchor="end" font-size="13">'
-            f"{escape(name)}</text>"
-        )
-        if not est.samples or math.isnan(est.elo):
-            out.append(
-                f'<text x="{x(0) + 6:.1f}" y="{y + 4}" font-size="11" fill="#888">'
-                "no complete pairs yet</text>"
-            )
-            continue
-        low, high = est.interval
-        if not math.isnan(low):
-            out.append(
-                f'<line class="interval" data-engine="{escape(name)}" x1="{x(low):.1f}" '
-                f'x2="{x(high):.1f}" y1="{y}" y2="{y}" stroke="#2b6cb0" stroke-width="4" '
-                'stroke-linecap="round"/>'
-            )
-            for v, d in ((low, -1), (high, 1)):
-                if math.isinf(v) or abs(v) > span:
-                    tip = x(v)
-                    out.append(f'<path d="M{tip:.1f} {y} l{-8 * d} -6 v12 z" fill="#2b6cb0"/>')
-        out.append(
-            f'<circle class="elo" data-engine="{escape(name)}" cx="{x(est.elo):.1f}" cy="{y}" '
-            f'r="5" fill="#c05621"/><text x="{w - 4}" y="{y + 4}" text-anchor="end" '
-            f'font-size="11" fill="#555">{_fmt(est.elo)}</text>'
-        )
+        out.append(_rating_row(name, s, 22 + i * row, x, span, w - right + 10))
     out.append("</svg>")
+    return "".join(out)
+
+
+def _rating_row(
+    name: str, s: SideStats, y: int, x: Callable[[float], float], span: float, value_x: int
+) -> str:
+    est = s.estimate
+    out = [
+        f'<text class="name" x="{x(-span) - 10:.1f}" y="{y + 4}" text-anchor="end" '
+        f'font-size="13">{escape(name)}</text>'
+    ]
+    if not est.samples or math.isnan(est.elo):
+        out.append(
+            f'<text class="none" x="{x(0) + 6:.1f}" y="{y + 4}" font-size="11" fill="#888">'
+            "no complete pairs yet</text>"
+        )
+        return "".join(out)
+    elo, bound = s.elo_bound()
+    low, high = est.interval
+    if bound is not None:  # all one way: from the bound out to the end of the axis
+        low, high = (elo, math.inf) if bound == "lower" else (-math.inf, elo)
+    if not math.isnan(low):
+        out.append(
+            f'<line class="interval" data-engine="{escape(name)}" x1="{x(low):.1f}" '
+            f'x2="{x(high):.1f}" y1="{y}" y2="{y}" stroke="#2b6cb0" stroke-width="4" '
+            'stroke-linecap="round"/>'
+        )
+        for v, d in ((low, -1), (high, 1)):
+            if math.isinf(v) or abs(v) > span:
+                tip = x(v)
+                out.append(f'<path d="M{tip:.1f} {y} l{-8 * d} -6 v12 z" fill="#2b6cb0"/>')
+    out.append(
+        f'<circle class="elo" data-engine="{escape(name)}" cx="{x(elo):.1f}" cy="{y}" '
+        f'r="5" fill="#c05621"/><text class="value" x="{value_x}" y="{y + 4}" '
+        f'font-size="11" fill="#555">{escape(_elo(s))}</text>'
+    )
     return "".join(out)
 
 
@@ -194,8 +231,6 @@ def standings_table(standings: Standings) -> str:
     rows = []
     for rank, (name, s) in enumerate(standings.ranked(), 1):
         est = s.estimate
-        low, high = est.interval
-        interval = f"[{_fmt(low)}, {_fmt(high)}]" if est.samples else "–"
         f = s.faults
         faults = "/".join(
             str(f[k]) for k in ("time_losses", "crashes", "illegal_forfeits", "protocol_errors")
@@ -204,7 +239,7 @@ def standings_table(standings: Standings) -> str:
             f'<tr data-engine="{escape(name)}"><td>{rank}</td><td>{escape(name)}</td>'
             f"<td>{s.matches}</td><td>{s.wins}-{s.losses}-{s.draws}</td>"
             f"<td>{_pct(s.trinomial.score)}</td><td>{est.samples}</td>"
-            f'<td class="elo">{_fmt(est.elo) if est.samples else "–"}</td><td>{interval}</td>'
+            f'<td class="elo">{escape(_elo(s))}</td><td class="interval">{_interval(s)}</td>'
             f"<td>{_pct(s.pentanomial.los) if est.samples else '–'}</td>"
             f"<td>{faults}</td><td>{s.aborted}</td></tr>"
         )
@@ -223,8 +258,8 @@ def pairings_table(standings: Standings, sprt: Sprt | None, names: list[str]) ->
     for p in standings.pairs.values():
         s = p.side
         est = s.estimate
-        low, high = est.interval
-        elo = f"{_fmt(est.elo)} [{_fmt(low)}, {_fmt(high)}]" if est.samples else "–"
+        elo = _elo(s) if s.elo_bound()[1] else f"{_elo(s)} {_interval(s)}"
+        elo = elo if est.samples else "–"
         test = f"<td>{escape(sprt_text(sprt, p))}</td>" if sprt is not None else ""
         rows.append(
             f'<tr><td><a href="#{escape(_pair_anchor(p.pairing.first, p.pairing.second, names))}">'
