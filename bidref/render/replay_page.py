@@ -117,9 +117,13 @@ def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
     return "".join(out), {"x0": x0, "x1": x1}
 
 
-def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
+def replay_page(
+    tl: Timeline, title: str, warning: str | None = None, assets: str | None = None
+) -> str:
     """The whole page for ``tl``; ``warning`` (e.g. what ``bidref replay`` found wrong
-    in the transcript) is shown at the top."""
+    in the transcript) is shown at the top. ``assets``: the address of a folder that
+    serves ``replay.js`` and ``replay.css`` (one copy shared by many pages); None puts
+    them inside the page."""
     chart, span = balance_chart(tl)
     data = {
         "names": list(tl.names),
@@ -148,11 +152,17 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
         '<svg width="0" height="0" style="position:absolute" aria-hidden="true" '
         f'id="tile-defs">{tile_defs()}</svg>'
     )
+    if assets is None:
+        style = f"<style>{asset('replay.css')}</style>"
+        script = f"<script>{asset('replay.js')}</script>"
+    else:
+        style = f'<link rel="stylesheet" href="{escape(assets)}replay.css">'
+        script = f'<script src="{escape(assets)}replay.js"></script>'
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
-<style>{asset("replay.css")}</style>
+{style}
 </head><body>
 {defs}
 <header><h1><span class="pa">A {a}</span> vs <span class="pb">B {b}</span></h1>
@@ -193,6 +203,6 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
 <div class="panel"><h3>Transcript lines (click to jump)</h3><ul id="lines"></ul></div>
 </div>
 <script type="application/json" id="match-data">{_script_json(data)}</script>
-<script>{asset("replay.js")}</script>
+{script}
 </body></html>
 """

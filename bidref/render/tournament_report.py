@@ -15,6 +15,7 @@ standings); the other attempts are listed, unrated, with their own replays.
 from __future__ import annotations
 
 import math
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -277,40 +278,94 @@ def pairings_table(standings: Standings, sprt: Sprt | None, names: list[str]) ->
     )
 
 
-def write_report(out_dir: Path, report: Path) -> ReportSummary:
-    """Write ``report`` for the tournament in ``out_dir`` and a replay page per match
-    whose transcript is there. Raises ResultsError (no readable results file) or
-    OSError (cannot write)."""
-    header, records, _ = read_results(out_dir / RESULTS_FILE)
-    plan = Plan(header, out_dir)
-    names = plan.names
-    standings = compute(names, plan.pairings, records)
+def match_title(rec: MatchRecord) -> str:
+    return f"{rec.engine_a} vs {rec.engine_b} · seed {rec.seed} · attempt {rec.attempt}"
+
+
+def match_page(transcript: Path, rec: MatchRecord, back: str, assets: str | None = None) -> str:
+    """The replay page of one match, made from its transcript, with a link ``back`` to
+    the report; ``assets``: where the shared script and style sheet are (None: inside
+    the page)."""
+    page = replay_page(build_timeline(transcript.read_bytes()), match_title(rec), assets=assets)
+    return page.replace(
+        "<header>", f'<header><a class="back" href="{escape(back)}">← tournament</a>', 1
+    )
+
+
+@dataclass
+class Tournament:
+    """A tournament folder as read for its report: its plan, records and standings,
+    and where each record's transcript is (None: not there)."""
+
+    out_dir: Path
+    plan: Plan
+    records: list[MatchRecord]
+    standings: Standings
+    transcripts: list[Path | None]
+
+    @classmethod
+    def read(cls, out_dir: Path) -> Tournament:
+        """Raises ResultsError (no readable results file)."""
+        header, records, _ = read_results(out_dir / RESULTS_FILE)
+        plan = Plan(header, out_dir)
+        standings = compute(plan.names, plan.pairings, records)
+        paths = [_transcript_path(out_dir, rec) for rec in records]
+        return cls(out_dir, plan, records, standings, paths)
+
+    @property
+    def missing(self) -> list[str]:
+        return [
+            r.transcript
+            for r, p in zip(self.records, self.transcripts, strict=True)
+            if p is None and r.transcript is not None
+        ]
+
+    def page(self, links: dict[int, str], note: str = "", word: str = "replay") -> str:
+        """The report, each match ``i`` linking to ``links[i]`` (a link called ``word``:
+        its ``class`` too)."""
+        t = self
+        about = header_text(t.plan)
+        names = t.plan.names
+        return _page(
+            about, t.standings, names, t.records, links, t.missing, t.plan.sprt, note, word
+        )
+
+
+SERVE_HINT = (
+    "Each match's replay is made from its transcript when you open it: serve the "
+    "report with <code>bidref tournament-report {folder} --serve</code> (or write one "
+    "match's page with <code>bidref replay TRANSCRIPT --html OUT.html</code>). The "
+    "links below open the transcripts."
+)
+
+
+def write_report(out_dir: Path, report: Path, *, replays: bool = False) -> ReportSummary:
+    """Write ``report`` for the tournament in ``out_dir``. Each match links to its
+    transcript (``bidref tournament-report DIR --serve`` makes the replays on demand),
+    or with ``replays`` to a replay page written for it into ``REPORT-replays/``
+    beside the report (large: every step of every match, drawn). Raises ResultsError
+    (no readable results file) or OSError (cannot write)."""
+    t = Tournament.read(out_dir)
     replay_dir = report.parent / f"{report.stem}-replays"
-    missing: list[str] = []
     links: dict[int, str] = {}
-    for i, rec in enumerate(records):
-        t = _transcript_path(out_dir, rec)
-        if t is None:
-            if rec.transcript is not None:
-                missing.append(rec.transcript)
+    written = 0
+    for i, (rec, path) in enumerate(zip(t.records, t.transcripts, strict=True)):
+        if path is None:
+            continue
+        if not replays:
+            links[i] = Path(os.path.relpath(path.resolve(), report.parent.resolve())).as_posix()
             continue
         rel = _replay_name(rec)
         target = replay_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        title = f"{rec.engine_a} vs {rec.engine_b} · seed {rec.seed} · attempt {rec.attempt}"
-        page = replay_page(build_timeline(t.read_bytes()), title)
         back = "../" * (rel.count("/") + 1) + report.name
-        page = page.replace(
-            "<header>", f'<header><a class="back" href="{escape(back)}">← tournament</a>', 1
-        )
-        target.write_text(page, encoding="utf-8")
+        target.write_text(match_page(path, rec, back), encoding="utf-8")
         links[i] = f"{replay_dir.name}/{rel}"
+        written += 1
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(
-        _page(header_text(plan), standings, names, records, links, missing, plan.sprt),
-        encoding="utf-8",
-    )
-    return ReportSummary(report, len(records), len(links), missing)
+    note = "" if replays else SERVE_HINT.format(folder=escape(str(out_dir)))
+    report.write_text(t.page(links, note, "replay" if replays else "transcript"), encoding="utf-8")
+    return ReportSummary(report, len(t.records), written, t.missing)
 
 
 def header_text(plan: Plan) -> str:
@@ -327,7 +382,7 @@ def header_text(plan: Plan) -> str:
     )
 
 
-def _matches(names: list[str], records: list[MatchRecord], links: dict[int, str]) -> str:
+def _matches(names: list[str], records: list[MatchRecord], links: dict[int, str], word: str) -> str:
     by_pair: dict[str, list[tuple[int, MatchRecord]]] = defaultdict(list)
     for i, r in enumerate(records):
         by_pair[_pair_anchor(r.first, r.second, names)].append((i, r))
@@ -337,7 +392,7 @@ def _matches(names: list[str], records: list[MatchRecord], links: dict[int, str]
         rows = []
         for i, r in sorted(items, key=lambda x: (x[1].seed, x[1].seat, x[1].attempt)):
             link = links.get(i)
-            replay = f'<a class="replay" href="{escape(link)}">replay</a>' if link else "–"
+            replay = f'<a class="{word}" href="{escape(link)}">{word}</a>' if link else "–"
             rows.append(
                 f"<tr><td>{r.seed}</td><td>{r.seat}</td><td>{escape(r.engine_a)}</td>"
                 f"<td>{escape(r.engine_b)}</td><td>{escape(r.winner or '–')}</td>"
@@ -375,6 +430,8 @@ def _page(
     links: dict[int, str],
     missing: list[str],
     sprt: Sprt | None,
+    note_html: str = "",
+    word: str = "replay",
 ) -> str:
     rated = len(_first_rated(records))
     sprt_note = ""
@@ -395,7 +452,7 @@ def _page(
 <title>bidref tournament: {escape(" vs ".join(names))}</title><style>{_CSS}</style></head><body>
 <header><h1>Tournament: {escape(", ".join(names))}</h1><p>{escape(about)}</p>
 <p>{rated} rated matches of {len(records)} recorded</p></header>
-<main>{note}
+<main>{note}{f'<p class="hint">{note_html}</p>' if note_html else ""}
 <section><h2>Standings</h2>{standings_table(standings)}</section>
 <section><h2>Ratings (Elo, 95 % interval from pairs)</h2>
 {ratings_chart(standings.ranked())}</section>
@@ -403,6 +460,6 @@ def _page(
 {pairings_table(standings, sprt, names)}{sprt_note}</section>
 <section><h2>Cross-table (points of the row against the column)</h2>
 {cross_table(names, records)}</section>
-<section><h2>Matches</h2>{_matches(names, records, links)}</section>
+<section><h2>Matches</h2>{_matches(names, records, links, word)}</section>
 </main></body></html>
 """
