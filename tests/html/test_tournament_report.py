@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bidref.render.report_server import make_server
+from bidref.render.report_server import make_server, route
 from tests.html.conftest import Page
 
 pytestmark = pytest.mark.e2e
@@ -197,3 +197,21 @@ def test_an_sprt_run_and_missing_or_broken_transcripts(tmp_path: Path) -> None:
     assert "1 transcripts could not be found" in html
     page = next((tmp_path / "site" / "r-replays").rglob("*.html")).read_text()
     assert 'class="warning">line 1: not a transcript line' in page
+
+
+def test_the_server_serves_only_its_pages(tournament: tuple[Path, Path, list[Any]]) -> None:
+    """No file is served by its name: only /, /replay/I.html of a match and the assets."""
+    out, _, records = tournament
+    assert route(out, "/").status == 200
+    assert route(out, "/assets/replay.js").status == 200
+    assert route(out, f"/replay/{len(records) - 1}.html").status == 200
+    for path in (
+        f"/replay/{len(records)}.html",
+        "/results.jsonl",
+        "/../results.jsonl",
+        "/transcripts/",
+        "/replay/0.html/../../results.jsonl",
+    ):
+        r = route(out, path)
+        assert r.status == 404, path
+        assert b"no such" in r.body
