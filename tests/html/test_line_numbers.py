@@ -112,3 +112,23 @@ def test_a_cut_file_stops_the_page_at_the_last_whole_line(
     )
     page.open(out, f"#line={k}")
     assert shown_line(page) == k - 1  # past the end: the last line there is
+
+
+def test_the_cli_file_line_and_the_page_name_the_same_line(
+    page: Page, v2: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    """A v2 file whose reply lies about its time: ``bidref replay`` says ``FILE:N``, the
+    page's banner says line N, and ``#line=N`` shows that reply."""
+    _, lines = v2
+    bad = [dict(x) for x in lines]
+    n = next(i + 1 for i, x in enumerate(bad) if x["type"] == "reply" and i > len(bad) // 3)
+    bad[n - 1]["elapsed_ns"] = 5
+    t = tmp_path / "bad.jsonl"
+    t.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in bad))
+    r = CliRunner().invoke(app, ["replay", str(t), "--final", "--html", str(tmp_path / "b.html")])
+    assert r.exit_code == 1
+    assert f"{t}:{n}: mismatch" in r.output
+    page.open(tmp_path / "b.html", f"#line={n}")
+    assert f"bidref replay: line {n}:" in page.text(".warning")
+    assert shown_line(page) == n
+    assert page.page.get_attribute("#step-text", "data-type") == "reply"
