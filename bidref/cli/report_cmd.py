@@ -98,18 +98,19 @@ def tournament_report(
     """Make an HTML report of a tournament, finished or not: standings, ratings with
     their 95 % intervals drawn, a cross-table, and every match with its replay.
 
-    --serve shows it in your browser at the address it prints, each replay made from
-    the match's transcript when you open it: the folder gains nothing. --html writes
-    the report as one file that loads nothing from the network (open it from disk);
-    its matches link to their transcripts, or with --replays to replay pages written
-    beside it.
+    With --serve it shows in your browser at the address it prints, each replay
+    made from the match's transcript when you open it: the folder gains nothing.
+    With --html it is one file that loads nothing from the network (open it from
+    disk), its matches linked to their transcripts (or, with --replays, to replay
+    pages written beside it).
 
     Example: bidref tournament-report runs/c-vs-greedy --serve
 
     Example: bidref tournament-report runs/c-vs-greedy --html runs/report.html
 
-    Exit codes: 0 written (or served until Ctrl-C); 2 no readable results in FOLDER,
-    OUT cannot be written, the port cannot be bound, or neither --html nor --serve.
+    Exit codes: 0 written (or served until Ctrl-C); 2 no readable results in
+    FOLDER, OUT cannot be written, the port cannot be bound, or neither --html
+    nor --serve.
     """
     err = Console(stderr=True)
     if html is None and not serve:
@@ -149,6 +150,7 @@ def _serve(folder: Path, port: int, err: Console) -> None:
     Console().print(
         f"Serving the report of {folder} at http://{host!s}:{bound}/ (Ctrl-C to stop)",
         highlight=False,
+        soft_wrap=True,  # one line: the address must not be cut
     )
     with server, contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: the way to stop
         server.serve_forever()

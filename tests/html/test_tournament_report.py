@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
+import urllib.request
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -215,3 +218,34 @@ def test_the_server_serves_only_its_pages(tournament: tuple[Path, Path, list[Any
         r = route(out, path)
         assert r.status == 404, path
         assert b"no such" in r.body
+
+
+def test_serve_from_the_command_line_until_ctrl_c(
+    tournament: tuple[Path, Path, list[Any]],
+) -> None:
+    """``bidref tournament-report DIR --serve`` prints its address, serves the report
+    and a match's page there, and stops on Ctrl-C with exit 0."""
+    out, _, _ = tournament
+    p = subprocess.Popen(
+        [*BIDREF, "tournament-report", str(out), "--serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    try:
+        assert p.stdout is not None
+        first = p.stdout.readline()
+        m = re.search(r"at (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)", first)
+        assert m, first
+        with urllib.request.urlopen(m.group(1), timeout=30) as r:
+            assert "Standings" in r.read().decode()
+        with urllib.request.urlopen(m.group(1) + "replay/0.html", timeout=60) as r:
+            page = r.read().decode()
+        assert 'id="match-data"' in page and 'src="../assets/replay.js"' in page
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=30) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(timeout=10)
