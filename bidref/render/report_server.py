@@ -62,7 +62,10 @@ def route(out_dir: Path, path: str) -> Response:
         return _text(HTTPStatus.NOT_FOUND, f"match {i}: no such match, or its transcript is gone")
     transcript = t.transcripts[i]
     assert transcript is not None
-    page = match_page(transcript, t.records[i], back="../", assets="../assets/")
+    try:
+        page = match_page(transcript, t.records[i], back="../", assets="../assets/")
+    except OSError as e:  # removed or unreadable since the folder was read
+        return _text(HTTPStatus.NOT_FOUND, f"match {i}: cannot read {transcript}: {e}")
     return Response(200, HTML, page.encode())
 
 

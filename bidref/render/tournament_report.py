@@ -1,12 +1,15 @@
-"""A tournament as one HTML report, with a replay page for every match.
+"""A tournament as one HTML report; a replay page per match on demand or written.
 
 :func:`write_report` reads a tournament's folder (``results.jsonl`` and the
 transcripts it names), and writes the report: standings, the ratings with
-their 95 % intervals drawn on one Elo axis, a cross-table, and every match
-with a link to its replay. The replay pages (:mod:`.replay_page`) go into a
-folder beside the report, ``REPORT-replays/``, mirroring ``transcripts/``; all
-links are relative, so the report and its folder can be moved or published
-together. Like the replay pages, the report loads nothing from anywhere.
+their 95 % intervals drawn on one Elo axis, a cross-table, and every match,
+linked to its transcript. A replay page holds every step of its match drawn
+(about 60 times its gzipped transcript), so they are made on demand by
+:mod:`.report_server` (``bidref tournament-report DIR --serve``), or, asked for
+(``replays``), written into a folder beside the report, ``REPORT-replays/``,
+mirroring ``transcripts/``. All links are relative, so the report and its
+folder can be moved or published together. Like the replay pages, the report
+loads nothing from anywhere.
 
 Decided here: only the first rated record of a match counts (as in the
 standings); the other attempts are listed, unrated, with their own replays.

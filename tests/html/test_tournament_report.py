@@ -249,3 +249,23 @@ def test_serve_from_the_command_line_until_ctrl_c(
         if p.poll() is None:
             p.kill()
             p.wait(timeout=10)
+
+
+def test_a_transcript_gone_since_is_a_404_not_a_traceback(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    r = bidref(
+        "tournament",
+        "a=fake",
+        "b=fake",
+        *("--deals", "1", "--seed", "1", "--out", str(out)),
+        *("--play-function", "tests.tournament.tournament_fakes:fake_play"),
+    )
+    assert r.returncode == 0, r.stderr
+    assert route(out, "/replay/0.html").status == 200  # not a transcript: shown, with why
+    assert "not a transcript line" in route(out, "/replay/0.html").body.decode()
+    records = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()[1:]]
+    gone = out / records[0]["transcript"]
+    gone.unlink()
+    gone.mkdir()  # there, but not a file it can read: as if removed while serving
+    resp = route(out, "/replay/0.html")
+    assert resp.status == 404 and b"match 0" in resp.body
