@@ -60,13 +60,18 @@ def test_line_n_of_the_address_is_line_n_of_the_file(
         assert page.page.get_attribute("#step-text", "data-type") == x["type"]
         if x["type"] == "reply" and x.get("action"):
             assert str(x["action"]) in page.text("#step-text")
-    # Every line number the page lists is a line of the file, in order.
-    listed = [
-        int(v)
-        for v in page.page.eval_on_selector_all("#lines .n", "els => els.map(e => e.textContent)")
-    ]
-    assert listed == sorted(listed) and set(listed) <= set(range(1, len(lines) + 1))
-    assert set(listed) == set(range(1, len(lines) + 1))
+    # The panel lists each line of the file once, in order; the steps a line spells
+    # out (its events) follow it, marked ↳ with the line's number as their title.
+    rows = page.page.eval_on_selector_all(
+        "#lines li",
+        "els => els.map(e => [e.querySelector('.n').textContent, Number(e.dataset.line),"
+        " e.classList.contains('more')])",
+    )
+    numbered = [int(shown) for shown, _, more in rows if not more]
+    assert numbered == list(range(1, len(lines) + 1))
+    assert [line for _, line, _ in rows] == sorted(line for _, line, _ in rows)
+    assert all(shown == "↳" for shown, _, more in rows if more)
+    assert sum(more for _, _, more in rows) == steps - len(lines)
 
 
 def test_stepping_keeps_the_address_on_the_file_line(
