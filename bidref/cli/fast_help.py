@@ -32,8 +32,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("connect", "Play in a referee's network seat with a local engine, like lichess-bot."),
     (
         "tournament-report",
-        "Write an HTML report of a tournament, finished or not: standings, ratings with "
-        "their 95 % intervals drawn, a cross-table, and every match linked to its replay.",
+        "Make an HTML report of a tournament, finished or not: standings, ratings with "
+        "their 95 % intervals drawn, a cross-table, and every match with its replay.",
     ),
 )
 

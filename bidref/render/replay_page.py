@@ -17,7 +17,8 @@ from importlib.resources import files
 from .dominoes import count_text, layout_markup, tile_defs
 from .timeline import SEATS, Timeline, result_text
 
-CHART_W, CHART_H, CHART_PAD = 640, 130, 28
+CHART_W, CHART_H, CHART_PAD = 640, 146, 28
+LABEL_CHAR_W = 6.5  # a generous width per character of the 10-11 px labels, to keep them apart
 
 
 def asset(name: str) -> str:
@@ -30,12 +31,31 @@ def _script_json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def _round_labels(rounds: list[tuple[int, float]], right: float) -> list[tuple[int, float, str]]:
+    """(round, x, text-anchor) of the round labels that fit: a label that would run into
+    the one before it is left out (its line stays), and the last one ends at ``right``."""
+    out: list[tuple[int, float, str]] = []
+    end = -1e9
+    for rnd, x in rounds:
+        w = LABEL_CHAR_W * len(f"R{rnd}")
+        start, anchor = x + 3, "start"
+        if start + w > right:
+            start, anchor = right - w, "end"
+        if start < end + 4:
+            continue
+        out.append((rnd, start if anchor == "start" else right, anchor))
+        end = start + w
+    return out
+
+
 def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
     """An SVG chart of both balances over the steps, with a cursor line the script moves,
-    and the x range of the steps."""
+    and the x range of the steps. The legend sits above the plot and the round labels
+    below it, where no line can run over them; round labels that would overlap are
+    thinned out."""
     n = max(len(tl.steps), 1)
     x0, x1 = CHART_PAD + 4, CHART_W - 8
-    top, bottom = 8, CHART_H - 18
+    top, bottom = 24, CHART_H - 18
 
     def x(i: int) -> float:
         return x0 + (i / (n - 1) if n > 1 else 0) * (x1 - x0)
@@ -47,7 +67,8 @@ def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
     out = [
         f'<svg viewBox="0 0 {CHART_W} {CHART_H}" width="{CHART_W}" height="{CHART_H}" '
         'role="img" aria-label="balances over the match">',
-        f'<rect x="{x0}" y="{top}" width="{x1 - x0}" height="{bottom - top}" fill="#f7f6f2"/>',
+        f'<rect class="plot" x="{x0}" y="{top}" width="{x1 - x0}" height="{bottom - top}" '
+        'fill="#f7f6f2"/>',
     ]
     for v in (0, 150, 300):
         out.append(
@@ -56,12 +77,17 @@ def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
             f'<text x="{x0 - 4}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11" '
             f'fill="#5f6b73">{v}</text>'
         )
-    for rnd, i in sorted(tl.rounds.items()):
+    starts = sorted(tl.rounds.items())
+    for _, i in starts:
         out.append(
             f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{top}" y2="{bottom}" stroke="#b7b1a3"/>'
-            f'<text x="{x(i) + 3:.1f}" y="{CHART_H - 5}" font-size="10" fill="#5f6b73">'
-            f"R{rnd}</text>"
         )
+    for rnd, lx, anchor in _round_labels([(r, x(i)) for r, i in starts], CHART_W - 2):
+        out.append(
+            f'<text class="round" x="{lx:.1f}" y="{CHART_H - 5}" font-size="10" '
+            f'text-anchor="{anchor}" fill="#5f6b73">R{rnd}</text>'
+        )
+    legend_x = float(x0)
     for seat, colour in ((0, "#2b6cb0"), (1, "#c05621")):
         pts: list[str] = []
         prev: int | None = None
@@ -77,10 +103,13 @@ def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
             f'<polyline class="bal{seat}" points="{" ".join(pts)}" fill="none" '
             f'stroke="{colour}" stroke-width="2"/>'
         )
+        label = f"{SEATS[seat]} {tl.names[seat]}"
         out.append(
-            f'<text x="{x1 - 2}" y="{top + 12 + 13 * seat}" text-anchor="end" font-size="11" '
-            f'fill="{colour}">{SEATS[seat]} {escape(tl.names[seat])}</text>'
+            f'<line x1="{legend_x:.1f}" x2="{legend_x + 16:.1f}" y1="10" y2="10" '
+            f'stroke="{colour}" stroke-width="2"/><text class="legend" x="{legend_x + 20:.1f}" '
+            f'y="14" font-size="11" fill="{colour}">{escape(label)}</text>'
         )
+        legend_x += 20 + LABEL_CHAR_W * min(len(label), 40) + 16
     out.append(
         f'<line id="chart-cursor" x1="{x0}" x2="{x0}" y1="{top - 4}" y2="{bottom + 4}" '
         'stroke="#20272e" stroke-width="1.5"/></svg>'
@@ -88,9 +117,13 @@ def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
     return "".join(out), {"x0": x0, "x1": x1}
 
 
-def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
+def replay_page(
+    tl: Timeline, title: str, warning: str | None = None, assets: str | None = None
+) -> str:
     """The whole page for ``tl``; ``warning`` (e.g. what ``bidref replay`` found wrong
-    in the transcript) is shown at the top."""
+    in the transcript) is shown at the top. ``assets``: the address of a folder that
+    serves ``replay.js`` and ``replay.css`` (one copy shared by many pages); None puts
+    them inside the page."""
     chart, span = balance_chart(tl)
     data = {
         "names": list(tl.names),
@@ -119,11 +152,17 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
         '<svg width="0" height="0" style="position:absolute" aria-hidden="true" '
         f'id="tile-defs">{tile_defs()}</svg>'
     )
+    if assets is None:
+        style = f"<style>{asset('replay.css')}</style>"
+        script = f"<script>{asset('replay.js')}</script>"
+    else:
+        style = f'<link rel="stylesheet" href="{escape(assets)}replay.css">'
+        script = f'<script src="{escape(assets)}replay.js"></script>'
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)}</title>
-<style>{asset("replay.css")}</style>
+{style}
 </head><body>
 {defs}
 <header><h1><span class="pa">A {a}</span> vs <span class="pb">B {b}</span></h1>
@@ -164,6 +203,6 @@ def replay_page(tl: Timeline, title: str, warning: str | None = None) -> str:
 <div class="panel"><h3>Transcript lines (click to jump)</h3><ul id="lines"></ul></div>
 </div>
 <script type="application/json" id="match-data">{_script_json(data)}</script>
-<script>{asset("replay.js")}</script>
+{script}
 </body></html>
 """

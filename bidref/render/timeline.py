@@ -22,6 +22,7 @@ line they belong to).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -305,10 +306,33 @@ class _Round:
         return note
 
 
+@dataclass(frozen=True)
+class _Line:
+    """One transcript line as the builder meets it."""
+
+    number: int  # its line number in the file (events a v2 file leaves out: their reply's)
+    x: dict[str, Any]
+    kind: str
+    seq: int  # the line's ``seq`` (the key of its private items in the reveal)
+    seat: int | None
+
+
+@dataclass
+class _Shown:
+    """What one line adds to the page beside the state: its text and the extras."""
+
+    text: str
+    type: str | None = None  # what the step is called, if not the line's type (an event)
+    note: str | None = None
+    cost: dict[str, object] | None = None
+    log: str | None = None
+    drawn: tuple[int, Tile | None] | None = None
+
+
 class _Builder:
-    def __init__(self, lines: list[dict[str, Any]]) -> None:
+    def __init__(self, lines: list[tuple[int, dict[str, Any]]]) -> None:
         self.lines = lines
-        header = lines[0] if lines and lines[0].get("type") == "header" else {}
+        header = lines[0][1] if lines and lines[0][1].get("type") == "header" else {}
         engines = header.get("engines") or [{}, {}]
         self.engines: list[dict[str, Any]] = [dict(e) for e in engines[:2]]
         while len(self.engines) < 2:
@@ -332,10 +356,9 @@ class _Builder:
         self.round: _Round | None = None
         self.round_no = 0
         self.to_act: int | None = None
-        self.request_round: int | None = None
         self.deals: dict[int, Deal | None] = {}
         self.private: dict[int, list[dict[str, Any]]] = {}
-        for x in lines:
+        for _, x in lines:
             if x.get("type") == "round_reveal":
                 self.deals[int(x.get("round") or 0)] = _deal(x.get("deal"))
                 for item in x.get("private") or []:
@@ -356,9 +379,9 @@ class _Builder:
         return None
 
     def build(self) -> Timeline:
-        for number, x in enumerate(self.lines, 1):
+        for i, (number, x) in enumerate(self.lines):
             try:
-                self.line(number, x)
+                self.line(i, number, x)
             except (KeyError, TypeError, ValueError, IndexError, AttributeError, RulesError) as e:
                 # A line whose fields are not as protocols/transcript.md gives them: shown
                 # with a note, the state as it was (the page is for looking, not checking).
@@ -419,168 +442,18 @@ class _Builder:
             self.layout_key = key
         return len(self.tl.layouts) - 1
 
-    def line(self, number: int, x: dict[str, Any]) -> None:
+    def line(self, index: int, number: int, x: dict[str, Any]) -> None:
+        """Apply one line (the ``index``-th, line ``number`` of the file) and record its step."""
         kind = str(x.get("type"))
         raw_seq = x.get("seq")
-        seq = raw_seq if isinstance(raw_seq, int) else number - 1
         seat = x.get("seat") if x.get("seat") in (0, 1) else None
-        text = kind
-        note: str | None = None
-        cost: dict[str, object] | None = None
-        log: str | None = None
-        drawn: tuple[int, Tile | None] | None = None
-        end: dict[str, Any] | None = None
-        shown_kind = kind
-        r = self.round
-        if kind == "header":
-            tc = self.tl.clock_text()
-            limit = x.get("max_rounds")
-            text = (
-                f"{self.names[0]} (A) vs {self.names[1]} (B) · {tc}"
-                + (f" · at most {limit} rounds" if limit else "")
-                + f" · illegal actions: {x.get('illegal', 'reject')}"
-            )
-        elif kind == "hello":
-            e = x.get("engine") or {}
-            if seat is not None and e.get("name"):
-                self.engines[seat] = {**self.engines[seat], **e}
-            text = (
-                f"{self.who(seat)} said hello: {e.get('name', '?')} {e.get('version', '')}"
-                f" by {e.get('author', '?')} · {duration(x.get('elapsed_ns'))}"
-            )
-        elif kind == "round_start":
-            self.round_no = int(x.get("round") or self.round_no + 1)
-            bal = x.get("balances") or list(self.balances)
-            self.balances = (int(bal[0]), int(bal[1]))
-            jockey = x.get("jockey") if x.get("jockey") in (0, 1) else None
-            self.round = r = _Round(
-                self.round_no, self.deals.get(self.round_no), self.balances, jockey
-            )
-            self.tl.rounds[self.round_no] = len(self.tl.steps)
-            opening = x.get("opening", "forced")
-            text = f"Round {self.round_no}: {opening} opening" + (
-                f", {self.who(jockey)} is the jockey" if jockey is not None else ""
-            )
-            text += f" · balances {self.balances[0]}–{self.balances[1]}"
-        elif kind == "request":
-            self.to_act = seat
-            if seat is not None:
-                c = x.get("clock") or {}
-                ck = self.clocks[seat]
-                ck.bank_ns = int(c.get("bank_ns", ck.bank_ns))
-                ck.delay_left_ns = int(c.get("delay_left_ns", 0))
-                ck.deadline_ns = x.get("deadline_ns")
-                other = self.clocks[1 - seat]
-                if isinstance(c.get("opponent_bank_ns"), int):
-                    other.bank_ns = c["opponent_bank_ns"]
-            text = (
-                f"{self.who(seat)} to decide ({x.get('phase', '?')}): delay "
-                f"{seconds(self.clocks[seat].delay_left_ns if seat is not None else None)}"
-                f" + bank {seconds(self.clocks[seat].bank_ns if seat is not None else None)}"
-            )
-        elif kind == "reply":
-            status = x.get("status")
-            charge = x.get("charge") or {}
-            if seat is not None:
-                ck = self.clocks[seat]
-                ck.last = Cost(
-                    int(x.get("elapsed_ns") or 0),
-                    int(charge.get("delay_used_ns") or 0),
-                    int(charge.get("bank_used_ns") or 0),
-                    number,
-                )
-                cost = ck.last.to_dict()
-                banks = x.get("banks_ns")
-                if isinstance(banks, list) and len(banks) == 2:
-                    self.clocks[0].bank_ns, self.clocks[1].bank_ns = int(banks[0]), int(banks[1])
-                if status == "accepted":
-                    ck.delay_left_ns = None
-                    ck.deadline_ns = None
-                    self.to_act = None
-                else:
-                    used = ck.last.delay_used_ns
-                    ck.delay_left_ns = max(0, (ck.delay_left_ns or 0) - used)
-            took = (
-                f"{duration(x.get('elapsed_ns'))} (delay {duration(charge.get('delay_used_ns'))},"
-                f" bank {duration(charge.get('bank_used_ns'))})"
-            )
-            if status == "accepted":
-                text = f"{self.who(seat)}: {x.get('action')} · took {took}"
-            else:
-                err = self.private_of(seq, "error_raw")
-                why = f": {err['message']}" if err and err.get("message") else ""
-                text = (
-                    f"{self.who(seat)}: {status} action ({x.get('rule') or 'no rule'}) · "
-                    f"took {took}{why}"
-                )
-        elif kind == "retry":
-            if seat is not None:
-                ck = self.clocks[seat]
-                ck.delay_left_ns = x.get("delay_left_ns", ck.delay_left_ns)
-                ck.bank_ns = int(x.get("bank_ns", ck.bank_ns))
-                ck.deadline_ns = x.get("deadline_ns")
-                self.to_act = seat
-            text = (
-                f"{self.who(seat)} decides again: delay {seconds(x.get('delay_left_ns'))}"
-                f" + bank {seconds(x.get('bank_ns'))}"
-            )
-        elif kind == "event":
-            ev = x.get("event") or {}
-            shown_kind = str(ev.get("kind", "event"))
-            text, note, drawn = self.event(ev)
-        elif kind == "log":
-            item = self.private_of(seq, "log")
-            log = str(item["message"]) if item and "message" in item else None
-            text = f"{self.who(seat)} log: " + (
-                log if log is not None else f"({x.get('chars', '?')} characters, not revealed)"
-            )
-        elif kind == "rules":
-            text = f"{self.who(seat)} asked for the rules, topic {x.get('topic')!r}"
-        elif kind == "stale":
-            text = (
-                f"{self.who(seat)} answered request {x.get('id')}, which is not pending "
-                f"({x.get('pending')} is): ignored"
-            )
-        elif kind == "timeout":
-            if seat is not None:
-                self.clocks[seat].timed_out = True
-                self.clocks[seat].bank_ns = 0
-                self.clocks[seat].delay_left_ns = 0
-            text = f"{self.who(seat)} ran out of time: {duration(x.get('overrun_ns'))} late"
-        elif kind == "resign":
-            text = f"{self.who(seat)} resigned"
-        elif kind == "round_reveal":
-            rn = int(x.get("round") or 0)
-            self.tl.reveals[rn] = len(self.tl.steps)
-            n = len(x.get("private") or [])
-            text = f"Round {rn} revealed: the deal and {n} private items open"
-        elif kind == "seed_reveal":
-            text = f"The seed is revealed: {x.get('seed')}"
-        elif kind == "engine_exit":
-            how = x.get("how", "?")
-            code = x.get("exit_code")
-            sig = x.get("signal")
-            status = f"signal {sig}" if sig else f"exit code {code}"
-            text = (
-                f"{self.who(seat)} ended: {how}, {status}; {x.get('log_lines', 0)} log lines,"
-                f" {x.get('stderr_bytes', 0)} bytes on stderr"
-            )
-        elif kind == "result":
-            end = {
-                "winner": x.get("winner"),
-                "reason": x.get("reason"),
-                "detail": x.get("detail") or {},
-                "balances": x.get("balances"),
-                "rounds": x.get("rounds"),
-                "rated": x.get("rated"),
-            }
-            self.tl.result = end
-            bal = x.get("balances")
-            if isinstance(bal, list) and len(bal) == 2:
-                self.balances = (int(bal[0]), int(bal[1]))
-            text = result_text(end, self.names)
-            self.to_act = None
-        end = self.tl.result
+        ln = _Line(number, x, kind, raw_seq if isinstance(raw_seq, int) else index, seat)
+        handler = _LINE_HANDLERS.get(kind)
+        shown = handler(self, ln) if handler is not None else _Shown(kind)
+        self.record(ln, shown)
+
+    def record(self, ln: _Line, shown: _Shown) -> None:
+        """The step after ``ln``: the state as it now stands, and what the line adds."""
         r = self.round
         phase = "—"
         if r is not None and r.match is not None:
@@ -591,20 +464,19 @@ class _Builder:
         if self.to_act is None:
             self.legal = None
         elif (
-            kind in ("request", "retry")
+            ln.kind in ("request", "retry")
             and r is not None
             and r.match is not None
             and r.match.phase is not Phase.OVER
-            and r.match.to_act == seat
+            and r.match.to_act == ln.seat
         ):
             self.legal = [str(a) for a in r.match.legal_actions()]
-        legal = self.legal
         self.tl.steps.append(
             Step(
-                line=number,
-                type=shown_kind,
-                text=text,
-                t_ns=int(x.get("t_ns") or 0),
+                line=ln.number,
+                type=shown.type or ln.kind,
+                text=shown.text,
+                t_ns=int(ln.x.get("t_ns") or 0),
                 round=self.round_no,
                 phase=phase,
                 layout=self.layout_index(),
@@ -612,7 +484,7 @@ class _Builder:
                 hands=r.hands() if r else (None, None),
                 hand_sizes=(r.sizes[0], r.sizes[1]) if r else (0, 0),
                 boneyard=r.boneyard if r else None,
-                drawn=drawn,
+                drawn=shown.drawn,
                 auction=list(r.auction) if r else [],
                 jockey=r.jockey if r else None,
                 bid=r.bid if r else None,
@@ -621,107 +493,317 @@ class _Builder:
                 balances=self.balances,
                 clocks=(self.clocks[0].to_dict(), self.clocks[1].to_dict()),
                 to_act=self.to_act,
-                legal=legal,
-                seat=seat,
-                cost=cost,
-                log=log,
-                note=note,
-                end=end,
+                legal=self.legal,
+                seat=ln.seat,
+                cost=shown.cost,
+                log=shown.log,
+                note=shown.note,
+                end=self.tl.result,
             )
         )
 
-    def event(self, ev: dict[str, Any]) -> tuple[str, str | None, tuple[int, Tile | None] | None]:
-        r = self.round
-        k = ev.get("kind")
-        p = ev.get("player") if ev.get("player") in (0, 1) else None
-        if r is None:
-            return f"{k} (before any round)", None, None
-        if k == "placed" and p is not None:
-            t = _tile(ev["tile"])
-            note = r.place(p, t, ev.get("at"))
-            where = "opens with" if ev.get("at") is None else "plays"
-            at = ev.get("at")
-            place = "" if at is None else f" at {_point(at).words}"
-            pts = ev.get("points") or 0
-            text = f"{self.who(p)} {where} [{t.low}|{t.high}]{place} · count {ev.get('count')}"
-            text += f" → earns {pts}" if pts else ""
-            return text, note, None
-        if k == "drew" and p is not None:
-            note, got = r.apply(p, DRAW)
-            r.sizes[p] += 1
-            left = ev.get("boneyard_left")
-            r.boneyard = int(left) if isinstance(left, int) else r.boneyard - 1
-            shown = f"[{got.low}|{got.high}]" if got is not None else "a tile"
-            return f"{self.who(p)} draws {shown} · {r.boneyard} left", note, (p, got)
-        if k == "passed":
-            return f"{self.who(p)} passes: cannot play and the boneyard is empty", None, None
-        if k == "auction" and p is not None:
-            text = str(ev.get("action"))
-            note = None
-            try:
-                action = parse_action(text)
-            except RulesError:
-                return f"{self.who(p)}: {text}", "not an auction action", None
-            note, _ = r.apply(p, action)
-            r.auction.append((p, text))
-            if text.startswith("bid"):
-                r.bid, r.bidder = int(text.split()[1]), p
-                word = "bids" if len(r.auction) == 1 else "raises to"
-                return f"{self.who(p)} {word} {r.bid}", note, None
-            if text == "decline":
-                return (
-                    f"{self.who(p)} declines: {self.who(r.jockey)} opens for free",
-                    note,
-                    None,
-                )
-            return f"{self.who(p)} accepts {r.bid} from {self.who(r.bidder)}", note, None
-        if k == "transfer":
-            bal = ev.get("balances") or list(self.balances)
-            self.balances = (int(bal[0]), int(bal[1]))
-            payer, payee = ev.get("payer"), ev.get("payee")
-            amount, requested = ev.get("amount"), ev.get("requested")
-            reason = ev.get("reason")
-            capped = f" (of {requested}: all {self.who(payer)} had)" if amount != requested else ""
-            if reason == "auction":
-                credit = ""
-                if r.bid is not None and requested != r.bid:
-                    credit = f" (bid {r.bid} less the jockey's credit 15)"
-                r.payment = f"{self.who(payer)} pays {amount}{credit}"
-            return (
-                f"{self.who(payer)} pays {self.who(payee)} {amount}{capped} for the {reason}"
-                f" → {self.balances[0]}–{self.balances[1]}",
-                None,
-                None,
-            )
-        if k == "round_ended":
-            reason = ev.get("reason")
-            w = ev.get("winner")
-            pips = ev.get("pips") or [0, 0]
-            hands = ev.get("hands")
-            note = None
-            if r.match is not None and isinstance(hands, list):
-                known = r.hands()
-                ended = [sorted(_tile(pair) for pair in h) for h in hands]
-                if [sorted(h or []) for h in known] != ended:
-                    note = "the hands the round ended with differ from the rebuilt ones"
-            if reason == "domino":
-                text = f"Round {ev.get('round')} ends: {self.who(w)} dominoes"
-            elif reason == "block":
-                paid = ev.get("payout") or 0
-                text = f"Round {ev.get('round')} is blocked: pips {pips[0]}–{pips[1]}, " + (
-                    f"{self.who(w)} is paid {paid}" if w is not None else "equal, nothing paid"
-                )
-            else:
-                text = f"Round {ev.get('round')} ends: a balance reached 0"
-            return text + f" · pips in hand {pips[0]}–{pips[1]}", note, None
-        if k == "match_ended":
-            return (
-                f"The game is over: {self.who(ev.get('winner'))} wins by {ev.get('reason')}",
-                None,
-                None,
-            )
-        return f"event {k!r}", f"an event of kind {k!r} whose fields the page cannot use", None
+    # One handler per line type of protocols/transcript.md (see _LINE_HANDLERS).
 
+    def on_header(self, ln: _Line) -> _Shown:
+        limit = ln.x.get("max_rounds")
+        return _Shown(
+            f"{self.names[0]} (A) vs {self.names[1]} (B) · {self.tl.clock_text()}"
+            + (f" · at most {limit} rounds" if limit else "")
+            + f" · illegal actions: {ln.x.get('illegal', 'reject')}"
+        )
+
+    def on_hello(self, ln: _Line) -> _Shown:
+        e = ln.x.get("engine") or {}
+        if ln.seat is not None and e.get("name"):
+            self.engines[ln.seat] = {**self.engines[ln.seat], **e}
+        return _Shown(
+            f"{self.who(ln.seat)} said hello: {e.get('name', '?')} {e.get('version', '')}"
+            f" by {e.get('author', '?')} · {duration(ln.x.get('elapsed_ns'))}"
+        )
+
+    def on_round_start(self, ln: _Line) -> _Shown:
+        x = ln.x
+        self.round_no = int(x.get("round") or self.round_no + 1)
+        bal = x.get("balances") or list(self.balances)
+        self.balances = (int(bal[0]), int(bal[1]))
+        jockey = x.get("jockey") if x.get("jockey") in (0, 1) else None
+        self.round = _Round(self.round_no, self.deals.get(self.round_no), self.balances, jockey)
+        self.tl.rounds[self.round_no] = len(self.tl.steps)
+        opening = x.get("opening", "forced")
+        text = f"Round {self.round_no}: {opening} opening" + (
+            f", {self.who(jockey)} is the jockey" if jockey is not None else ""
+        )
+        return _Shown(text + f" · balances {self.balances[0]}–{self.balances[1]}")
+
+    def on_request(self, ln: _Line) -> _Shown:
+        seat, x = ln.seat, ln.x
+        self.to_act = seat
+        if seat is not None:
+            c = x.get("clock") or {}
+            ck = self.clocks[seat]
+            ck.bank_ns = int(c.get("bank_ns", ck.bank_ns))
+            ck.delay_left_ns = int(c.get("delay_left_ns", 0))
+            ck.deadline_ns = x.get("deadline_ns")
+            other = self.clocks[1 - seat]
+            if isinstance(c.get("opponent_bank_ns"), int):
+                other.bank_ns = c["opponent_bank_ns"]
+        return _Shown(
+            f"{self.who(seat)} to decide ({x.get('phase', '?')}): delay "
+            f"{seconds(self.clocks[seat].delay_left_ns if seat is not None else None)}"
+            f" + bank {seconds(self.clocks[seat].bank_ns if seat is not None else None)}"
+        )
+
+    def on_reply(self, ln: _Line) -> _Shown:
+        seat, x = ln.seat, ln.x
+        status = x.get("status")
+        charge = x.get("charge") or {}
+        cost = None
+        if seat is not None:
+            cost = self.charge(seat, ln.number, x, accepted=status == "accepted")
+        took = (
+            f"{duration(x.get('elapsed_ns'))} (delay {duration(charge.get('delay_used_ns'))},"
+            f" bank {duration(charge.get('bank_used_ns'))})"
+        )
+        if status == "accepted":
+            return _Shown(f"{self.who(seat)}: {x.get('action')} · took {took}", cost=cost)
+        err = self.private_of(ln.seq, "error_raw")
+        why = f": {err['message']}" if err and err.get("message") else ""
+        return _Shown(
+            f"{self.who(seat)}: {status} action ({x.get('rule') or 'no rule'}) · took {took}{why}",
+            cost=cost,
+        )
+
+    def charge(
+        self, seat: int, number: int, x: dict[str, Any], accepted: bool
+    ) -> dict[str, object]:
+        """Settle a reply on ``seat``'s clock; the cost it shows."""
+        charge = x.get("charge") or {}
+        ck = self.clocks[seat]
+        ck.last = Cost(
+            int(x.get("elapsed_ns") or 0),
+            int(charge.get("delay_used_ns") or 0),
+            int(charge.get("bank_used_ns") or 0),
+            number,
+        )
+        banks = x.get("banks_ns")
+        if isinstance(banks, list) and len(banks) == 2:
+            self.clocks[0].bank_ns, self.clocks[1].bank_ns = int(banks[0]), int(banks[1])
+        if accepted:
+            ck.delay_left_ns = None
+            ck.deadline_ns = None
+            self.to_act = None
+        else:
+            ck.delay_left_ns = max(0, (ck.delay_left_ns or 0) - ck.last.delay_used_ns)
+        return ck.last.to_dict()
+
+    def on_retry(self, ln: _Line) -> _Shown:
+        seat, x = ln.seat, ln.x
+        if seat is not None:
+            ck = self.clocks[seat]
+            ck.delay_left_ns = x.get("delay_left_ns", ck.delay_left_ns)
+            ck.bank_ns = int(x.get("bank_ns", ck.bank_ns))
+            ck.deadline_ns = x.get("deadline_ns")
+            self.to_act = seat
+        return _Shown(
+            f"{self.who(seat)} decides again: delay {seconds(x.get('delay_left_ns'))}"
+            f" + bank {seconds(x.get('bank_ns'))}"
+        )
+
+    def on_event(self, ln: _Line) -> _Shown:
+        ev = ln.x.get("event") or {}
+        kind = str(ev.get("kind", "event"))
+        player = ev.get("player") if ev.get("player") in (0, 1) else None
+        r = self.round
+        if r is None:
+            shown = _Shown(f"{ev.get('kind')} (before any round)")
+        elif kind in _EVENT_HANDLERS and (player is not None or kind not in _PLAYER_EVENTS):
+            shown = _EVENT_HANDLERS[kind](self, r, player, ev)
+        else:
+            k = ev.get("kind")
+            shown = _Shown(
+                f"event {k!r}", note=f"an event of kind {k!r} whose fields the page cannot use"
+            )
+        shown.type = kind
+        return shown
+
+    def on_log(self, ln: _Line) -> _Shown:
+        item = self.private_of(ln.seq, "log")
+        log = str(item["message"]) if item and "message" in item else None
+        shown = log if log is not None else f"({ln.x.get('chars', '?')} characters, not revealed)"
+        return _Shown(f"{self.who(ln.seat)} log: " + shown, log=log)
+
+    def on_rules(self, ln: _Line) -> _Shown:
+        return _Shown(f"{self.who(ln.seat)} asked for the rules, topic {ln.x.get('topic')!r}")
+
+    def on_stale(self, ln: _Line) -> _Shown:
+        return _Shown(
+            f"{self.who(ln.seat)} answered request {ln.x.get('id')}, which is not pending "
+            f"({ln.x.get('pending')} is): ignored"
+        )
+
+    def on_timeout(self, ln: _Line) -> _Shown:
+        if ln.seat is not None:
+            ck = self.clocks[ln.seat]
+            ck.timed_out = True
+            ck.bank_ns = 0
+            ck.delay_left_ns = 0
+        late = duration(ln.x.get("overrun_ns"))
+        return _Shown(f"{self.who(ln.seat)} ran out of time: {late} late")
+
+    def on_resign(self, ln: _Line) -> _Shown:
+        return _Shown(f"{self.who(ln.seat)} resigned")
+
+    def on_round_reveal(self, ln: _Line) -> _Shown:
+        rn = int(ln.x.get("round") or 0)
+        self.tl.reveals[rn] = len(self.tl.steps)
+        n = len(ln.x.get("private") or [])
+        return _Shown(f"Round {rn} revealed: the deal and {n} private items open")
+
+    def on_seed_reveal(self, ln: _Line) -> _Shown:
+        return _Shown(f"The seed is revealed: {ln.x.get('seed')}")
+
+    def on_engine_exit(self, ln: _Line) -> _Shown:
+        x = ln.x
+        sig = x.get("signal")
+        status = f"signal {sig}" if sig else f"exit code {x.get('exit_code')}"
+        return _Shown(
+            f"{self.who(ln.seat)} ended: {x.get('how', '?')}, {status}; "
+            f"{x.get('log_lines', 0)} log lines, {x.get('stderr_bytes', 0)} bytes on stderr"
+        )
+
+    def on_result(self, ln: _Line) -> _Shown:
+        x = ln.x
+        end = {
+            "winner": x.get("winner"),
+            "reason": x.get("reason"),
+            "detail": x.get("detail") or {},
+            "balances": x.get("balances"),
+            "rounds": x.get("rounds"),
+            "rated": x.get("rated"),
+        }
+        self.tl.result = end
+        bal = x.get("balances")
+        if isinstance(bal, list) and len(bal) == 2:
+            self.balances = (int(bal[0]), int(bal[1]))
+        self.to_act = None
+        return _Shown(result_text(end, self.names))
+
+    # One handler per event kind (see _EVENT_HANDLERS): the round is under way.
+
+    def on_placed(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        assert p is not None
+        t = _tile(ev["tile"])
+        at = ev.get("at")
+        note = r.place(p, t, at)
+        where = "opens with" if at is None else "plays"
+        place = "" if at is None else f" at {_point(at).words}"
+        pts = ev.get("points") or 0
+        text = f"{self.who(p)} {where} [{t.low}|{t.high}]{place} · count {ev.get('count')}"
+        return _Shown(text + (f" → earns {pts}" if pts else ""), note=note)
+
+    def on_drew(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        assert p is not None
+        note, got = r.apply(p, DRAW)
+        r.sizes[p] += 1
+        left = ev.get("boneyard_left")
+        r.boneyard = int(left) if isinstance(left, int) else r.boneyard - 1
+        shown = f"[{got.low}|{got.high}]" if got is not None else "a tile"
+        return _Shown(f"{self.who(p)} draws {shown} · {r.boneyard} left", note=note, drawn=(p, got))
+
+    def on_passed(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        return _Shown(f"{self.who(p)} passes: cannot play and the boneyard is empty")
+
+    def on_auction(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        assert p is not None
+        text = str(ev.get("action"))
+        try:
+            action = parse_action(text)
+        except RulesError:
+            return _Shown(f"{self.who(p)}: {text}", note="not an auction action")
+        note, _ = r.apply(p, action)
+        r.auction.append((p, text))
+        if text.startswith("bid"):
+            r.bid, r.bidder = int(text.split()[1]), p
+            word = "bids" if len(r.auction) == 1 else "raises to"
+            return _Shown(f"{self.who(p)} {word} {r.bid}", note=note)
+        if text == "decline":
+            opens = f"{self.who(r.jockey)} opens for free"
+            return _Shown(f"{self.who(p)} declines: {opens}", note=note)
+        return _Shown(f"{self.who(p)} accepts {r.bid} from {self.who(r.bidder)}", note=note)
+
+    def on_transfer(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        bal = ev.get("balances") or list(self.balances)
+        self.balances = (int(bal[0]), int(bal[1]))
+        payer, payee = ev.get("payer"), ev.get("payee")
+        amount, requested = ev.get("amount"), ev.get("requested")
+        reason = ev.get("reason")
+        capped = f" (of {requested}: all {self.who(payer)} had)" if amount != requested else ""
+        if reason == "auction":
+            credit = ""
+            if r.bid is not None and requested != r.bid:
+                credit = f" (bid {r.bid} less the jockey's credit 15)"
+            r.payment = f"{self.who(payer)} pays {amount}{credit}"
+        return _Shown(
+            f"{self.who(payer)} pays {self.who(payee)} {amount}{capped} for the {reason}"
+            f" → {self.balances[0]}–{self.balances[1]}"
+        )
+
+    def on_round_ended(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        reason = ev.get("reason")
+        w = ev.get("winner")
+        pips = ev.get("pips") or [0, 0]
+        hands = ev.get("hands")
+        note = None
+        if r.match is not None and isinstance(hands, list):
+            ended = [sorted(_tile(pair) for pair in h) for h in hands]
+            if [sorted(h or []) for h in r.hands()] != ended:
+                note = "the hands the round ended with differ from the rebuilt ones"
+        if reason == "domino":
+            text = f"Round {ev.get('round')} ends: {self.who(w)} dominoes"
+        elif reason == "block":
+            paid = ev.get("payout") or 0
+            text = f"Round {ev.get('round')} is blocked: pips {pips[0]}–{pips[1]}, " + (
+                f"{self.who(w)} is paid {paid}" if w is not None else "equal, nothing paid"
+            )
+        else:
+            text = f"Round {ev.get('round')} ends: a balance reached 0"
+        return _Shown(text + f" · pips in hand {pips[0]}–{pips[1]}", note=note)
+
+    def on_match_ended(self, r: _Round, p: int | None, ev: dict[str, Any]) -> _Shown:
+        winner = self.who(ev.get("winner"))
+        return _Shown(f"The game is over: {winner} wins by {ev.get('reason')}")
+
+
+_LINE_HANDLERS: dict[str, Callable[[_Builder, _Line], _Shown]] = {
+    "header": _Builder.on_header,
+    "hello": _Builder.on_hello,
+    "round_start": _Builder.on_round_start,
+    "request": _Builder.on_request,
+    "reply": _Builder.on_reply,
+    "retry": _Builder.on_retry,
+    "event": _Builder.on_event,
+    "log": _Builder.on_log,
+    "rules": _Builder.on_rules,
+    "stale": _Builder.on_stale,
+    "timeout": _Builder.on_timeout,
+    "resign": _Builder.on_resign,
+    "round_reveal": _Builder.on_round_reveal,
+    "seed_reveal": _Builder.on_seed_reveal,
+    "engine_exit": _Builder.on_engine_exit,
+    "result": _Builder.on_result,
+}
+
+_EVENT_HANDLERS: dict[str, Callable[[_Builder, _Round, int | None, dict[str, Any]], _Shown]] = {
+    "placed": _Builder.on_placed,
+    "drew": _Builder.on_drew,
+    "passed": _Builder.on_passed,
+    "auction": _Builder.on_auction,
+    "transfer": _Builder.on_transfer,
+    "round_ended": _Builder.on_round_ended,
+    "match_ended": _Builder.on_match_ended,
+}
+# Events that only make sense with a player: without one they are shown as unusable.
+_PLAYER_EVENTS = frozenset({"placed", "drew", "auction"})
 
 def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
     """``alpha (A) wins: time: the clock ran out (B, 50 ms late)`` and the like."""
@@ -754,9 +836,12 @@ def build_timeline(data: bytes) -> Timeline:
 
     A ``bidref-transcript/2`` file leaves out what the rules and the clock derive
     (events, each request's clock, each reply's charge): a file that replays clean
-    is read spelled out (:func:`~bidref.transcript.expand.expanded_lines`, the
-    ``/1`` form of the same match); any other is read line by line as it is."""
-    from ..transcript.expand import TranscriptMismatch, expanded_lines
+    is read spelled out (:func:`~bidref.transcript.expand.expanded_entries`, the
+    ``/1`` form of the same match); any other is read line by line as it is. Either
+    way every step carries the number of the file's own line it comes from (a derived
+    event, the line that caused it), so the page's "line N", ``#line=N`` and the
+    ``FILE:LINE`` of ``bidref replay`` agree."""
+    from ..transcript.expand import TranscriptMismatch, expanded_entries
     from ..transcript.files import TranscriptFileError, decompress
 
     try:
@@ -766,11 +851,11 @@ def build_timeline(data: bytes) -> Timeline:
         tl.problem = str(e)
         return tl
     read = read_transcript(data)
-    items: list[dict[str, Any]] = [ln.data for ln in read.lines]
+    items: list[tuple[int, dict[str, Any]]] = [(ln.number, ln.data) for ln in read.lines]
     if read.problem is None:
         # (a file that does not replay clean is shown as it is, up to where it goes wrong)
         with contextlib.suppress(TranscriptMismatch, ValueError):
-            items = expanded_lines(data)
+            items = expanded_entries(data)
     tl = _Builder(items).build()
     if read.problem is not None:
         tl.problem = f"line {read.problem.number}: {read.problem.message}"

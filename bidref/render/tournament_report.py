@@ -1,12 +1,15 @@
-"""A tournament as one HTML report, with a replay page for every match.
+"""A tournament as one HTML report; a replay page per match on demand or written.
 
 :func:`write_report` reads a tournament's folder (``results.jsonl`` and the
 transcripts it names), and writes the report: standings, the ratings with
-their 95 % intervals drawn on one Elo axis, a cross-table, and every match
-with a link to its replay. The replay pages (:mod:`.replay_page`) go into a
-folder beside the report, ``REPORT-replays/``, mirroring ``transcripts/``; all
-links are relative, so the report and its folder can be moved or published
-together. Like the replay pages, the report loads nothing from anywhere.
+their 95 % intervals drawn on one Elo axis, a cross-table, and every match,
+linked to its transcript. A replay page holds every step of its match drawn
+(about 60 times its gzipped transcript), so they are made on demand by
+:mod:`.report_server` (``bidref tournament-report DIR --serve``), or, asked for
+(``replays``), written into a folder beside the report, ``REPORT-replays/``,
+mirroring ``transcripts/``. All links are relative, so the report and its
+folder can be moved or published together. Like the replay pages, the report
+loads nothing from anywhere.
 
 Decided here: only the first rated record of a match counts (as in the
 standings); the other attempts are listed, unrated, with their own replays.
@@ -15,7 +18,9 @@ standings); the other attempts are listed, unrated, with their own replays.
 from __future__ import annotations
 
 import math
+import os
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -80,15 +85,45 @@ def _pct(x: float) -> str:
     return "–" if math.isnan(x) else f"{100 * x:.1f} %"
 
 
+def _elo(s: SideStats) -> str:
+    """The Elo as the terminal says it: ``+12``, or ``> +597`` / ``< −881`` where every
+    pair went one way (the estimate is infinite; the bound is finite)."""
+    if not s.estimate.samples:
+        return "–"
+    elo, bound = s.elo_bound()
+    if bound is not None:
+        return f"{'>' if bound == 'lower' else '<'} {_fmt(elo)}"
+    return _fmt(elo)
+
+
+def _interval(s: SideStats) -> str:
+    """``[−12, +40]``; ``n/a`` below 3 pairs or where an end is unbounded (as in the
+    terminal's ``± n/a``)."""
+    low, high = s.estimate.interval
+    if not s.interval_known or any(math.isnan(v) or math.isinf(v) for v in (low, high)):
+        return "n/a" if s.estimate.samples else "–"
+    return f"[{_fmt(low)}, {_fmt(high)}]"
+
+
+def _ticks(span: float) -> list[int]:
+    """Round tick values on [−span, span]: multiples of 50, 100 or 200, and 0."""
+    step = 50 if span <= 200 else 100 if span <= 400 else 200
+    first = -int(span // step) * step
+    return list(range(first, int(span) + 1, step))
+
+
 def ratings_chart(ranked: list[tuple[str, SideStats]]) -> str:
     """Each engine's Elo (a dot) and 95 % interval (a bar) on one axis; an interval
-    that runs off the axis (or to ±∞) ends in an arrow."""
-    w, row, left, right = 740, 26, 150, 56
+    that runs off the axis (or to ±∞) ends in an arrow, and an infinite Elo is drawn at
+    its finite bound (``> +597``). Names sit left of the axis and values right of it,
+    in their own columns: no dot or bar reaches them."""
+    w, row, left, right = 740, 26, 150, 72
     h = row * len(ranked) + 40
     finite = [
         abs(v)
         for _, s in ranked
-        for v in (s.estimate.elo, *s.estimate.interval)
+        if s.estimate.samples
+        for v in (s.elo_bound()[0], *s.estimate.interval)
         if not math.isnan(v) and not math.isinf(v)
     ]
     span = min(ELO_SPAN, max([100.0, *finite]) * 1.1)
@@ -102,45 +137,51 @@ def ratings_chart(ranked: list[tuple[str, SideStats]]) -> str:
         f'<svg class="ratings" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
         'aria-label="Elo with 95 % intervals">'
     ]
-    step = 50 if span <= 200 else 100 if span <= 400 else 200
-    tick = -span
-    while tick <= span:
+    for tick in _ticks(span):
         out.append(
             f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="10" y2="{h - 22}" '
-            f'stroke="{"#888" if tick == 0 else "#ddd"}"/><text x="{x(tick):.1f}" '
-            f'y="{h - 8}" text-anchor="middle" font-size="11" fill="#555">{tick:+.0f}</text>'
+            f'stroke="{"#888" if tick == 0 else "#ddd"}"/><text class="tick" x="{x(tick):.1f}" '
+            f'y="{h - 8}" text-anchor="middle" font-size="11" fill="#555">{_fmt(tick)}</text>'
         )
-        tick += step
     for i, (name, s) in enumerate(ranked):
-        y = 22 + i * row
-        est = s.estimate
-        out.append(
-            f'<text x="{left - 8}" y="{y + 4}" text-anchor="end" font-size="13">'
-            f"{escape(name)}</text>"
-        )
-        if not est.samples or math.isnan(est.elo):
-            out.append(
-                f'<text x="{x(0) + 6:.1f}" y="{y + 4}" font-size="11" fill="#888">'
-                "no complete pairs yet</text>"
-            )
-            continue
-        low, high = est.interval
-        if not math.isnan(low):
-            out.append(
-                f'<line class="interval" data-engine="{escape(name)}" x1="{x(low):.1f}" '
-                f'x2="{x(high):.1f}" y1="{y}" y2="{y}" stroke="#2b6cb0" stroke-width="4" '
-                'stroke-linecap="round"/>'
-            )
-            for v, d in ((low, -1), (high, 1)):
-                if math.isinf(v) or abs(v) > span:
-                    tip = x(v)
-                    out.append(f'<path d="M{tip:.1f} {y} l{-8 * d} -6 v12 z" fill="#2b6cb0"/>')
-        out.append(
-            f'<circle class="elo" data-engine="{escape(name)}" cx="{x(est.elo):.1f}" cy="{y}" '
-            f'r="5" fill="#c05621"/><text x="{w - 4}" y="{y + 4}" text-anchor="end" '
-            f'font-size="11" fill="#555">{_fmt(est.elo)}</text>'
-        )
+        out.append(_rating_row(name, s, 22 + i * row, x, span, w - right + 10))
     out.append("</svg>")
+    return "".join(out)
+
+
+def _rating_row(
+    name: str, s: SideStats, y: int, x: Callable[[float], float], span: float, value_x: int
+) -> str:
+    est = s.estimate
+    out = [
+        f'<text class="name" x="{x(-span) - 10:.1f}" y="{y + 4}" text-anchor="end" '
+        f'font-size="13">{escape(name)}</text>'
+    ]
+    if not est.samples or math.isnan(est.elo):
+        out.append(
+            f'<text class="none" x="{x(0) + 6:.1f}" y="{y + 4}" font-size="11" fill="#888">'
+            "no complete pairs yet</text>"
+        )
+        return "".join(out)
+    elo, bound = s.elo_bound()
+    low, high = est.interval
+    if bound is not None:  # all one way: from the bound out to the end of the axis
+        low, high = (elo, math.inf) if bound == "lower" else (-math.inf, elo)
+    if not math.isnan(low):
+        out.append(
+            f'<line class="interval" data-engine="{escape(name)}" x1="{x(low):.1f}" '
+            f'x2="{x(high):.1f}" y1="{y}" y2="{y}" stroke="#2b6cb0" stroke-width="4" '
+            'stroke-linecap="round"/>'
+        )
+        for v, d in ((low, -1), (high, 1)):
+            if math.isinf(v) or abs(v) > span:
+                tip = x(v)
+                out.append(f'<path d="M{tip:.1f} {y} l{-8 * d} -6 v12 z" fill="#2b6cb0"/>')
+    out.append(
+        f'<circle class="elo" data-engine="{escape(name)}" cx="{x(elo):.1f}" cy="{y}" '
+        f'r="5" fill="#c05621"/><text class="value" x="{value_x}" y="{y + 4}" '
+        f'font-size="11" fill="#555">{escape(_elo(s))}</text>'
+    )
     return "".join(out)
 
 
@@ -194,8 +235,6 @@ def standings_table(standings: Standings) -> str:
     rows = []
     for rank, (name, s) in enumerate(standings.ranked(), 1):
         est = s.estimate
-        low, high = est.interval
-        interval = f"[{_fmt(low)}, {_fmt(high)}]" if est.samples else "–"
         f = s.faults
         faults = "/".join(
             str(f[k]) for k in ("time_losses", "crashes", "illegal_forfeits", "protocol_errors")
@@ -204,7 +243,7 @@ def standings_table(standings: Standings) -> str:
             f'<tr data-engine="{escape(name)}"><td>{rank}</td><td>{escape(name)}</td>'
             f"<td>{s.matches}</td><td>{s.wins}-{s.losses}-{s.draws}</td>"
             f"<td>{_pct(s.trinomial.score)}</td><td>{est.samples}</td>"
-            f'<td class="elo">{_fmt(est.elo) if est.samples else "–"}</td><td>{interval}</td>'
+            f'<td class="elo">{escape(_elo(s))}</td><td class="interval">{_interval(s)}</td>'
             f"<td>{_pct(s.pentanomial.los) if est.samples else '–'}</td>"
             f"<td>{faults}</td><td>{s.aborted}</td></tr>"
         )
@@ -223,8 +262,8 @@ def pairings_table(standings: Standings, sprt: Sprt | None, names: list[str]) ->
     for p in standings.pairs.values():
         s = p.side
         est = s.estimate
-        low, high = est.interval
-        elo = f"{_fmt(est.elo)} [{_fmt(low)}, {_fmt(high)}]" if est.samples else "–"
+        elo = _elo(s) if s.elo_bound()[1] else f"{_elo(s)} {_interval(s)}"
+        elo = elo if est.samples else "–"
         test = f"<td>{escape(sprt_text(sprt, p))}</td>" if sprt is not None else ""
         rows.append(
             f'<tr><td><a href="#{escape(_pair_anchor(p.pairing.first, p.pairing.second, names))}">'
@@ -242,40 +281,94 @@ def pairings_table(standings: Standings, sprt: Sprt | None, names: list[str]) ->
     )
 
 
-def write_report(out_dir: Path, report: Path) -> ReportSummary:
-    """Write ``report`` for the tournament in ``out_dir`` and a replay page per match
-    whose transcript is there. Raises ResultsError (no readable results file) or
-    OSError (cannot write)."""
-    header, records, _ = read_results(out_dir / RESULTS_FILE)
-    plan = Plan(header, out_dir)
-    names = plan.names
-    standings = compute(names, plan.pairings, records)
+def match_title(rec: MatchRecord) -> str:
+    return f"{rec.engine_a} vs {rec.engine_b} · seed {rec.seed} · attempt {rec.attempt}"
+
+
+def match_page(transcript: Path, rec: MatchRecord, back: str, assets: str | None = None) -> str:
+    """The replay page of one match, made from its transcript, with a link ``back`` to
+    the report; ``assets``: where the shared script and style sheet are (None: inside
+    the page)."""
+    page = replay_page(build_timeline(transcript.read_bytes()), match_title(rec), assets=assets)
+    return page.replace(
+        "<header>", f'<header><a class="back" href="{escape(back)}">← tournament</a>', 1
+    )
+
+
+@dataclass
+class Tournament:
+    """A tournament folder as read for its report: its plan, records and standings,
+    and where each record's transcript is (None: not there)."""
+
+    out_dir: Path
+    plan: Plan
+    records: list[MatchRecord]
+    standings: Standings
+    transcripts: list[Path | None]
+
+    @classmethod
+    def read(cls, out_dir: Path) -> Tournament:
+        """Raises ResultsError (no readable results file)."""
+        header, records, _ = read_results(out_dir / RESULTS_FILE)
+        plan = Plan(header, out_dir)
+        standings = compute(plan.names, plan.pairings, records)
+        paths = [_transcript_path(out_dir, rec) for rec in records]
+        return cls(out_dir, plan, records, standings, paths)
+
+    @property
+    def missing(self) -> list[str]:
+        return [
+            r.transcript
+            for r, p in zip(self.records, self.transcripts, strict=True)
+            if p is None and r.transcript is not None
+        ]
+
+    def page(self, links: dict[int, str], note: str = "", word: str = "replay") -> str:
+        """The report, each match ``i`` linking to ``links[i]`` (a link called ``word``:
+        its ``class`` too)."""
+        t = self
+        about = header_text(t.plan)
+        names = t.plan.names
+        return _page(
+            about, t.standings, names, t.records, links, t.missing, t.plan.sprt, note, word
+        )
+
+
+SERVE_HINT = (
+    "Each match's replay is made from its transcript when you open it: serve the "
+    "report with <code>bidref tournament-report {folder} --serve</code> (or write one "
+    "match's page with <code>bidref replay TRANSCRIPT --html OUT.html</code>). The "
+    "links below open the transcripts."
+)
+
+
+def write_report(out_dir: Path, report: Path, *, replays: bool = False) -> ReportSummary:
+    """Write ``report`` for the tournament in ``out_dir``. Each match links to its
+    transcript (``bidref tournament-report DIR --serve`` makes the replays on demand),
+    or with ``replays`` to a replay page written for it into ``REPORT-replays/``
+    beside the report (large: every step of every match, drawn). Raises ResultsError
+    (no readable results file) or OSError (cannot write)."""
+    t = Tournament.read(out_dir)
     replay_dir = report.parent / f"{report.stem}-replays"
-    missing: list[str] = []
     links: dict[int, str] = {}
-    for i, rec in enumerate(records):
-        t = _transcript_path(out_dir, rec)
-        if t is None:
-            if rec.transcript is not None:
-                missing.append(rec.transcript)
+    written = 0
+    for i, (rec, path) in enumerate(zip(t.records, t.transcripts, strict=True)):
+        if path is None:
+            continue
+        if not replays:
+            links[i] = Path(os.path.relpath(path.resolve(), report.parent.resolve())).as_posix()
             continue
         rel = _replay_name(rec)
         target = replay_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        title = f"{rec.engine_a} vs {rec.engine_b} · seed {rec.seed} · attempt {rec.attempt}"
-        page = replay_page(build_timeline(t.read_bytes()), title)
         back = "../" * (rel.count("/") + 1) + report.name
-        page = page.replace(
-            "<header>", f'<header><a class="back" href="{escape(back)}">← tournament</a>', 1
-        )
-        target.write_text(page, encoding="utf-8")
+        target.write_text(match_page(path, rec, back), encoding="utf-8")
         links[i] = f"{replay_dir.name}/{rel}"
+        written += 1
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(
-        _page(header_text(plan), standings, names, records, links, missing, plan.sprt),
-        encoding="utf-8",
-    )
-    return ReportSummary(report, len(records), len(links), missing)
+    note = "" if replays else SERVE_HINT.format(folder=escape(str(out_dir)))
+    report.write_text(t.page(links, note, "replay" if replays else "transcript"), encoding="utf-8")
+    return ReportSummary(report, len(t.records), written, t.missing)
 
 
 def header_text(plan: Plan) -> str:
@@ -290,7 +383,7 @@ def header_text(plan: Plan) -> str:
     )
 
 
-def _matches(names: list[str], records: list[MatchRecord], links: dict[int, str]) -> str:
+def _matches(names: list[str], records: list[MatchRecord], links: dict[int, str], word: str) -> str:
     by_pair: dict[str, list[tuple[int, MatchRecord]]] = defaultdict(list)
     for i, r in enumerate(records):
         by_pair[_pair_anchor(r.first, r.second, names)].append((i, r))
@@ -300,7 +393,7 @@ def _matches(names: list[str], records: list[MatchRecord], links: dict[int, str]
         rows = []
         for i, r in sorted(items, key=lambda x: (x[1].seed, x[1].seat, x[1].attempt)):
             link = links.get(i)
-            replay = f'<a class="replay" href="{escape(link)}">replay</a>' if link else "–"
+            replay = f'<a class="{word}" href="{escape(link)}">{word}</a>' if link else "–"
             rows.append(
                 f"<tr><td>{r.seed}</td><td>{r.seat}</td><td>{escape(r.engine_a)}</td>"
                 f"<td>{escape(r.engine_b)}</td><td>{escape(r.winner or '–')}</td>"
@@ -338,6 +431,8 @@ def _page(
     links: dict[int, str],
     missing: list[str],
     sprt: Sprt | None,
+    note_html: str = "",
+    word: str = "replay",
 ) -> str:
     rated = len(_first_rated(records))
     sprt_note = ""
@@ -358,7 +453,7 @@ def _page(
 <title>bidref tournament: {escape(" vs ".join(names))}</title><style>{_CSS}</style></head><body>
 <header><h1>Tournament: {escape(", ".join(names))}</h1><p>{escape(about)}</p>
 <p>{rated} rated matches of {len(records)} recorded</p></header>
-<main>{note}
+<main>{note}{f'<p class="hint">{note_html}</p>' if note_html else ""}
 <section><h2>Standings</h2>{standings_table(standings)}</section>
 <section><h2>Ratings (Elo, 95 % interval from pairs)</h2>
 {ratings_chart(standings.ranked())}</section>
@@ -366,6 +461,6 @@ def _page(
 {pairings_table(standings, sprt, names)}{sprt_note}</section>
 <section><h2>Cross-table (points of the row against the column)</h2>
 {cross_table(names, records)}</section>
-<section><h2>Matches</h2>{_matches(names, records, links)}</section>
+<section><h2>Matches</h2>{_matches(names, records, links, word)}</section>
 </main></body></html>
 """

@@ -42,17 +42,27 @@ class TranscriptMismatch(ValueError):
 def expanded_lines(data: bytes, *, allow_truncated: bool = True) -> list[dict[str, Any]]:
     """Every line of a transcript (plain or compressed bytes), spelled out; raises
     :class:`TranscriptMismatch` when it does not replay clean."""
+    return [d for _, d in expanded_entries(data, allow_truncated=allow_truncated)]
+
+
+def expanded_entries(
+    data: bytes, *, allow_truncated: bool = True
+) -> list[tuple[int, dict[str, Any]]]:
+    """:func:`expanded_lines`, each with the number of the file's own line it comes
+    from: a line's own number; a derived event, the number of the line that caused it,
+    or of the reveal it is written after (so a program can point at the file, e.g.
+    ``FILE:LINE``, whatever its format; the numbers never go down)."""
     data = decompress(data, "")
     report = replay_lines(read_transcript(data), steps=False, expand=True)
     if report.problem is not None:
         raise TranscriptMismatch(report.problem.line, report.problem.message)
     if report.truncated and not allow_truncated:
         raise TranscriptMismatch(report.lines, report.truncated)
-    out: list[dict[str, Any]] = []
+    out: list[tuple[int, dict[str, Any]]] = []
     raw_lines = data.split(b"\n")  # each line as written, with any field a model leaves out
     if report.format == FORMAT_V1:
         return [
-            json.loads(raw_lines[e.line - 1])
+            (e.line, json.loads(raw_lines[e.line - 1]))
             for e in report.entries
             if not isinstance(e.item, Event)
         ]
@@ -81,7 +91,10 @@ def expanded_lines(data: bytes, *, allow_truncated: bool = True) -> list[dict[st
             seq = len(out)
             pub = public_event(e.item, None)
             assert pub is not None
-            out.append({"type": "event", "seq": seq, "t_ns": x["t_ns"], "event": pub.to_dict()})
+            ev = {"type": "event", "seq": seq, "t_ns": x["t_ns"], "event": pub.to_dict()}
+            # (an event that waits for the round's reveal is numbered with the reveal:
+            # the numbers stay in file order)
+            out.append((max(e.line, out[-1][0] if out else 0), ev))
             if isinstance(e.item, Drew) and e.item.tile is not None:
                 tile = e.item.tile.as_list()
                 private.append({"seq": seq, "kind": "drew", "seat": e.item.player, "tile": tile})
@@ -108,5 +121,5 @@ def expanded_lines(data: bytes, *, allow_truncated: bool = True) -> list[dict[st
             d.pop("reply_forms", None)
             d["private"] = sorted([*private, *kept], key=lambda i: i["seq"])
             private = []
-        out.append(d)
+        out.append((e.line, d))
     return out

@@ -156,7 +156,13 @@
   function buildLines() {
     const ul = $("lines");
     const parts = [];
-    for (let i = 0; i < n; i++) parts.push('<li data-i="' + i + '" class="t-' + steps[i].type + '"><span class="n">' + steps[i].line + "</span>" + esc(steps[i].text) + "</li>");
+    // A step that spells out more of the line before it (an event a v2 file leaves
+    // out) is marked ↳ under that line's number, so each number is one line of the file.
+    for (let i = 0; i < n; i++) {
+      const more = i > 0 && steps[i].line === steps[i - 1].line;
+      parts.push('<li data-i="' + i + '" data-line="' + steps[i].line + '" class="t-' + steps[i].type + (more ? " more" : "") +
+        '"><span class="n"' + (more ? ' title="line ' + steps[i].line + '">↳' : ">" + steps[i].line) + "</span>" + esc(steps[i].text) + "</li>");
+    }
     ul.innerHTML = parts.join("");
     ul.querySelectorAll("li").forEach((li) => {
       lineItems.push(li);
@@ -227,12 +233,18 @@
     render();
   }
 
+  // #line=N is line N of the transcript file (as in bidref replay's FILE:LINE): its
+  // first step (a v2 line the page spells out into events has several), else the last
+  // step before it (a line past the end, or one the page does not show).
   function fromHash() {
     const m = /line=(\d+)/.exec(location.hash);
     if (!m) return 0;
     const line = Number(m[1]);
     let best = 0;
-    for (let i = 0; i < n; i++) if (steps[i].line <= line) best = i;
+    for (let i = 0; i < n; i++) {
+      if (steps[i].line === line) return i;
+      if (steps[i].line < line) best = i;
+    }
     return best;
   }
 
