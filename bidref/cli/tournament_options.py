@@ -214,7 +214,10 @@ HtmlOption = Annotated[
     typer.Option(
         "--html",
         metavar="REPORT.html",
-        help="At the end, write an HTML report with a replay page per match.",
+        help=(
+            "At the end, write an HTML report (each match links to its transcript; "
+            "`bidref tournament-report DIR --serve` shows their replays)."
+        ),
     ),
 ]
 MaxAttemptsOption = Annotated[

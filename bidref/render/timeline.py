@@ -805,6 +805,7 @@ _EVENT_HANDLERS: dict[str, Callable[[_Builder, _Round, int | None, dict[str, Any
 # Events that only make sense with a player: without one they are shown as unusable.
 _PLAYER_EVENTS = frozenset({"placed", "drew", "auction"})
 
+
 def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
     """``alpha (A) wins: time: the clock ran out (B, 50 ms late)`` and the like."""
     w = end.get("winner")
