@@ -73,8 +73,8 @@ def test_live_display_ends_with_a_result_line(c_first: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--illegal", "maybe"], "'maybe' is not one of 'reject', 'forfeit'"),
-        (["--transport", "ssh"], "'ssh' is not one of 'pipe', 'pty'"),
+        (["--illegal", "maybe"], "--illegal 'maybe': use reject or forfeit"),
+        (["--transport", "ssh"], "--transport 'ssh': use pipe or pty"),
         (["--bank", "-1"], "--bank -1: give a finite number of seconds from 0"),
         (["--bank", "0", "--delay", "0"], "a clock with neither bank nor delay"),
         (["--startup", "0"], "--startup 0: give a positive number of seconds"),
