@@ -60,6 +60,8 @@ def link_text(link: Link, now: int) -> str:
     """A network seat's connection for the live table, e.g. ``disconnected for 3.2 s``."""
     from ..rules import SECOND
 
+    if link.ended:  # (its client was let go, or let itself go, as the match ended)
+        return "closed: the match is over"
     if link.since is None:
         return "waiting for its client"
     if link.connected:
@@ -99,7 +101,8 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
                 row.append(Text("local", style="dim"))
             else:
                 text = link_text(link, now or 0)
-                row.append(Text(text, style="bold red" if not link.connected else "green"))
+                lost = not (link.connected or link.ended)
+                row.append(Text(text, style="bold red" if lost else "green"))
         table.add_row(*row)
     if state.last:
         table.caption = Text(f"last: {state.last}")

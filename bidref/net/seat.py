@@ -107,6 +107,7 @@ class Link:
     connected: bool
     since: int | None  # clock time of the last connect, resume or disconnect; None: no client yet
     connections: int  # clients that have taken the seat so far
+    ended: bool = False  # the seat is closed: the match is over
 
 
 _LINK_EVENTS = frozenset({"connect", "resume", "disconnect"})
@@ -369,7 +370,8 @@ class NetworkSeat:
             since = next(
                 (n.t for n in reversed(self._inbox.notes) if n.event in _LINK_EVENTS), None
             )
-            return Link(self._remote.conn is not None, since, self._remote.connections)
+            remote = self._remote
+            return Link(remote.conn is not None, since, remote.connections, self._ended)
 
     # -- the referee side (the Seat protocol) ----------------------------------------------
 

@@ -71,6 +71,9 @@ def test_the_live_table_shows_a_disconnection_between_two_actions() -> None:
     assert "disconnected for 4.2 s" in _shown(view)
     seat.attach(FakeConn(), fresh=False)
     assert "connected (again, 2x)" in _shown(view)
+    seat.close(None, 0)  # the match is over: not a disconnection to worry about
+    assert "closed: the match is over" in _shown(view)
+    assert "disconnected" not in _shown(view)
 
 
 def test_a_match_of_local_engines_has_no_network_column() -> None:
