@@ -134,7 +134,17 @@ class LiveView:
                 return ""
             from ..match.spec import LiveState
 
-            waiting = LiveState(("", ""), 0, 0, (0, 0), (0, 0), 0, None, "waiting to start", 0)
+            waiting = LiveState(
+                engines=("", ""),
+                round=0,
+                turn=0,
+                balances=(0, 0),
+                banks_ns=(0, 0),
+                delay_ns=0,
+                to_act=None,
+                last="waiting for the engines",
+                decisions=0,
+            )
             return render_state(waiting, links, now)
         return render_state(self.state, links, now)
 

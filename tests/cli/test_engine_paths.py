@@ -5,15 +5,14 @@ mean", the build hint only where a C file builds the program)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from bidref.engines.spec import EngineSpecError, check_runnable, resolve_engine
+from tests.cli.test_engine_args import _bidref
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_engines"
@@ -29,23 +28,11 @@ def _engine_program(folder: Path, name: str = "engine") -> Path:
     return program
 
 
-def _bidref(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-c", "from bidref.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=cwd,
-    )
-
-
 @pytest.mark.e2e
 @pytest.mark.parametrize("given", ["./engine", "engine"])
 def test_an_engine_in_the_current_folder_plays(tmp_path: Path, given: str) -> None:
     _engine_program(tmp_path)
-    res = _bidref(tmp_path, "match", given, given, "--max-rounds", "1", "--seed", "3", "--json")
+    res = _bidref("match", given, given, "--max-rounds", "1", "--seed", "3", "--json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["reason"] in ("balance", "round_limit")
 
@@ -96,7 +83,6 @@ def test_a_folder_with_several_programs_or_none_says_which(tmp_path: Path) -> No
 @pytest.mark.e2e
 def test_match_takes_engine_folders(tmp_path: Path) -> None:
     res = _bidref(
-        ROOT,
         "match",
         "sample_engines/python_random",
         "sample_engines/python_greedy/",
