@@ -106,7 +106,7 @@ def _timing_item(probe: Probe) -> CheckResult:
         )
     lat = probe.latencies
     if not lat:
-        return CheckResult(name, False, "no replies to time")
+        return CheckResult.skip(name, "no request was answered, so there is no reply to time")
     return CheckResult(
         name,
         True,
@@ -176,7 +176,7 @@ def check_engine(
     except EngineStartError as e:
         add(CheckResult("hello", False, str(e)))
         for item in not_checked:
-            add(CheckResult(item, False, "not checked: the engine could not be started"))
+            add(CheckResult.skip(item, "the engine could not be started"))
         return report
     try:
         add(probe.do_hello())
@@ -184,19 +184,19 @@ def check_engine(
         if probe.hello is None:
             # Nothing came back: every other item would just wait and fail the same way.
             for item in not_checked:
-                add(CheckResult(item, False, "not checked: the engine never said hello"))
+                add(CheckResult.skip(item, "the engine never said hello"))
             return report
         add(probe.ping())
         for name in POSITIONS:
             problem = probe.ensure_running()
-            add(CheckResult(name, False, problem) if problem else _decision_item(probe, name))
+            add(CheckResult.skip(name, problem) if problem else _decision_item(probe, name))
         for label, check in (("stale id", _stale_item), ("error reply", _error_item)):
             problem = probe.ensure_running()
-            add(CheckResult(label, False, problem) if problem else check(probe))
+            add(CheckResult.skip(label, problem) if problem else check(probe))
         add(_timing_item(probe))
         add(_output_item(probe))
         problem = probe.ensure_running()
-        add(CheckResult("quit", False, problem) if problem else _quit_item(probe))
+        add(CheckResult.skip("quit", problem) if problem else _quit_item(probe))
         return report
     finally:
         probe.close()

@@ -220,7 +220,7 @@ class Probe:
         try:
             self.start()
         except EngineStartError as e:
-            return f"could not restart the engine: {e}"
+            return f"the engine could not be restarted: {e}"
         result = self.do_hello()
         return None if result.passed else f"the restarted engine failed its hello: {result.detail}"
 

@@ -14,9 +14,24 @@ class CheckResult:
     item: str
     passed: bool
     detail: str
+    skipped: bool = False  # never run (``detail`` says why); not passed either
+
+    @classmethod
+    def skip(cls, item: str, because: str) -> CheckResult:
+        """An item that was not run, and why: not a failure of its own."""
+        return cls(item, False, f"skipped (because {because})", skipped=True)
+
+    @property
+    def status(self) -> str:
+        return "skipped" if self.skipped else "pass" if self.passed else "fail"
 
     def to_dict(self) -> dict[str, object]:
-        return {"item": self.item, "passed": self.passed, "detail": self.detail}
+        return {
+            "item": self.item,
+            "passed": self.passed,
+            "status": self.status,
+            "detail": self.detail,
+        }
 
 
 @dataclass
@@ -31,7 +46,11 @@ class CheckReport:
         return bool(self.results) and all(r.passed for r in self.results)
 
     def failed_items(self) -> list[str]:
-        return [r.item for r in self.results if not r.passed]
+        """The items that ran and failed (not the ones skipped)."""
+        return [r.item for r in self.results if not r.passed and not r.skipped]
+
+    def skipped_items(self) -> list[str]:
+        return [r.item for r in self.results if r.skipped]
 
     def to_dict(self) -> dict[str, object]:
         return {

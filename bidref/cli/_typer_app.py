@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from typer._click.exceptions import UsageError
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 
@@ -24,7 +25,22 @@ def _no_type(ctx: Any) -> None:
     return None
 
 
-class _Command(TyperCommand):
+class _OneLineErrors:
+    """A mistake the parser finds (a value that is not a number, an unknown option)
+    comes out as bidref's one-line error with exit status 2 (:mod:`.usage`), not
+    in the parser's own boxed wording."""
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
+        except UsageError as e:
+            from .usage import refuse
+
+            path = f"{parent.command_path} {info_name}" if parent is not None else str(info_name)
+            raise refuse(e, self, path) from None
+
+
+class _Command(_OneLineErrors, TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
@@ -39,7 +55,15 @@ class _Command(TyperCommand):
         return _plain_help_option(super().get_help_option(ctx))
 
 
-class _Group(TyperGroup):
+class _Group(_OneLineErrors, TyperGroup):
+    def resolve_command(self, ctx: Any, args: Any) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as e:  # no such command (with its "did you mean")
+            from .usage import refuse
+
+            raise refuse(e) from None
+
     def get_help_option(self, ctx: Any) -> Any:
         return _plain_help_option(super().get_help_option(ctx))
 

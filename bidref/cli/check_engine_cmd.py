@@ -60,6 +60,7 @@ def check_engine_cmd(
     import json
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ..check_engine import CheckSettings, check_engine
@@ -118,10 +119,22 @@ def check_engine_cmd(
         table.add_column("item")
         table.add_column("result")
         table.add_column("detail", overflow="fold")
+        marks = {
+            "pass": "[green]PASS[/]",
+            "fail": "[bold red]FAIL[/]",
+            "skipped": "[yellow]skipped[/]",
+        }
         for r in report.results:
-            table.add_row(r.item, "[green]PASS[/]" if r.passed else "[bold red]FAIL[/]", r.detail)
+            # (a skipped item's detail, "skipped (because ...)", says skipped once)
+            detail = r.detail.removeprefix("skipped ") if r.skipped else r.detail
+            table.add_row(r.item, marks[r.status], escape(detail))
         console.print(table)
         n_ok = sum(r.passed for r in report.results)
+        failed, skipped = len(report.failed_items()), len(report.skipped_items())
         verdict = "[green]all passed[/]" if report.passed else "[bold red]failed[/]"
-        console.print(f"{n_ok}/{len(report.results)} items passed: {verdict}")
+        console.print(
+            f"{n_ok}/{len(report.results)} items passed, {failed} failed"
+            + (f", {skipped} skipped (not run)" if skipped else "")
+            + f": {verdict}"
+        )
     raise typer.Exit(code=0 if report.passed else 1)

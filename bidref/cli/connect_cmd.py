@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import shlex
 import ssl
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -33,14 +34,25 @@ def connect(
         ),
     ],
     token: Annotated[
-        str,
+        str | None,
         typer.Option(
             metavar="TOKEN",
             envvar="BIDREF_TOKEN",
-            help="The seat's token as the referee printed it (or set BIDREF_TOKEN, which "
-            "other users of this machine cannot read in the process list).",
+            help="The seat's token as the referee printed it. On a command line it shows "
+            "in the process list (ps) to every user of this machine: prefer "
+            "BIDREF_TOKEN=TOKEN or --token-file.",
+            show_envvar=False,
         ),
-    ],
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="Read the seat's token from FILE (its first line), e.g. one made with "
+            "`umask 077; echo TOKEN > seat.token`.",
+            dir_okay=False,
+        ),
+    ] = None,
     transport: TransportOption = "pipe",
     ca_file: Annotated[
         Path | None,
@@ -70,8 +82,11 @@ def connect(
     The referee runs e.g. `bidref match listen://0.0.0.0:9000 my_engine`
     and prints a URL and a token for the seat; on the engine's machine:
 
-        bidref connect ws://referee-host:9000/ --token TOKEN
+        BIDREF_TOKEN=TOKEN bidref connect ws://referee-host:9000/
         -- python3 my_bot.py --fast
+
+    (or --token-file FILE with the token in FILE: a token given as --token
+    TOKEN shows in the process list to every user of the machine).
 
     When the connection drops it reconnects (with backoff); the engine's clock
     keeps running meanwhile. Run the same command again after a crash or a
@@ -91,7 +106,7 @@ def connect(
     err = Console(stderr=True)
 
     def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
         return typer.Exit(code=code)
 
     if not url.startswith(("ws://", "wss://")):
@@ -102,8 +117,7 @@ def connect(
         raise bad(f"--transport {transport!r}: use pipe or pty")
     if not (math.isfinite(retry_for) and retry_for > 0):
         raise bad(f"--retry-for {retry_for:g}: give a positive number of seconds")
-    if not token.strip():
-        raise bad("--token is empty: give the token the referee printed for this seat")
+    token = _token(token, token_file, bad)
     try:
         spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
     except EngineSpecError as e:
@@ -149,6 +163,36 @@ def connect(
         status(f"done ({result.detail}; {matches} match(es) played)")
     else:
         status(f"done ({result.detail}; {result.connections} connection(s))")
+
+
+def _token(given: str | None, path: Path | None, bad: Callable[[str], typer.Exit]) -> str:
+    """The seat's token: from --token-file, else --token or BIDREF_TOKEN."""
+    if path is not None and given is not None:
+        raise bad(
+            "give the token once: --token-file or --token (or BIDREF_TOKEN), not both; "
+            "unset BIDREF_TOKEN to use the file"
+        )
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise bad(f"--token-file {str(path)!r}: cannot read it ({why})") from None
+        lines = text.strip().splitlines()
+        if not lines or not lines[0].strip():
+            raise bad(
+                f"--token-file {str(path)!r} is empty: write the token the referee printed "
+                "for this seat in it"
+            )
+        return lines[0].strip()
+    if given is None:
+        raise bad(
+            "no token: give the token the referee printed for this seat as "
+            "BIDREF_TOKEN=TOKEN bidref connect ..., or --token-file FILE"
+        )
+    if not given.strip():
+        raise bad("--token is empty: give the token the referee printed for this seat")
+    return given
 
 
 # -- the referee's side: `bidref match listen://...` ---------------------------------------

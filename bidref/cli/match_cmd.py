@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from ..engines.spec import EngineSpec
     from ..match.referee import LiveState, MatchOutcome
+    from ..net.seat import Link, NetworkSeat
     from ..rules.clock import TimeControl
 
 # Shown under a start-up failure: the two usual causes of a missing hello.
@@ -70,8 +71,25 @@ def _clock_text(ns: int) -> str:
     return f"{ns / SECOND:7.2f} s"
 
 
-def render_state(state: LiveState) -> Table:
-    """The live panel: one row per player (balance, bank), then the last action."""
+Links = tuple["Link | None", "Link | None"]
+
+
+def link_text(link: Link, now: int) -> str:
+    """A network seat's connection for the live table, e.g. ``disconnected for 3.2 s``."""
+    from ..rules import SECOND
+
+    if link.ended:  # (its client was let go, or let itself go, as the match ended)
+        return "closed: the match is over"
+    if link.since is None:
+        return "waiting for its client"
+    if link.connected:
+        return "connected" if link.connections <= 1 else f"connected (again, {link.connections}x)"
+    return f"disconnected for {(now - link.since) / SECOND:.1f} s"
+
+
+def render_state(state: LiveState, links: Links | None = None, now: int | None = None) -> Table:
+    """The live panel: one row per player (balance, bank, and for a network seat
+    its connection), then the last action."""
     from rich.table import Table
     from rich.text import Text
 
@@ -84,18 +102,69 @@ def render_state(state: LiveState) -> Table:
     table.add_column("engine")
     table.add_column("balance", justify="right")
     table.add_column("bank", justify="right")
+    networked = links is not None and any(link is not None for link in links)
+    if networked:
+        table.add_column("network")
     for i in (0, 1):
         mark = "▶ " if state.to_act == i else "  "
-        table.add_row(
+        row: list[str | Text] = [
             f"{mark}{'AB'[i]}",
             Text(state.engines[i]),
             str(state.balances[i]),
             _clock_text(state.banks_ns[i]),
-        )
+        ]
+        if networked:
+            link = links[i] if links is not None else None
+            if link is None:
+                row.append(Text("local", style="dim"))
+            else:
+                text = link_text(link, now or 0)
+                lost = not (link.connected or link.ended)
+                row.append(Text(text, style="bold red" if lost else "green"))
+        table.add_row(*row)
     if state.last:
         table.caption = Text(f"last: {state.last}")
         table.caption_justify = "left"
     return table
+
+
+class LiveView:
+    """What the live display shows: the last :class:`LiveState` the referee
+    reported, with each network seat's connection read afresh at every redraw,
+    so that a client that drops between two actions shows at once."""
+
+    def __init__(self, remote: tuple[NetworkSeat | None, NetworkSeat | None]) -> None:
+        self.remote = remote
+        self.state: LiveState | None = None
+
+    def update(self, state: LiveState) -> None:
+        self.state = state
+
+    def __rich__(self) -> Table | str:
+        links: Links = (
+            None if self.remote[0] is None else self.remote[0].link(),
+            None if self.remote[1] is None else self.remote[1].link(),
+        )
+        seat = self.remote[0] or self.remote[1]
+        now = seat.clock() if seat is not None else 0
+        if self.state is None:
+            if seat is None:
+                return ""
+            from ..match.spec import LiveState
+
+            waiting = LiveState(
+                engines=("", ""),
+                round=0,
+                turn=0,
+                balances=(0, 0),
+                banks_ns=(0, 0),
+                delay_ns=0,
+                to_act=None,
+                last="waiting for the engines",
+                decisions=0,
+            )
+            return render_state(waiting, links, now)
+        return render_state(self.state, links, now)
 
 
 @app.command("match")
@@ -294,6 +363,7 @@ def _play(
 
     from ..match.referee import MatchSpec, run_match
     from ..net import is_listen
+    from ..net.seat import NetworkSeat
     from ..players.make import engine_seats
     from ..players.tap import DebugLog
     from .common import exit_code_for, signals_interrupt
@@ -362,10 +432,18 @@ def _play(
         if debug:
             outcome = run_match(spec, transcript_path=transcript, seats=seats)
         else:
-            with Live(console=console, refresh_per_second=8, transient=False) as live:
+            view = LiveView(
+                (
+                    seats[0] if isinstance(seats[0], NetworkSeat) else None,
+                    seats[1] if isinstance(seats[1], NetworkSeat) else None,
+                )
+            )
+            # (the view is drawn again at every refresh: a network seat's connection
+            # changes between the referee's reports)
+            with Live(view, console=console, refresh_per_second=8, transient=False):
 
                 def observe(state: LiveState) -> None:
-                    live.update(render_state(replace(state, engines=shown(state.engines))))
+                    view.update(replace(state, engines=shown(state.engines)))
 
                 outcome = run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
     _print_result(console, replace(outcome, engines=shown(outcome.engines)), when)

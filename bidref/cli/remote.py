@@ -16,6 +16,7 @@ from ..engines import Clock, EngineSpec, Transport
 from ..match.referee import MatchSpec
 from ..net import NetSpecError, is_listen
 from ..net.match_seats import MatchSeats, listening_seats, tls_context
+from ..net.tokens import connect_hint
 from ..players import Seat
 from ..rules import SECOND
 from .common import EXIT_BAD_ARGS
@@ -71,10 +72,10 @@ def listen_for_remote_engines(
     assert seats is not None
     for s in seats.network:
         err.print(
-            f"seat {'AB'[s.seat]} waits for a remote engine: {s.url}  token {s.token}\n"
-            f"  on the engine's machine: bidref connect {s.url} --token {s.token} -- ENGINE",
+            connect_hint(f"seat {'AB'[s.seat]}", s.url, s.token),
             highlight=False,
             soft_wrap=True,
+            markup=False,
         )
     _write_connect_info(seats, connect_info, bad)
     return seats.seats
@@ -111,10 +112,10 @@ def listen_for_remote_check(
         raise bad(str(e)) from None
     seats = MatchSeats([seat], [seat])
     err.print(
-        f"check-engine waits for a remote engine: {seat.url}  token {seat.token}\n"
-        f"  on the engine's machine: bidref connect {seat.url} --token {seat.token} -- ENGINE",
+        connect_hint("check-engine", seat.url, seat.token),
         highlight=False,
         soft_wrap=True,
+        markup=False,
     )
     _write_connect_info(seats, connect_info, bad)
     return remote_starter(seat)

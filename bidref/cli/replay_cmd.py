@@ -239,7 +239,9 @@ def replay_command(
     branches up and down; (n) is a scoring end that counts n, <n> a legal
     place that counts nothing. --step stops after every event: Enter for the
     next, q to stop. --html OUT.html writes the whole match as one page to
-    step through in a browser, offline.
+    step through in a browser, offline. An option that writes files (--html,
+    --svg, --moves) writes them, says where and gives the verdict; add
+    --final, --round, --step or --logs to see the game in the terminal too.
 
     Example: bidref replay t.jsonl --round 2
     (bidref replay --check OUT/transcripts/*/*.jsonl.gz verifies every line of
@@ -322,28 +324,36 @@ def replay_command(
         typer.echo(json.dumps(report.verdict(), ensure_ascii=False))
         raise typer.Exit(code=report.exit_code)
     console = Console(highlight=False)
-    interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
-    after: dict[int, str] = {}
-    if logs:
-        placed, after = _stderr(report)
-        report.steps = _with_logs(report, placed)
-    _show(
-        console,
-        report,
-        round_only=round_,
-        step=step,
-        final=final,
-        width=min(width, console.width),
-        interactive=interactive,
-    )
-    if logs:
-        _show_stderr(console, report, after)
+    # An option that writes a file (--html, --svg, --moves) writes it and says
+    # where; the game is shown in the terminal too only when asked for.
+    writes = html is not None or svg is not None or moves is not None
+    shows = round_ is not None or step or final or logs
+    if shows or not writes:
+        interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
+        after: dict[int, str] = {}
+        if logs:
+            placed, after = _stderr(report)
+            report.steps = _with_logs(report, placed)
+        _show(
+            console,
+            report,
+            round_only=round_,
+            step=step,
+            final=final,
+            width=min(width, console.width),
+            interactive=interactive,
+        )
+        if logs:
+            _show_stderr(console, report, after)
+    # (soft_wrap: a long path stays on one line, whole, for a script or a click)
     if svg is not None:
-        console.print(f"SVG: {pictures} pictures and index.html in {svg}")
+        console.print(f"SVG: {pictures} pictures and index.html in {svg}", soft_wrap=True)
     if html is not None:
-        console.print(f"HTML replay: {html}")
+        console.print(f"HTML replay: {html}", soft_wrap=True)
     if moves is not None:
-        console.print(f"move file: {moves} (check it with: bidref validate {moves})")
+        console.print(
+            f"move file: {moves} (check it with: bidref validate {moves})", soft_wrap=True
+        )
     _verdict(name, report, console)
     raise typer.Exit(code=report.exit_code)
 
@@ -389,6 +399,13 @@ def _verdict(name: str, report: ReplayReport, console: Console, *, named: bool =
     if report.problem is not None:
         typer.echo(
             _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
+        )
+    elif report.empty:
+        typer.echo(f"{name}: empty: {report.truncated}", err=True)
+        console.print(
+            f"{_safe(name) + ': ' if named else ''}[yellow]nothing verified: the transcript "
+            "is empty[/]",
+            soft_wrap=True,
         )
     elif report.truncated:
         typer.echo(f"{name}: truncated: {report.truncated}", err=True)

@@ -11,27 +11,55 @@ import typer
 
 from . import app
 
-READ_WIDTH = 100  # rendered rules are set no wider than this: long lines read badly
+READ_WIDTH = 100
+
+
+def _is_tile(text: str) -> bool:
+    from ..rules import NotationError, parse_tile
+
+    try:
+        parse_tile(text)
+    except NotationError:
+        return False
+    return True  # rendered rules are set no wider than this: long lines read badly
 
 
 @app.command("notation")
 def notation(
     actions: Annotated[
-        list[str], typer.Argument(help="Actions to check, e.g. 'play 1-3 at [1|1] bb'.")
+        list[str],
+        typer.Argument(
+            help="Actions (or attachment points) to check, e.g. 'play 1-3 at [1|1] bb' or '34lo'."
+        ),
     ],
 ) -> None:
     """Check actions in bidref notation and print their canonical form.
 
-    Example: bidref notation "raise 25" "play [1|3] at [1|1] branch B"
+    An attachment point alone ('[1|1] line A', '1-1 la', '34lo') is read too and
+    printed as TILE:SIDE. The forms are in protocols/PROTOCOL.md ("Actions").
+
+    Example: bidref notation "raise 25" "play [1|3] at [1|1] branch B" 34lo
     """
     from ..rules import NotationError, parse_action  # (imported when used: a quick --help)
+    from ..rules.layout import parse_point
 
     bad = 0
     for text in actions:
         try:
             typer.echo(f"{text!r} -> {parse_action(text)}")
+            continue
         except NotationError as e:
-            typer.echo(f"{text!r}: {e}", err=True)
+            error = e
+        try:
+            typer.echo(f"{text!r} -> {parse_point(text)} (an attachment point)")
+        except NotationError as e:
+            # Say what is wrong with it as what it looks like: one or two words
+            # that start with a tile ('1-1 a', '34xx') are meant as a point.
+            words = text.split()
+            point_like = (0 < len(words) <= 2 and words[0][:2].isdigit()) or (
+                len(words) == 2 and _is_tile(words[0])
+            )
+            typer.echo(f"{text!r}: {e if point_like else error}", err=True)
             bad += 1
     raise typer.Exit(code=2 if bad else 0)
 

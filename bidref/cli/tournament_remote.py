@@ -99,12 +99,14 @@ def listen_for_network_engines(
         )
     except NetSpecError as e:
         raise RemoteRefusal(str(e)) from None
+    from bidref.net.tokens import connect_hint
+
     for name, lst in engines.listeners.items():
         err.print(
-            f"engine {name} waits for its client: {lst.url}  token {lst.token}\n"
-            f"  on the engine's machine: bidref connect {lst.url} --token {lst.token} -- ENGINE",
+            connect_hint(f"engine {name}", lst.url, lst.token),
             highlight=False,
             soft_wrap=True,
+            markup=False,
         )
     if connect_info is not None:
         try:

@@ -14,6 +14,7 @@ from ..render.export import write_frames
 from ..render.layout import LayoutPicture
 from ..render.results import player_name, result_text, rounds_table
 from ..render.svg import Frame
+from ..transcript.files import looks_like_transcript
 from . import app
 
 
@@ -97,6 +98,13 @@ def validate(
     except OSError as e:
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from None
+    if looks_like_transcript(data):
+        typer.echo(
+            f"{name}: this is a match transcript, not a move file: use `bidref replay {name}` "
+            f"to verify it (`bidref replay {name} --moves FILE` writes its move file)",
+            err=True,
+        )
+        raise typer.Exit(code=2)
     verdict = validate_bytes(data)
     if svg is not None:
         frames = [

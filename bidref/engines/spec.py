@@ -4,8 +4,17 @@ An engine argument on the command line is resolved by :func:`resolve_engine`:
 
 - a ``.toml`` or ``.json`` file: an engine file (below);
 - a ``.py`` file: run by the same Python that runs bidref (``sys.executable``);
-- any other existing file: run as a program (it must be executable);
+- any other existing file: run as a program (it must be executable); a file
+  named without a folder (``engine``) is run from the current folder
+  (``./engine``), never looked up on ``PATH``;
+- a folder: the engine in it (:func:`engine_in_folder`): its engine file
+  ``engine.toml``/``engine.json``, else its program ``engine`` or ``engine.*``
+  (``engine.py``, ``engine.js``, ...), else its only executable file;
 - otherwise: a command line, split like a shell would (``"python3 my_bot.py --fast"``).
+
+A path that does not exist is refused with what exactly is missing, the names
+nearby that it may have meant, and, for a program built from a C file beside
+it (the C sample engines), how to build it.
 
 An engine file (TOML shown; JSON has the same keys)::
 
@@ -41,6 +50,7 @@ its program. Engines that end up with the same name are all numbered:
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -117,15 +127,111 @@ def _name_from_command(parts: Sequence[str]) -> str:
     return _name_from_path(prog) if prog.is_file() else prog.name
 
 
+def _program_text(p: Path) -> str:
+    """``p`` as a program to run: with its folder, so that a file of the current
+    folder (``engine``, or ``./engine``, which ``Path`` shortens to ``engine``)
+    is run from there, not looked up on ``PATH``."""
+    text = str(p)
+    return text if os.sep in text else os.path.join(os.curdir, text)
+
+
 def _python_or_program(p: Path) -> tuple[str, ...]:
     if p.suffix == ".py":
         return (sys.executable, str(p))
+    shown = _program_text(p)
     if not os.access(p, os.X_OK):
         raise EngineSpecError(
-            f"{str(p)!r} is a file but not executable: run `chmod +x {p}`, or give the "
-            f'interpreter, e.g. "python3 {p}"'
+            f"{shown!r} is a file but not executable: run `chmod +x {shown}`, or give the "
+            f'interpreter, e.g. "python3 {shown}"'
         )
-    return (str(p),)
+    return (shown,)
+
+
+ENGINE_FILES = ("engine.toml", "engine.json")
+
+
+def engine_in_folder(folder: Path) -> EngineSpec:
+    """The engine a folder holds: its engine file (``engine.toml`` or
+    ``engine.json``), else its program ``engine``, ``engine.py`` or another
+    executable ``engine.*``, else its only executable file."""
+    for name in ENGINE_FILES:
+        if (folder / name).is_file():
+            return load_engine_file(folder / name)
+    try:
+        files = sorted(f for f in folder.iterdir() if f.is_file() and not f.name.startswith("."))
+    except OSError as e:
+        raise EngineSpecError(f"cannot read the folder {str(folder)!r}: {e.strerror}") from None
+    # (a module beside the engine, such as __init__.py, is no program of its own)
+    runnable = [f for f in files if f.name == "engine.py" or os.access(f, os.X_OK)]
+    named = [f for f in runnable if f.stem == "engine"]
+    plain = [f for f in named if f.name == "engine"]
+    found = plain or named or runnable
+    if len(found) == 1:
+        return EngineSpec(_name_from_path(found[0]), _python_or_program(found[0]))
+    shown = str(folder)
+    if found:
+        listed = ", ".join(f.name for f in found)
+        raise EngineSpecError(
+            f"the folder {shown!r} holds several programs ({listed}): give the engine's "
+            f"own, e.g. {str(found[0])!r}, or put an engine.toml in the folder"
+        )
+    build = _build_hint(folder / "engine")
+    raise EngineSpecError(
+        f"the folder {shown!r} holds no engine (no engine.toml or engine.json, no program "
+        "engine or engine.*, no executable file)"
+        + (build or "; give the engine's program in it, or put an engine.toml in the folder")
+    )
+
+
+def _build_hint(program: Path) -> str:
+    """For a missing program that a C file beside it builds: how to build it. The
+    sample engines are built by their folder's Makefile (``make -C sample_engines``)."""
+    source = program.with_name(program.name + ".c")
+    if program.suffix or not source.is_file():
+        return ""
+    makefile = program.parent.parent / "Makefile"
+    if makefile.is_file():
+        return f"; it is built from {source.name}: run `make -C {program.parent.parent}` first"
+    return f"; it is built from {source.name}: build it first, e.g. `cc -o {program} {source}`"
+
+
+def missing_path(text: str, base: Path | None = None) -> str:
+    """Why the path ``text`` (relative to ``base``) is not there, and what it may
+    have meant: the first missing part, close names beside it, how to build it."""
+    given = Path(text)
+    full = given if given.is_absolute() or base is None else base / given
+    parts = full.parts
+    # The deepest folder that exists, and the first part of the path missing from it.
+    i = len(parts) - 1
+    while i > 0 and not Path(*parts[:i]).is_dir():
+        i -= 1
+    folder = Path(*parts[:i]) if i else Path(os.curdir)
+    missing = parts[i]
+    dotted = text.startswith("./")
+
+    def shown(p: Path) -> str:  # as the user wrote it: ./x stays ./x
+        relative = not (p.is_absolute() or p.parts[:1] == (os.pardir,))
+        return os.path.join(os.curdir, p) if dotted and relative else str(p)
+
+    if (folder / missing).is_file():
+        why = f"{shown(folder / missing)!r} is a file, not a folder"
+    elif i == len(parts) - 1:
+        why = f"the folder {shown(folder)!r} has no {missing!r}"
+    else:
+        why = f"there is no folder {shown(folder / missing)!r}"
+    try:
+        names = sorted(e.name for e in folder.iterdir() if not e.name.startswith("."))
+    except OSError:
+        names = []
+    guesses = []
+    source = f"{missing}.c"  # (the build hint below names it)
+    for name in difflib.get_close_matches(missing, names, n=3, cutoff=0.6):
+        if name == source:
+            continue
+        guess = folder.joinpath(name, *parts[i + 1 :])
+        guesses.append(repr(shown(guess if guess.exists() else folder / name)))
+    hint = f"; did you mean {' or '.join(guesses)}?" if guesses else ""
+    return f"{why}{hint}{_build_hint(full)}"
 
 
 def load_engine_file(path: Path) -> EngineSpec:
@@ -175,6 +281,8 @@ def resolve_engine(arg: str) -> EngineSpec:
     if not arg.strip():
         raise EngineSpecError("an engine argument is empty: give a command or a file")
     p = Path(arg)
+    if p.is_dir():
+        return engine_in_folder(p)
     if p.suffix in (".toml", ".json") and p.is_file():
         return load_engine_file(p)
     if p.is_file():
@@ -187,10 +295,7 @@ def resolve_engine(arg: str) -> EngineSpec:
     if first.suffix == ".py" and first.is_file():
         return EngineSpec(_name_from_path(first), (sys.executable, *parts))
     if len(parts) == 1 and (os.sep in arg) and not p.exists():
-        raise EngineSpecError(
-            f"engine {arg!r} does not exist; for a compiled sample engine run "
-            "`make -C sample_engines` first"
-        )
+        raise EngineSpecError(f"engine {arg!r} does not exist: {missing_path(arg)}")
     return EngineSpec(_name_from_command(parts), tuple(parts))
 
 
@@ -231,10 +336,15 @@ def check_runnable(spec: EngineSpec, label: str | None = None) -> None:
         path = Path(program)
         if not path.is_absolute() and spec.cwd:
             path = Path(spec.cwd) / path
-        if not path.is_file():
+        if path.is_dir():
             raise EngineSpecError(
-                f"engine {label!r}: {program!r} does not exist; give the path of the "
-                "engine's program (for a compiled sample engine run `make -C sample_engines`)"
+                f"engine {label!r}: {program!r} is a folder; give the engine's program in "
+                f"it, or the folder alone (bidref finds the engine in it)"
+            )
+        if not path.is_file():
+            base = Path(spec.cwd) if spec.cwd and not Path(program).is_absolute() else None
+            raise EngineSpecError(
+                f"engine {label!r}: {program!r} does not exist: {missing_path(program, base)}"
             )
         if not os.access(path, os.X_OK):
             raise EngineSpecError(

@@ -99,6 +99,20 @@ class SeatSettings:
         return f"{'wss' if self.tls is not None else 'ws'}://{host}:{port}/"
 
 
+@dataclass(frozen=True, slots=True)
+class Link:
+    """How a network seat's client is connected now (for live displays, which
+    read it between the referee's own events: a disconnection shows at once)."""
+
+    connected: bool
+    since: int | None  # clock time of the last connect, resume or disconnect; None: no client yet
+    connections: int  # clients that have taken the seat so far
+    ended: bool = False  # the seat is closed: the match is over
+
+
+_LINK_EVENTS = frozenset({"connect", "resume", "disconnect"})
+
+
 class NetworkSeat:
     """A seat for a remote engine; see the module docstring.
 
@@ -349,6 +363,15 @@ class NetworkSeat:
     @property
     def ended(self) -> bool:
         return self._ended
+
+    def link(self) -> Link:
+        """Whether a client holds the seat now, and since when (seat clock time)."""
+        with self._cv:
+            since = next(
+                (n.t for n in reversed(self._inbox.notes) if n.event in _LINK_EVENTS), None
+            )
+            remote = self._remote
+            return Link(remote.conn is not None, since, remote.connections, self._ended)
 
     # -- the referee side (the Seat protocol) ----------------------------------------------
 

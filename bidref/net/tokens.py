@@ -44,3 +44,14 @@ def write_connect_info(path: Path, info: dict[str, Any]) -> None:
         json.dump(info, f)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def connect_hint(who: str, url: str, token: str) -> str:
+    """What the referee prints for a listening seat: its URL and token, and the
+    command for the engine's machine with the token in the environment, not on
+    the command line, where every user of that machine sees it in ``ps``."""
+    return (
+        f"{who} waits for a remote engine: {url}  token {token}\n"
+        f"  on the engine's machine: BIDREF_TOKEN={token} bidref connect {url} -- ENGINE\n"
+        "  (or --token-file FILE with the token in FILE; not --token, which others see in ps)"
+    )

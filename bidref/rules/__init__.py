@@ -27,7 +27,7 @@ from .actions import (
 )
 from .clock import MILLISECOND, SECOND, Charge, MatchClock, TimeControl, seconds
 from .deal import Deal, DealSource, forced_opening_tile, listed_deals, seeded_deals
-from .errors import DealError, IllegalActionError, NotationError, RulesError
+from .errors import DealError, IllegalActionError, NotationError, PlacementError, RulesError
 from .events import (
     AuctionMove,
     Drew,
@@ -84,6 +84,7 @@ __all__ = [
     "Passed",
     "Phase",
     "Placed",
+    "PlacementError",
     "Play",
     "PlayerView",
     "Point",

@@ -40,3 +40,18 @@ class ActionTypeError(RulesError, TypeError):
 
 class DealError(RulesError, ValueError):
     """A deal that is not a partition of the double-six set into 7 + 7 + 14."""
+
+
+class PlacementError(RulesError, ValueError):
+    """A tile that cannot go where :meth:`Layout.place` (or ``open_tile``) was
+    asked to put it. The layout is left unchanged; ``tile`` and ``at`` are the
+    canonical texts (``at`` is None for an opening), ``rule`` the section of
+    RULES.md that forbids it."""
+
+    def __init__(self, tile: str, at: str | None, reason: str, rule: str) -> None:
+        self.tile = tile
+        self.at = at
+        self.reason = reason
+        self.rule = rule
+        where = f"at {at}" if at is not None else "as the opening tile"
+        super().__init__(f"cannot place {tile} {where}: {reason} (RULES.md {rule})")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
-from .errors import NotationError
+from .errors import NotationError, PlacementError
 from .tiles import TILES, Tile, parse_tile
 
 
@@ -287,9 +287,19 @@ class Layout:
     # -- changes ---------------------------------------------------------------
 
     def open_tile(self, t: Tile) -> int:
-        """Place the opening tile on an empty layout; return the count."""
+        """Place the opening tile on an empty layout; return the count.
+
+        Raises :class:`PlacementError` (the layout unchanged) if the layout is
+        not empty or ``t`` is not one of the 28 tiles."""
+        _check_tile(t, None)
         if self.placed:
-            raise ValueError("the layout already has an opening tile")
+            raise PlacementError(
+                str(t),
+                None,
+                f"the layout is already opened (with {self.placed[0]}); attach tiles with "
+                "place(tile, point)",
+                "§2",
+            )
         self.placed.append(t)
         base = t.index * 6
         if t.double:
@@ -306,9 +316,49 @@ class Layout:
     def place(self, t: Tile, at: Point) -> int:
         """Attach ``t`` at the open point ``at``; return the count after it.
 
-        The caller has checked that ``at`` is open and ``t`` matches it
-        (see :meth:`points_for`); this method trusts it for speed.
+        Raises :class:`PlacementError` naming the tile, the point and the rule
+        (the layout unchanged) unless the layout is opened, ``t`` is not in it
+        yet, ``at`` is one of its open points (:attr:`open_points`) and ``t``
+        has a half of ``at``'s value (:meth:`points_for` lists where ``t`` fits).
         """
+        _check_tile(t, at)
+        if type(at) is not Point or POINTS[at.index] is not at:
+            raise PlacementError(
+                str(t),
+                _text(at),
+                "the point is not an attachment point; give point(tile, Side.X) or "
+                "parse_point('1-1:line_b')",
+                "§3",
+            )
+        if not self.placed:
+            raise PlacementError(
+                str(t), str(at), "the layout is empty: open it first with open_tile(tile)", "§2"
+            )
+        if t in self.placed:
+            raise PlacementError(str(t), str(at), f"{t} is already in the layout", "§2")
+        if at not in self.open_points:
+            open_now = ", ".join(str(p) for p in self.open_points)
+            raise PlacementError(
+                str(t),
+                str(at),
+                f"{at} is not an open attachment point; the open ones are {open_now}",
+                "§3",
+            )
+        if at.value != t.low and at.value != t.high:
+            fits = ", ".join(str(p) for p in self.points_for(t)) or "nowhere"
+            raise PlacementError(
+                str(t),
+                str(at),
+                f"{t} has no {at.value} to match {at}, which takes a {at.value}; "
+                f"{t} fits at: {fits}",
+                "§3",
+            )
+        return self._attach(t, at)
+
+    def _attach(self, t: Tile, at: Point) -> int:
+        """:meth:`place` without its checks, for the rules core's hot paths: the
+        caller knows that ``t`` is one of ``points_for``'s tiles at ``at`` (a legal
+        action). Used on any other input it corrupts the layout."""
         join = t.index * 7 + at.value
         joined = _JOINED[join]
         free = _FREED[join]
@@ -349,6 +399,25 @@ class Layout:
         self.placed.append(t)
         self.connections.append((at, joined))
         return total
+
+
+def _text(value: object) -> str:
+    """A value in an error message: short, and never raising itself."""
+    try:
+        text = str(value) if type(value) in (Tile, Point) else repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_tile(t: object, at: object) -> None:
+    if type(t) is not Tile or not (0 <= t.index < len(TILES)) or TILES[t.index] is not t:
+        raise PlacementError(
+            _text(t),
+            None if at is None else _text(at),
+            "that is not one of the 28 tiles; give tile(low, high) or parse_tile('3-6')",
+            "§2",
+        )
 
 
 def points_earned(count: int) -> int:

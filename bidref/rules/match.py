@@ -469,7 +469,7 @@ class Match:
         p = self.to_act
         hand = self.hands[p]
         hand.remove(t)
-        count = self.layout.place(t, at)
+        count = self.layout._attach(t, at)  # (a legal action: the checks are done)
         pts = count if count % 5 == 0 else 0
         events: list[Event] = [Placed(p, t, at, count, pts)]
         self.passes = 0

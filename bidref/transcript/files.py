@@ -9,6 +9,7 @@ an error here (the reader then sees an unfinished last line, as with a plain fil
 
 from __future__ import annotations
 
+import json
 import zlib
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -114,6 +115,21 @@ def decompress(data: bytes, name: str) -> bytes:
         except Exception as e:  # zstandard.ZstdError
             raise TranscriptFileError(f"not a readable Zstandard file: {e}") from None
     return data
+
+
+def looks_like_transcript(data: bytes) -> bool:
+    """``data`` is a transcript (compressed, or a first line that is a header
+    object), not a move file: for commands that are given the wrong one."""
+    if data[:2] == b"\x1f\x8b" or data[:4] == b"\x28\xb5\x2f\xfd":
+        return True
+    first = data.lstrip()[:4096].split(b"\n", 1)[0]
+    if not first.startswith(b"{"):
+        return False
+    try:
+        obj = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "header"
 
 
 def read_bytes(path: Path) -> bytes:

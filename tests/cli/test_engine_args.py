@@ -150,7 +150,8 @@ def test_an_existing_stderr_log_needs_force(tmp_path: Path) -> None:
     assert "A-python_random-1.stderr.log is already there: add --force" in res.output
 
 
-def _bidref(*args: str) -> subprocess.CompletedProcess[str]:
+def _bidref(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``bidref ARGS`` as a process (run in ``cwd``), as a user runs it."""
     env = {**os.environ, "COLUMNS": "100"}
     return subprocess.run(
         [sys.executable, "-c", "from bidref.cli import main; main()", *args],
@@ -158,7 +159,7 @@ def _bidref(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
         env=env,
-        cwd=ROOT,
+        cwd=cwd,
     )
 
 

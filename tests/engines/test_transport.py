@@ -181,7 +181,7 @@ def test_resolve_engine_forms(tmp_path: Path, c_first: Path) -> None:
         "bot.py",
         "--fast",
     )
-    with pytest.raises(EngineSpecError, match="make -C sample_engines"):
+    with pytest.raises(EngineSpecError, match="there is no folder 'sample_engines/c_nothing'"):
         resolve_engine("sample_engines/c_nothing/engine")
     plain = tmp_path / "bot"
     plain.write_text("#!/bin/sh\n")

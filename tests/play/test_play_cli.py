@@ -27,7 +27,7 @@ def test_play_rejects_a_bad_engine_and_bad_times() -> None:
     r = runner.invoke(app, ["play", "human", "human", "--bank", "-1"])
     assert r.exit_code == 2 and "--bank" in r.output
     r = runner.invoke(app, ["play", "human", "human", "--transport", "tcp"])
-    assert r.exit_code == 2 and "'tcp' is not one of" in r.output
+    assert r.exit_code == 2 and "--transport 'tcp': use pipe or pty" in r.output
 
 
 def test_play_help_teaches_with_examples() -> None:

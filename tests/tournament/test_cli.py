@@ -117,7 +117,7 @@ def test_refusals_say_the_fix(tmp_path: Path) -> None:
     code, output = invoke("a=fake", "b=fake", "--sprt", "5", "0", "0.05", "0.05")
     assert code == 2 and "must be below" in output
     code, output = invoke("a=fake", "b=fake", "--format", "swiss")
-    assert code == 2 and "'swiss' is not one of" in output
+    assert code == 2 and "--format 'swiss': use round-robin or gauntlet" in output
 
 
 def test_deal_book_and_sprt(tmp_path: Path) -> None:

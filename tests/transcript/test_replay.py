@@ -487,6 +487,10 @@ def test_every_cut_replays_up_to_the_cut(tmp_path_factory: pytest.TempPathFactor
             r = replay(cut)
             assert r.exit_code == 3, (k, r.problem)
             assert r.truncated is not None
+            if not cut:  # not cut short: empty
+                assert r.empty and r.truncated.startswith("not one line"), r.truncated
+                continue
+            assert not r.empty
             where = f"an unfinished line {k + 1}" if unfinished else "no result line"
             assert f"stops after line {k} ({where})" in r.truncated, (k, r.truncated)
 

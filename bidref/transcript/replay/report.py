@@ -64,6 +64,7 @@ class ReplayReport:
     ok: bool = True
     problem: Mismatch | None = None
     truncated: str | None = None  # where and why the transcript stops early
+    empty: bool = False  # not one line: nothing to verify (``truncated`` says so)
     lines: int = 0  # lines read
     verified_lines: int = 0
     steps: list[Step] = field(default_factory=list)

@@ -74,7 +74,14 @@ def replay_lines(read: ReadResult, *, steps: bool = True, expand: bool = False) 
                 ) from None
         if read.problem is not None:
             raise Mismatch(read.problem.number, read.problem.message)
-        if not fold.done:
+        if not read.lines and read.truncated_at is None:
+            # Not cut short somewhere: there is nothing at all (exit code as truncated).
+            report.empty = True
+            report.truncated = (
+                "not one line (the referee may have been stopped before it wrote its "
+                "header); there is nothing to verify"
+            )
+        elif not fold.done:
             last = read.lines[-1].number if read.lines else 0
             where = (
                 f"an unfinished line {read.truncated_at}" if read.truncated_at else "no result line"
