@@ -103,7 +103,7 @@ def connect(
     """
     from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
     def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
         err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)

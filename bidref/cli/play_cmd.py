@@ -99,7 +99,7 @@ def play(
     their hand. Exit codes: 0 a finished match, 2 bad arguments, 3 an engine
     failed to start, 4 aborted.
     """
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
     def bad(message: str) -> typer.Exit:
         err.print(f"[red]error:[/red] {message}", highlight=False)

@@ -112,7 +112,7 @@ def tournament_report(
     FOLDER, OUT cannot be written, the port cannot be bound, or neither --html
     nor --serve.
     """
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
     if html is None and not serve:
         err.print(
             "[red]error:[/red] say what to make: --serve (open the report in a browser) "

@@ -255,7 +255,7 @@ def test_a_refusal_after_listening_closes_the_listener_and_writes_nothing(tmp_pa
         app, ["tournament", net, C_FIRST, "--deals", "1", "--out", str(out), "-j", "1"]
     )
     assert result.exit_code == 2, result.output
-    assert f"engine net waits for its client: ws://127.0.0.1:{port}" in result.output
+    assert f"engine net waits for a remote engine: ws://127.0.0.1:{port}" in result.output
     assert "cannot write the results and transcripts in" in result.output
     assert "Traceback" not in result.output
     with socket.socket() as again:
