@@ -42,6 +42,28 @@ def _cut(raw: str) -> str:
     return f"{raw[:LOG_LINE_CAP]}…[{len(raw)} chars]"
 
 
+def _cpu_fields(cpu: tuple[int | None, int | None]) -> dict[str, int]:
+    """A reply's CPU times (ns; where known): the mover's during its decision, the
+    other engine's meanwhile (protocols/transcript.md, "CPU time")."""
+    mover, idle = cpu
+    out = {}
+    if mover is not None:
+        out["cpu_ns"] = mover
+    if idle is not None:
+        out["idle_cpu_ns"] = idle
+    return out
+
+
+def _cpu_json(cpu: tuple[int | None, int | None]) -> str:
+    """:func:`_cpu_fields` as JSON members, each after a comma ("" when unknown)."""
+    mover, idle = cpu
+    if mover is None and idle is None:
+        return ""
+    return ("" if mover is None else f',"cpu_ns":{mover}') + (
+        "" if idle is None else f',"idle_cpu_ns":{idle}'
+    )
+
+
 class MatchRecord:
     """The transcript side of the match: what the sessions report, written with
     the caps of docs/match.md (a :class:`~bidref.match.session.Recorder`)."""
@@ -159,6 +181,7 @@ class MatchRecord:
         t: int,
         mclock: MatchClock,
         charge: Charge,
+        cpu: tuple[int | None, int | None] = (None, None),
     ) -> None:
         tx = self.tx
         banks = mclock.banks
@@ -168,7 +191,7 @@ class MatchRecord:
             (
                 f'"seat":{p},"id":{rid},"status":"accepted",'
                 f'"action":{action_json},"rule":null,'
-                f'"elapsed_ns":{charge.elapsed},"charge":{{'
+                f'"elapsed_ns":{charge.elapsed}{_cpu_json(cpu)},"charge":{{'
                 f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
                 f'"timed_out":{"true" if charge.timed_out else "false"},'
                 f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'
@@ -189,6 +212,7 @@ class MatchRecord:
         raw: str,
         message: str,
         t: int,
+        cpu: tuple[int | None, int | None] = (None, None),
     ) -> None:
         tx = self.tx
         seq = tx.write(
@@ -201,6 +225,7 @@ class MatchRecord:
                 "action": None,
                 "rule": rule,
                 "elapsed_ns": charge.elapsed,
+                **_cpu_fields(cpu),
                 "charge": {
                     "delay_used_ns": charge.delay_used,
                     "bank_used_ns": charge.bank_used,

@@ -85,6 +85,7 @@ from .spec import (
 from .wire import Branch, SeatLines, seat_event_lines
 
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
+_NO_CPU: Final[tuple[int | None, int | None]] = (None, None)
 
 
 # (MatchSpec, the illegal-action policies and LiveState: bidref/match/spec.py)
@@ -197,6 +198,14 @@ class _Referee:
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.over = False  # the match result is known: stop talking to engines
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
+        # Each seat's CPU time (Seat.cpu_ns, None where a seat cannot tell), read at
+        # every reply: the transcript's reply line gets what the mover and the
+        # other engine used since the previous reading.
+        readers = [getattr(s, "cpu_ns", None) for s in seats]
+        self.cpu_readers: list[Callable[[], int | None] | None] | None = (
+            readers if any(r is not None for r in readers) else None
+        )
+        self.cpu_at: list[int | None] = [None, None]
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -263,6 +272,24 @@ class _Referee:
             self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
         # engines that asked for it get each legal action's points in their requests
         self.encoder.points = (wants_points[0], wants_points[1])
+        self._cpu_used(0)  # the first decision's CPU time counts from here
+
+    def _cpu_used(self, p: int) -> tuple[int | None, int | None]:
+        """The CPU time seat ``p`` (the mover) and the other seat used since the last
+        reading (None where unknown); read at a reply, so it is the decision's."""
+        readers = self.cpu_readers
+        if readers is None:
+            return None, None
+        used: list[int | None] = [None, None]
+        at = self.cpu_at
+        for i in (0, 1):
+            read = readers[i]
+            now = None if read is None else read()
+            before = at[i]
+            if now is not None and before is not None:
+                used[i] = max(0, now - before)  # a child that left the tree takes its time
+            at[i] = now
+        return used[p], used[1 - p]
 
     # -- the game --------------------------------------------------------------------------
 
@@ -345,12 +372,13 @@ class _Referee:
             _, action_text, text, t, was_prepared = sess.next_action(deadline, came)
             if not was_prepared:
                 came = None
+            cpu = self._cpu_used(p) if tx.enabled else _NO_CPU
             # A reply can be read before the request's stamp (it came early): no time.
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)
             if branch is not None:
                 spent += (branches, match, self.encoder)
-                self._accept(p, rid, branch.action, branch, text, t, elapsed)
+                self._accept(p, rid, branch.action, branch, text, t, elapsed, cpu)
                 return
             try:
                 action = self.encoder.actions_by_text.get(action_text) or parse_action(action_text)
@@ -362,13 +390,13 @@ class _Referee:
                 sess.count(2, text)
                 mclock, charge = self.mclock.charge(elapsed)
                 self.mclock = mclock
-                start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
+                start, deadline = self._illegal(p, rid, action_text, text, t, charge, err, cpu)
                 sess.retry(start)
                 continue
             if branch is None:
                 branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
             spent += (branches, match, self.encoder)
-            self._accept(p, rid, action, branch, text, t, elapsed)
+            self._accept(p, rid, action, branch, text, t, elapsed, cpu)
             return
 
     def _prepare(
@@ -404,13 +432,23 @@ class _Referee:
         return branches, None
 
     def _accept(
-        self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int, elapsed: int
+        self,
+        p: int,
+        rid: int,
+        action: Action,
+        branch: Branch,
+        text: str,
+        t: int,
+        elapsed: int,
+        cpu: tuple[int | None, int | None],
     ) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
         tx = self.rec.tx
         if tx.enabled:
             mclock, charge = self.mclock.charge(elapsed)
-            self.rec.accepted(p, rid, self.encoder.action_json(action), text, t, mclock, charge)
+            self.rec.accepted(
+                p, rid, self.encoder.action_json(action), text, t, mclock, charge, cpu
+            )
         else:
             mclock = self.mclock.spend(elapsed)
         self.mclock = mclock
@@ -434,13 +472,14 @@ class _Referee:
         t: int,
         charge: Charge,
         err: NotationError | IllegalActionError,
+        cpu: tuple[int | None, int | None],
     ) -> tuple[int, int]:
         """Record an illegal action; forfeit, or reply with an error and return the new
         (start, deadline) of the same pending decision."""
         code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
         message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
-        self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t)
+        self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t, cpu)
         if self.policy.forfeits(p, err):
             raise MatchEnd(
                 1 - p,

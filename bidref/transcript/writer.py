@@ -67,6 +67,7 @@ _REQUEST = re.compile(r'"seat":([01]),"id":(\d+),')
 _ACCEPTED = re.compile(
     r'"seat":([01]),"id":(\d+),"status":"accepted","action":("(?:[^"\\]|\\.)*"),'
 )
+_CPU = re.compile(r'"elapsed_ns":\d+((?:,"cpu_ns":\d+)?(?:,"idle_cpu_ns":\d+)?)')
 
 
 def default_salt() -> bytes:
@@ -267,12 +268,13 @@ class TranscriptWriter:
             m = _ACCEPTED.match(fields_json)
             if m is None:
                 return None
+            c = _CPU.search(fields_json, m.end())
             seq = self.seq
             self.seq += 1
             self._last_reply = (seq, int(m[2]), m[3])
             return utf8(
                 f'{{"type":"reply","seq":{seq},"t_ns":{t - self.origin},'
-                f'"seat":{m[1]},"id":{m[2]},"action":{m[3]}}}'
+                f'"seat":{m[1]},"id":{m[2]},"action":{m[3]}{"" if c is None else c[1]}}}'
             )
         return None
 
@@ -291,7 +293,13 @@ class TranscriptWriter:
             if status == "accepted":
                 action = fields.get("action")
                 line = Reply(
-                    seq=seq, t_ns=t_ns, seat=fields["seat"], id=fields["id"], action=action
+                    seq=seq,
+                    t_ns=t_ns,
+                    seat=fields["seat"],
+                    id=fields["id"],
+                    action=action,
+                    cpu_ns=fields.get("cpu_ns"),
+                    idle_cpu_ns=fields.get("idle_cpu_ns"),
                 )
                 self._last_reply = (seq, fields["id"], None if action is None else _dumps(action))
             else:
@@ -302,6 +310,8 @@ class TranscriptWriter:
                     id=fields["id"],
                     status=status,
                     rule=fields.get("rule"),
+                    cpu_ns=fields.get("cpu_ns"),
+                    idle_cpu_ns=fields.get("idle_cpu_ns"),
                 )
         elif kind == "retry":
             line = Retry(seq=seq, t_ns=t_ns, seat=fields["seat"], id=fields["id"])
