@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 import typer
 
 from . import app
-from .common import EachOption, EngineOption
+from .common import EachOption, EngineOption, FreezeIdleOption
 from .tournament_remote import (
     ConnectInfoOption,
     RemoteRefusal,
@@ -351,6 +351,7 @@ def tournament(
             "one file per match.",
         ),
     ] = False,
+    freeze_idle: FreezeIdleOption = False,
     as_json: Annotated[
         bool,
         typer.Option(
@@ -481,7 +482,7 @@ def tournament(
         raise _fail(err, str(exc)) from None
     from dataclasses import replace
 
-    plan = replace(plan, stderr_dir=stderr_dir, debug=debug)
+    plan = replace(plan, stderr_dir=stderr_dir, debug=debug, freeze_idle=freeze_idle)
 
     todo = len(missing(plan, store)) if store is not None else len(plan.keys)
     network = None

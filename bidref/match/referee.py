@@ -141,6 +141,15 @@ def run_match(
     return referee.run()
 
 
+def _hold_of(seat: Seat) -> tuple[Callable[[], None], Callable[[], None]] | None:
+    """A seat's (freeze, thaw), or None for a seat that cannot be stopped (a person)."""
+    freeze = getattr(seat, "freeze", None)
+    thaw = getattr(seat, "thaw", None)
+    if freeze is None or thaw is None:
+        return None
+    return freeze, thaw
+
+
 class _Stats:
     """What the referee counts for the outcome and live displays."""
 
@@ -206,6 +215,10 @@ class _Referee:
             readers if any(r is not None for r in readers) else None
         )
         self.cpu_at: list[int | None] = [None, None]
+        # --freeze-idle: each seat's (freeze, thaw), where it has them
+        self.holds: list[tuple[Callable[[], None], Callable[[], None]] | None] | None = None
+        if spec.freeze_idle:
+            self.holds = [_hold_of(s) for s in seats]
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -238,6 +251,7 @@ class _Referee:
             end = MatchEnd(None, "aborted", {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
+            self._thaw_all()
             for sess in self.sessions:
                 if sess.opened:
                     with contextlib.suppress(Exception):
@@ -335,6 +349,8 @@ class _Referee:
         else:
             head, tail = self.encoder.encode_parts(match, rid)
             line = head + clock + tail
+        if self.holds is not None:
+            self._to_move(p)
         pending = self.outbox[p]
         if pending:
             # events not yet sent to the player to move go in the same write
@@ -398,6 +414,27 @@ class _Referee:
             spent += (branches, match, self.encoder)
             self._accept(p, rid, action, branch, text, t, elapsed, cpu)
             return
+
+    def _to_move(self, p: int) -> None:
+        """--freeze-idle: stop the other seat, let seat ``p`` run (just before its
+        request is written: its time starts at the request's stamp as always).
+        What the stopped one is sent meanwhile waits in its pipe (writes never
+        block: what the pipe does not take is queued)."""
+        holds = self.holds
+        assert holds is not None
+        other, own = holds[1 - p], holds[p]
+        if other is not None:
+            other[0]()
+        if own is not None:
+            own[1]()
+
+    def _thaw_all(self) -> None:
+        """The match is over: both engines must run to read how it ended and their
+        quit line (a stopped one would make the teardown wait for SIGKILL)."""
+        for hold in self.holds or ():
+            if hold is not None:
+                with contextlib.suppress(Exception):
+                    hold[1]()
 
     def _prepare(
         self, match: Match, seat: Seat, start: int, deadline: int
@@ -525,6 +562,7 @@ class _Referee:
     # -- ends ---------------------------------------------------------------------------------
 
     def _finish(self, end: MatchEnd) -> MatchOutcome:
+        self._thaw_all()
         t = self.clock()
         m = self.match
         tell_then_prepare(self.sessions, self.outbox, m, end, self.group, self.clock)
