@@ -43,8 +43,8 @@ def _cut(raw: str) -> str:
 
 
 def _cpu_fields(cpu: tuple[int | None, int | None]) -> dict[str, int]:
-    """A reply's CPU times (ns; where known): the mover's during its decision, the
-    other engine's meanwhile (protocols/transcript.md, "CPU time")."""
+    """A reply's CPU times (ns; where known): the engine's during its decision, and
+    while it was not on move before it (protocols/transcript.md, "CPU time")."""
     mover, idle = cpu
     out = {}
     if mover is not None:

@@ -207,14 +207,17 @@ class _Referee:
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.over = False  # the match result is known: stop talking to engines
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
-        # Each seat's CPU time (Seat.cpu_ns, None where a seat cannot tell), read at
-        # every reply: the transcript's reply line gets what the mover and the
-        # other engine used since the previous reading.
+        # Each seat's CPU time (Seat.cpu_ns, None where a seat cannot tell) for the
+        # transcript's reply lines: the mover's is read just after its request is
+        # written (off the referee's critical path: the engine is thinking) and
+        # when its reply is read; only the second is between a reply and the next
+        # request. cpu_rest: each seat's at its last reply (or after the hellos).
         readers = [getattr(s, "cpu_ns", None) for s in seats]
         self.cpu_readers: list[Callable[[], int | None] | None] | None = (
             readers if any(r is not None for r in readers) else None
         )
-        self.cpu_at: list[int | None] = [None, None]
+        self.cpu_rest: list[int | None] = [None, None]
+        self.cpu_req: int | None = None  # the mover's, at its request (or last reply)
         # --freeze-idle: each seat's (freeze, thaw), where it has them
         self.holds: list[tuple[Callable[[], None], Callable[[], None]] | None] | None = None
         if spec.freeze_idle:
@@ -286,24 +289,32 @@ class _Referee:
             self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
         # engines that asked for it get each legal action's points in their requests
         self.encoder.points = (wants_points[0], wants_points[1])
-        self._cpu_used(0)  # the first decision's CPU time counts from here
-
-    def _cpu_used(self, p: int) -> tuple[int | None, int | None]:
-        """The CPU time seat ``p`` (the mover) and the other seat used since the last
-        reading (None where unknown); read at a reply, so it is the decision's."""
         readers = self.cpu_readers
-        if readers is None:
-            return None, None
-        used: list[int | None] = [None, None]
-        at = self.cpu_at
-        for i in (0, 1):
-            read = readers[i]
-            now = None if read is None else read()
-            before = at[i]
-            if now is not None and before is not None:
-                used[i] = max(0, now - before)  # a child that left the tree takes its time
-            at[i] = now
-        return used[p], used[1 - p]
+        if readers is not None:  # each engine's idle time counts from here
+            self.cpu_rest = [None if r is None else r() for r in readers]
+
+    def _cpu_at_request(self, p: int) -> None:
+        """Seat ``p``'s CPU time as its request has just been written."""
+        readers = self.cpu_readers
+        assert readers is not None
+        read = readers[p]
+        self.cpu_req = None if read is None else read()
+
+    def _cpu_at_reply(self, p: int) -> tuple[int | None, int | None]:
+        """What seat ``p`` used since its request (or its last rejected reply) and,
+        before that, since its previous reply: its decision's CPU time and its CPU
+        time while not on move (None where unknown)."""
+        readers = self.cpu_readers
+        read = None if readers is None else readers[p]
+        if read is None:
+            return _NO_CPU
+        now = read()
+        req, rest = self.cpu_req, self.cpu_rest[p]
+        # (never below 0: a child that left the engine's tree takes its time along)
+        used = None if now is None or req is None else max(0, now - req)
+        idle = None if req is None or rest is None else max(0, req - rest)
+        self.cpu_rest[p] = self.cpu_req = now  # a retry's stretch starts here
+        return used, idle
 
     # -- the game --------------------------------------------------------------------------
 
@@ -377,6 +388,8 @@ class _Referee:
                 flush=False,
             )
             tx.private(seq, "request_raw", {"seat": p, "raw": line})
+            if self.cpu_readers is not None:
+                self._cpu_at_request(p)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
@@ -388,7 +401,7 @@ class _Referee:
             _, action_text, text, t, was_prepared = sess.next_action(deadline, came)
             if not was_prepared:
                 came = None
-            cpu = self._cpu_used(p) if tx.enabled else _NO_CPU
+            cpu = self._cpu_at_reply(p) if tx.enabled else _NO_CPU
             # A reply can be read before the request's stamp (it came early): no time.
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)

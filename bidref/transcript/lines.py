@@ -118,10 +118,10 @@ class Reply(_Line, tag="reply"):
     elapsed_ns: int | None = None
     charge: Charge | None = None
     banks_ns: list[int] | None = None
-    # User + system CPU time (ns) of the replying engine since the previous reply line
-    # (the end of the hellos for the first), and of the other engine over the same
-    # stretch (what it used while not on move); absent where unknown (a person, a
-    # network seat). Not checked by the replay: nothing derives it.
+    # User + system CPU time (ns) of the replying engine since its request was
+    # written (or its last rejected reply), and before that, since its previous
+    # reply (the hellos for its first): what it used while not on move. Absent
+    # where unknown (a person, a network seat). Not checked: nothing derives it.
     cpu_ns: int | None = None
     idle_cpu_ns: int | None = None
 
