@@ -65,6 +65,7 @@ from ..rules import (
     seeded_deals,
 )
 from ..transcript import SaltSource, TranscriptWriter, default_salt
+from ..transcript.lines import PrivateItem, Request, RequestClock
 from .ending import MatchEnd, end_engines, tell_then_prepare
 from .outcome import END_REASONS, EndReason, MatchOutcome
 from .record import MatchRecord
@@ -376,18 +377,15 @@ class _Referee:
             self.stats.first_request = start
         tx = self.rec.tx
         if tx.enabled:
-            seq = tx.write_json(
-                "request",
-                start,
-                (
-                    f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
-                    f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
-                    f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
-                    f'"deadline_ns":{deadline - self.rec.origin}'
-                ),
-                flush=False,
-            )
-            tx.private(seq, "request_raw", {"seat": p, "raw": line})
+            seq, t_ns = tx.stamp(start)
+            request = Request(seq, t_ns, p, rid)
+            if not tx.compact:  # (what /2 derives, made only for /1)
+                request.round, request.turn = match.round_number, match.turn
+                request.phase = match.phase._value_
+                request.clock = RequestClock(mclock.delay_left, banks[p], banks[1 - p])
+                request.deadline_ns = deadline - self.rec.origin
+            tx.put(request, flush=False)
+            tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
             if self.cpu_readers is not None:
                 self._cpu_at_request(p)
         branches, came = self._prepare(match, sess.seat, start, deadline)
@@ -496,8 +494,9 @@ class _Referee:
         tx = self.rec.tx
         if tx.enabled:
             mclock, charge = self.mclock.charge(elapsed)
+            # (the JSON string of a canonical action text is that text in quotes)
             self.rec.accepted(
-                p, rid, self.encoder.action_json(action), text, t, mclock, charge, cpu
+                p, rid, self.encoder.action_json(action)[1:-1], text, t, mclock, charge, cpu
             )
         else:
             mclock = self.mclock.spend(elapsed)
