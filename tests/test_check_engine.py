@@ -229,12 +229,9 @@ def test_freeze_idle_stops_the_engine_between_answers_and_it_still_passes() -> N
     from dataclasses import replace
 
     from bidref.engines import start_engine
+    from tests.procinfo import state
 
     seen: list[str] = []  # the engine's state each time it is resumed from a freeze
-
-    def state(pid: int) -> str:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0].decode()
 
     def starter(spec, transport, clock):  # type: ignore[no-untyped-def]
         t = start_engine(spec, transport, clock=clock)

@@ -20,6 +20,7 @@ from bidref.engines import EngineSpec
 from bidref.match.referee import MatchSpec, run_match
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.transcript.expand import expanded_lines
+from tests.procinfo import alive, children, state
 
 ROOT = Path(__file__).resolve().parents[2]
 BURNER = ROOT / "tests" / "engines_broken" / "burns_while_idle.py"
@@ -73,22 +74,6 @@ def test_an_engine_that_burns_cpu_while_idle_gets_none_while_frozen(tmp_path: Pa
     assert [e["how"] for e in exits] == ["quit", "quit"], exits
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/children") as f:
-            out += [int(c) for c in f.read().split()]
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.timeout(120)
 def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
     """SIGKILL the referee mid-match: the engine it had stopped ends all the same
@@ -120,25 +105,17 @@ def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
         while time.monotonic() < end and not stopped:
             time.sleep(0.05)
             if transcript.exists() and '"reply"' in transcript.read_text():
-                engines = [c for c in _children(referee.pid) if _alive(c)]
-                stopped = [c for c in engines if _state(c) == "T"]
+                engines = [c for c in children(referee.pid) if alive(c)]
+                stopped = [c for c in engines if state(c) == "T"]
         assert stopped, "no engine was seen stopped while the other thought"
-        engines = [c for c in _children(referee.pid) if _alive(c)]
+        engines = [c for c in children(referee.pid) if alive(c)]
     finally:
         referee.send_signal(signal.SIGKILL)
         referee.wait()
     end = time.monotonic() + 10
-    while time.monotonic() < end and any(_alive(p) for p in engines):
+    while time.monotonic() < end and any(alive(p) for p in engines):
         time.sleep(0.05)
-    assert not any(_alive(p) for p in engines), [(p, _state(p)) for p in engines]
-
-
-def _state(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0].decode()
-    except OSError:
-        return "gone"
+    assert not any(alive(p) for p in engines), [(p, state(p)) for p in engines]
 
 
 def test_replay_check_verifies_a_frozen_match_and_shows_cpu(tmp_path: Path) -> None:

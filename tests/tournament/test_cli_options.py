@@ -366,33 +366,11 @@ def test_freeze_idle_reaches_every_match_of_a_tournament(tmp_path: Path) -> None
 
     burner = f"{sys.executable} {REPO / 'tests' / 'engines_broken' / 'burns_while_idle.py'}"
     out = tmp_path / "t"
+    args = ["--engine", f"cmd='{burner}' name=b1", "--engine", f"cmd='{burner}' name=b2"]
+    args += ["--deals", "1", "--seed", "9", "--bank", "60", "--delay", "2", "--max-rounds", "1"]
+    args += ["-j", "1", "--out", str(out), "--freeze-idle", "--json"]
     res = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from bidref.cli import main; main()",
-            "tournament",
-            "--engine",
-            f"cmd='{burner}' name=b1",
-            "--engine",
-            f"cmd='{burner}' name=b2",
-            "--deals",
-            "1",
-            "--seed",
-            "9",
-            "--bank",
-            "60",
-            "--delay",
-            "2",
-            "--max-rounds",
-            "1",
-            "-j",
-            "1",
-            "--out",
-            str(out),
-            "--freeze-idle",
-            "--json",
-        ],
+        [sys.executable, "-c", "from bidref.cli import main; main()", "tournament", *args],
         capture_output=True,
         text=True,
         timeout=300,
