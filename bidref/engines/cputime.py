@@ -5,9 +5,11 @@ process tree from ``/proc``: the engine process and every living descendant
 (``/proc/PID/task/TID/children``), each with the time of the children it has
 reaped (``cutime`` + ``cstime``), so a child that ends between two readings
 moves its time into its parent's count instead of losing it. ``stat`` counts
-in clock ticks (10 ms here): a decision of a fast engine would read 0 or 10 ms.
-So a living process's own time is the larger of its ``stat`` figure and the sum
-of its threads' ``schedstat`` run time (ns); reaped children count in ticks. What it cannot
+in clock ticks (10 ms here): a decision of a fast engine would read 0 or 10 ms,
+and ``schedstat`` lags a running process by up to a tick. So a living process's
+own time (all its threads) is read from its POSIX CPU-time clock
+(``clock_gettime`` of ``clock_getcpuclockid(pid)``: exact, the slice it is
+running now included); reaped children count in ticks. What it cannot
 see: a descendant whose parent exited before it (the orphan is re-parented
 outside the tree: its later time is not counted) and children that were
 never waited for once they are gone. A jail (a cgroup) sees all of them;
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from typing import Final, Protocol
 
 MAX_PROCESSES: Final = 4096  # a bound on the tree walked per reading
@@ -62,21 +65,26 @@ class Jail(Protocol):
         ...
 
 
+def _process_clock(pid: int) -> int:
+    """The clock id of process ``pid``'s CPU-time clock (what glibc's
+    ``clock_getcpuclockid`` makes: ``MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)``)."""
+    return ((~pid) << 3) | 2
+
+
 class ProcTreeCpu:
     """User + system time (ns) of process ``pid`` and its descendants, from /proc."""
 
-    __slots__ = ("_children", "_last", "_lone", "_runs", "_stats", "pid")
+    __slots__ = ("_children", "_last", "_lone", "_stats", "pid")
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self._stats: dict[int, int] = {}  # pid -> open /proc/PID/stat
         self._children: dict[tuple[int, int], int] = {}  # (pid, tid) -> open .../children
-        self._runs: dict[tuple[int, int], int] = {}  # (pid, tid) -> open .../schedstat
         self._last: int | None = None
-        # The usual engine, one process with one thread, is read in three reads and
-        # little else (the referee reads both engines at every reply): the
-        # descriptors of its stat, schedstat and children, while it is one.
-        self._lone: tuple[int, int, int] | None = None
+        # The usual engine, one process with one thread, is read in two reads and a
+        # clock (the referee reads an engine at each request and reply): the
+        # descriptors of its stat and children, while it is one.
+        self._lone: tuple[int, int] | None = None
 
     def read(self) -> int | None:
         """The tree's CPU time now (ns); the last figure read once the engine is gone
@@ -89,33 +97,40 @@ class ProcTreeCpu:
             self._last = last = ns
         return last
 
-    def _lone_ns(self) -> int | None:
-        """:meth:`_tree_ns` while the engine is one process with one thread; None
-        once it is not (it started a thread or a child, or it is gone)."""
-        assert self._lone is not None
-        stat_fd, run_fd, kids_fd = self._lone
-        try:
-            kids = os.pread(kids_fd, 64, 0)
-            st = os.pread(stat_fd, 1024, 0)
-            run = os.pread(run_fd, 128, 0)
-            f = st[st.rindex(b")") + 2 :].split(b" ", 19)
-            if kids or f[17] != b"1":
-                self._lone = None
-                return None
-            own = max((int(f[11]) + int(f[12])) * NS_PER_TICK, int(run[: run.index(b" ")]))
-            return own + (int(f[13]) + int(f[14])) * NS_PER_TICK
-        except (OSError, ValueError, IndexError):
-            self._lone = None
-            return None
-
     def close(self) -> None:
         self._lone = None
-        for fd in (*self._stats.values(), *self._children.values(), *self._runs.values()):
+        for fd in (*self._stats.values(), *self._children.values()):
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._stats.clear()
         self._children.clear()
-        self._runs.clear()
+
+    def _lone_ns(self) -> int | None:
+        """:meth:`_tree_ns` while the engine is one process with one thread; None
+        once it is not (it started a thread or a child, or it is gone)."""
+        assert self._lone is not None
+        stat_fd, kids_fd = self._lone
+        try:
+            kids = os.pread(kids_fd, 64, 0)
+            st = os.pread(stat_fd, 1024, 0)
+            f = st[st.rindex(b")") + 2 :].split(b" ", 19)
+            if kids or f[17] != b"1":
+                self._lone = None
+                return None
+            return self._own_ns(self.pid, f) + (int(f[13]) + int(f[14])) * NS_PER_TICK
+        except (OSError, ValueError, IndexError):
+            self._lone = None
+            return None
+
+    @staticmethod
+    def _own_ns(pid: int, fields: list[bytes]) -> int:
+        """The process's own CPU time, all its threads: its CPU-time clock (exact to
+        the nanosecond, the slice it is running now included), or where that cannot
+        be read (a zombie) ``stat``'s utime + stime (clock ticks)."""
+        try:
+            return time.clock_gettime_ns(_process_clock(pid))
+        except OSError:
+            return (int(fields[11]) + int(fields[12])) * NS_PER_TICK
 
     def _tree_ns(self) -> int | None:
         root = self._stat(self.pid)
@@ -128,11 +143,8 @@ class ProcTreeCpu:
             pid, fields = todo.pop()
             # utime stime cutime cstime num_threads: fields 14-17 and 20 of stat(5),
             # counted here after the ")"
-            threads = int(fields[17])
-            tids = self._tids(pid, threads)
-            own = max((int(fields[11]) + int(fields[12])) * NS_PER_TICK, self._run_ns(pid, tids))
-            total += own + (int(fields[13]) + int(fields[14])) * NS_PER_TICK
-            for child in self._kids(pid, tids):
+            total += self._own_ns(pid, fields) + (int(fields[13]) + int(fields[14])) * NS_PER_TICK
+            for child in self._kids(pid, int(fields[17])):
                 if child not in seen and len(seen) < MAX_PROCESSES:
                     seen.add(child)
                     st = self._stat(child)
@@ -142,10 +154,9 @@ class ProcTreeCpu:
         pid = self.pid
         if len(seen) == 1 and root[17] == b"1":
             stat_fd = self._stats.get(pid)
-            run_fd = self._runs.get((pid, pid))
             kids_fd = self._children.get((pid, pid))
-            if stat_fd is not None and run_fd is not None and kids_fd is not None:
-                self._lone = (stat_fd, run_fd, kids_fd)
+            if stat_fd is not None and kids_fd is not None:
+                self._lone = (stat_fd, kids_fd)
         return total
 
     def _stat(self, pid: int) -> list[bytes] | None:
@@ -162,64 +173,43 @@ class ProcTreeCpu:
             self._drop_stat(pid)
             return None
 
-    @staticmethod
-    def _tids(pid: int, threads: int) -> list[int]:
-        """The threads of ``pid`` (no look when it has one: its own)."""
-        if threads <= 1:
-            return [pid]
-        try:
-            return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-        except (OSError, ValueError):
-            return [pid]
-
-    def _run_ns(self, pid: int, tids: list[int]) -> int:
-        """The run time (ns) of the living threads ``tids`` of ``pid``, from schedstat."""
-        total = 0
-        for tid in tids:
-            data = self._pread(self._runs, (pid, tid), f"/proc/{pid}/task/{tid}/schedstat", 256)
-            if data:
-                total += int(data.split(maxsplit=1)[0])
-        return total
-
-    def _kids(self, pid: int, tids: list[int]) -> list[int]:
-        """The children of every thread ``tids`` of ``pid``."""
+    def _kids(self, pid: int, threads: int) -> list[int]:
+        """The children of every thread of ``pid`` (one read when it has one)."""
+        tids = [pid]
+        if threads > 1:
+            with contextlib.suppress(OSError, ValueError):
+                tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
         out: list[int] = []
         for tid in tids:
-            data = self._pread(
-                self._children, (pid, tid), f"/proc/{pid}/task/{tid}/children", 65536
-            )
-            if data:
-                out.extend(int(c) for c in data.split())
+            key = (pid, tid)
+            fd = self._children.get(key)
+            try:
+                if fd is None:
+                    path = f"/proc/{pid}/task/{tid}/children"
+                    fd = self._children[key] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                data = os.pread(fd, 65536, 0)
+            except OSError:
+                self._drop(self._children, key)
+                continue
+            out.extend(int(c) for c in data.split())
         return out
-
-    @staticmethod
-    def _pread(cache: dict[tuple[int, int], int], key: tuple[int, int], path: str, n: int) -> bytes:
-        """The text of ``path`` now, through a descriptor kept in ``cache`` (b"" when
-        it cannot be read: the thread is gone)."""
-        fd = cache.get(key)
-        try:
-            if fd is None:
-                fd = cache[key] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            return os.pread(fd, n, 0)
-        except OSError:
-            fd = cache.pop(key, None)
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            return b""
 
     def _forget(self, alive: set[int]) -> None:
         """Close the descriptors of processes no longer in the tree."""
         for pid in [p for p in self._stats if p not in alive]:
             self._drop_stat(pid)
-        for cache in (self._children, self._runs):
-            for key in [k for k in cache if k[0] not in alive]:
-                fd = cache.pop(key)
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+        for key in [k for k in self._children if k[0] not in alive]:
+            self._drop(self._children, key)
 
     def _drop_stat(self, pid: int) -> None:
         fd = self._stats.pop(pid, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    @staticmethod
+    def _drop(cache: dict[tuple[int, int], int], key: tuple[int, int]) -> None:
+        fd = cache.pop(key, None)
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -293,6 +293,9 @@ class _Referee:
         readers = self.cpu_readers
         if readers is not None:  # each engine's idle time counts from here
             self.cpu_rest = [None if r is None else r() for r in readers]
+        for hold in self.holds or ():
+            if hold is not None:  # nobody is on move before the first request
+                hold[0]()
 
     def _cpu_at_request(self, p: int) -> None:
         """Seat ``p``'s CPU time as its request has just been written."""
@@ -386,8 +389,8 @@ class _Referee:
                 request.deadline_ns = deadline - self.rec.origin
             tx.put(request, flush=False)
             tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
-            if self.cpu_readers is not None:
-                self._cpu_at_request(p)
+            if self.cpu_readers is not None and self.holds is None:
+                self._cpu_at_request(p)  # (with --freeze-idle: read while it was stopped)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
@@ -430,12 +433,18 @@ class _Referee:
         """--freeze-idle: stop the other seat, let seat ``p`` run (just before its
         request is written: its time starts at the request's stamp as always).
         What the stopped one is sent meanwhile waits in its pipe (writes never
-        block: what the pipe does not take is queued)."""
+        block: what the pipe does not take is queued). (A seat is also stopped
+        as soon as its reply is accepted, and both once the hellos are done;
+        stopping a stopped seat costs nothing.)"""
         holds = self.holds
         assert holds is not None
         other, own = holds[1 - p], holds[p]
         if other is not None:
             other[0]()
+        if self.cpu_readers is not None and self.rec.tx.enabled:
+            # its CPU time as its request is written is the one while stopped: exact,
+            # whatever this thread is delayed by between the thaw and the write
+            self._cpu_at_request(p)
         if own is not None:
             own[1]()
 
@@ -502,6 +511,12 @@ class _Referee:
             mclock = self.mclock.spend(elapsed)
         self.mclock = mclock
         self.match = branch.match
+        hold = None if self.holds is None else self.holds[p]
+        if hold is not None:
+            # --freeze-idle: it has replied, stopped until its next request (even
+            # when that is its own next decision: the referee's work in between,
+            # e.g. a person's screen drawn, is nobody's time to think on)
+            hold[0]()
         self.encoder = branch.encoder
         self.prepared = branch.request
         stats = self.stats

@@ -126,3 +126,64 @@ def test_replay_check_verifies_a_frozen_match_and_shows_cpu(tmp_path: Path) -> N
     assert report.ok, report.problem
     assert any("(CPU 4" in s.text for s in report.steps), [s.text for s in report.steps[:5]]
     json.dumps(frozen)  # (the expanded lines are plain JSON)
+
+
+def test_the_seat_not_on_move_is_held_and_both_run_at_the_end() -> None:
+    """Fake seats, fake clock: before each request the other seat is frozen and the
+    one to move thawed (before its request is written); after the match both are
+    thawed before they are told the result; a seat without freeze/thaw (a person)
+    is simply left alone."""
+    from tests.referee.fakes import FakeClock, FakeSeat, first_legal
+
+    clock = FakeClock()
+    log: list[tuple[str, str]] = []
+
+    class Holdable(FakeSeat):
+        frozen = False
+
+        def freeze(self) -> None:
+            self.frozen = True
+            log.append(("freeze", self.name))
+
+        def thaw(self) -> None:
+            self.frozen = False
+            log.append(("thaw", self.name))
+
+        def send(self, text: str) -> int:
+            # (events may be written to a frozen seat: they wait in its pipe)
+            for line in text.split("\n"):
+                kind = json.loads(line)["type"]
+                if kind == "request":
+                    assert not self.frozen, "a request written to a frozen seat"
+                    log.append(("request", self.name))
+                if kind == "quit":
+                    assert not self.frozen, "quit written to a frozen seat"
+                    log.append(("quit", self.name))
+            return super().send(text)
+
+    a, b = Holdable("a", clock, first_legal()), Holdable("b", clock, first_legal())
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("x",)), EngineSpec("b", ("x",))),
+        seed=4,
+        max_rounds=1,
+        time_control=TimeControl(bank=60 * SECOND, delay=SECOND),
+        freeze_idle=True,
+    )
+    out = run_match(spec, seats=[a, b], clock=clock)
+    assert out.reason == "round_limit"
+    requests = [i for i, e in enumerate(log) if e[0] == "request"]
+    assert len(requests) == out.decisions
+    for i in requests:
+        mover = log[i][1]
+        other = "b" if mover == "a" else "a"
+        before = [e for e in log[:i] if e[0] in ("freeze", "thaw")]
+        # the last hold of each seat before this request: the mover runs, the other not
+        assert [e for e in before if e[1] == mover][-1] == ("thaw", mover)
+        assert [e for e in before if e[1] == other][-1] == ("freeze", other)
+    assert not a.frozen and not b.frozen  # thawed at the end
+    quits = [i for i, e in enumerate(log) if e[0] == "quit"]
+    assert len(quits) == 2 and all(log[i - 1][0] != "freeze" for i in quits)
+    # a seat without freeze/thaw: nothing to hold, the match plays as before
+    c = FakeSeat("c", clock, first_legal())
+    out = run_match(spec, seats=[c, Holdable("b", clock, first_legal())], clock=clock)
+    assert out.reason == "round_limit"
