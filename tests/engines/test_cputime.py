@@ -83,3 +83,46 @@ def test_a_gone_process_keeps_its_last_figure_and_an_unknown_one_has_none() -> N
     last = cpu.read()
     assert first is not None and last is not None and last >= first
     assert ProcTreeCpu(2**22 + 12345).read() is None  # beyond pid_max: never a process
+
+
+def test_a_jail_set_on_the_transport_answers_for_cpu_time_and_holds() -> None:
+    """The sandbox's glue point: set ``transport.jail`` and its cpu_ns(), freeze()
+    and thaw() are used instead of /proc and process-group signals."""
+    from bidref.engines import PipeTransport
+    from tests.procinfo import state
+
+    class Jail:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def freeze(self) -> None:
+            self.calls.append("freeze")
+
+        def thaw(self) -> None:
+            self.calls.append("thaw")
+
+        def cpu_ns(self) -> int | None:
+            return 42
+
+    t = PipeTransport([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    try:
+        own = t.cpu_ns()
+        assert own is not None and own > 0  # from /proc: Python's start-up
+        t.freeze()  # without a jail: SIGSTOP to the group
+        _wait_for(lambda: state(t.pid) == "T")
+        t.thaw()
+        _wait_for(lambda: state(t.pid) != "T")
+        jail = Jail()
+        t.jail = jail
+        assert t.cpu_ns() == 42
+        t.freeze()
+        t.freeze()  # once frozen, not again
+        time.sleep(0.05)
+        assert state(t.pid) != "T"  # the jail froze it, not a signal
+        t.thaw()
+        assert jail.calls == ["freeze", "thaw"]
+        t.freeze()
+    finally:
+        info = t.close(None, 200_000_000)  # thawed first: it ends as any other
+    assert jail.calls == ["freeze", "thaw", "freeze", "thaw"]
+    assert info.how in ("sigterm", "sigkill", "exited")
