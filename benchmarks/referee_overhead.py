@@ -26,7 +26,12 @@ Run (after `make -C sample_engines`)::
     about 1.6 kB, with their events); printed beside (a), never instead of it;
 (d) with ``--spin-us N``, every match is played a second time with the
     referee's look before sleeping turned on (``IoGroup(spin_ns=N us)``; off by
-    default), so the two can be compared in one run.
+    default), so the two can be compared in one run;
+(e) with ``--transcript``, every match is played a second time with seats that
+    cannot tell their CPU time (no ``/proc`` readings at each reply), so that the
+    cost of the transcript's ``cpu_ns`` is printed beside the match with it;
+(f) with ``--freeze-idle``, every match is played once more with the engine not
+    on move stopped (``MatchSpec.freeze_idle``: SIGSTOP/SIGCONT per decision).
 
 This VM's pipe round trip is bimodal and varies from run to run (medians from
 about 8 us to 140 us: the two processes on one CPU or on two, idle-state
@@ -149,6 +154,12 @@ class TimingSeat(EngineSeat):
         return got
 
 
+class NoCpuTimingSeat(TimingSeat):
+    """A timing seat that cannot tell its engine's CPU time: the referee reads none."""
+
+    cpu_ns = None  # type: ignore[assignment]
+
+
 def raw_round_trips(n: int, busy: bool = False) -> tuple[list[int], list[int]]:
     """(full round trips, write-end-to-stamp times) of ``n`` pings, in ns; ``busy``:
     look for the pong in a loop instead of sleeping until it is handed over."""
@@ -173,7 +184,11 @@ def raw_round_trips(n: int, busy: bool = False) -> tuple[list[int], list[int]]:
 
 
 def decision_times(
-    seed: int, transcript: Path | None = None, spin_ns: int | None = None
+    seed: int,
+    transcript: Path | None = None,
+    spin_ns: int | None = None,
+    cpu: bool = True,
+    freeze_idle: bool = False,
 ) -> tuple[list[int], int, list[int], list[int]]:
     """Reply-to-reply intervals (ns) in one match between two C engines, its
     decisions, and the two parts of each interval: reply stamped -> next request
@@ -184,9 +199,11 @@ def decision_times(
         engines=(EngineSpec("c_first", (str(ENGINE),)),) * 2,
         seed=seed,
         time_control=TimeControl.of_seconds(bank=120, delay=10),
+        freeze_idle=freeze_idle,
     )
     group = IoGroup() if spin_ns is None else IoGroup(spin_ns=spin_ns)
-    seats = [TimingSeat(e, group=group) for e in spec.engines]
+    kind = TimingSeat if cpu else NoCpuTimingSeat
+    seats = [kind(e, group=group) for e in spec.engines]
     for s in seats:
         s.stamps = []
         s.sends = []
@@ -233,6 +250,11 @@ def main() -> None:
         help="also play every match with the look before sleeping on, for up to N us",
     )
     ap.add_argument(
+        "--freeze-idle",
+        action="store_true",
+        help="also play every match with the engine not on move stopped (--freeze-idle)",
+    )
+    ap.add_argument(
         "--pure",
         action="store_true",
         help="run the referee on pure Python even where a fresh compiled build exists",
@@ -256,6 +278,9 @@ def main() -> None:
     raw: list[int] = []
     per: list[int] = []
     per_spin: list[int] = []
+    per_nocpu: list[int] = []
+    per_frozen: list[int] = []
+    referee_nocpu: list[int] = []
     referee: list[int] = []
     engine: list[int] = []
     decisions = 0
@@ -273,6 +298,12 @@ def main() -> None:
         decisions += n
         if args.spin_us:
             per_spin += decision_times(seed, transcript, spin_ns=args.spin_us * 1000)[0]
+        if args.freeze_idle:
+            per_frozen += decision_times(seed, transcript, freeze_idle=True)[0]
+        if transcript is not None:
+            intervals, _, ref, _ = decision_times(seed, transcript, cpu=False)
+            per_nocpu += intervals
+            referee_nocpu += ref
         if writes:
             same += same_bytes_intervals(writes, Path(tmp.name))
     wall = time.perf_counter() - t0
@@ -295,6 +326,16 @@ def main() -> None:
         f"{statistics.median(referee) / 1000:.1f} us (referee); -> next reply stamped "
         f"{statistics.median(engine) / 1000:.1f} us (engine and pipes)"
     )
+    if per_nocpu:
+        print("wall time per decision, the same matches without the CPU time readings")
+        print(f"  {spread(per_nocpu)} us")
+        print(
+            f"  referee part (median): {statistics.median(referee_nocpu) / 1000:.1f} us "
+            f"without, {statistics.median(referee) / 1000:.1f} us with the readings (cpu_ns)"
+        )
+    if per_frozen:
+        print("wall time per decision with --freeze-idle (same matches)")
+        print(f"  {spread(per_frozen)} us")
     if per_spin:
         print(f"wall time per decision, looking {args.spin_us} us before sleeping (same matches)")
         spin_ratio = statistics.median(per_spin) / 1000 / floor_med

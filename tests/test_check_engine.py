@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -219,3 +220,40 @@ def test_cli_says_how_to_fix_an_engine_that_is_not_executable(tmp_path: Path) ->
     result = CliRunner().invoke(app, ["check-engine", str(script)])
     assert result.exit_code == 2
     assert "not executable" in result.output and "chmod +x" in result.output
+
+
+@pytest.mark.e2e
+def test_freeze_idle_stops_the_engine_between_answers_and_it_still_passes() -> None:
+    """--freeze-idle: the engine is stopped after each answer and runs again when it
+    is sent its next line (request, ping, error, quit); every item still passes."""
+    from dataclasses import replace
+
+    from bidref.engines import start_engine
+    from tests.procinfo import state
+
+    seen: list[str] = []  # the engine's state each time it is resumed from a freeze
+
+    def starter(spec, transport, clock):  # type: ignore[no-untyped-def]
+        t = start_engine(spec, transport, clock=clock)
+        thaw = t.thaw
+
+        def noted_thaw() -> None:
+            if t._frozen:  # type: ignore[attr-defined]
+                # SIGSTOP takes effect when the engine next runs: give it that moment
+                for _ in range(100):
+                    if state(t.pid) == "T":
+                        break
+                    time.sleep(0.005)
+                seen.append(state(t.pid))
+            thaw()
+
+        t.thaw = noted_thaw  # type: ignore[method-assign]
+        return t
+
+    spec = resolve_engine(str(ROOT / "sample_engines" / "python_random" / "engine.py"))
+    report = check_engine(spec, replace(FAST, freeze_idle=True), starter=starter)
+    assert [(r.item, r.passed) for r in report.results] == [(i, True) for i in ALL_ITEMS], [
+        (r.item, r.detail) for r in report.results if not r.passed
+    ]
+    # stopped after every answer until told the next thing
+    assert len(seen) >= len(POSITIONS) and set(seen) == {"T"}, seen

@@ -70,6 +70,15 @@ class SeatAsTransport:
     def stderr_bytes(self) -> int:
         return 0
 
+    def cpu_ns(self) -> int | None:
+        return None
+
+    def freeze(self) -> None:
+        pass
+
+    def thaw(self) -> None:
+        pass
+
 
 def with_pong(script: Script) -> Script:
     def answer(msg: dict[str, Any], seat: FakeSeat) -> list[Reply]:

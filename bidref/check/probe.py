@@ -136,6 +136,7 @@ class TransportSeat:
         pass  # the starter started it
 
     def send(self, text: str) -> int:
+        self.t.thaw()  # --freeze-idle: a stopped engine runs again when it is told anything
         try:
             return self.t.write_line(text)
         except WriteError as e:
@@ -442,6 +443,8 @@ class Probe:
         if timed:
             self.latencies.append(t - start)
         self.counts[1] += 1
+        if self.settings.freeze_idle and self.seat is not None:
+            self.seat.t.freeze()  # idle until it is sent the next line
         return Answer(action, raw), ""
 
     def _next_action(self, deadline: int) -> tuple[str, str, int]:

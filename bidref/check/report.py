@@ -70,3 +70,6 @@ class CheckSettings:
     delay: int = 200 * MILLISECOND
     startup: int = 10 * SECOND
     transport: str = "pipe"
+    # Stop the engine after each answer, resume it with the next line it is sent
+    # (as --freeze-idle does in a match: the engine must not mind being stopped).
+    freeze_idle: bool = False

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from . import app
-from .common import EachOption, EngineOption, StartupOption, TransportOption
+from .common import EachOption, EngineOption, FreezeIdleOption, StartupOption, TransportOption
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 
 
@@ -38,6 +38,7 @@ def check_engine_cmd(
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
+    freeze_idle: FreezeIdleOption = False,
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
 
@@ -95,7 +96,11 @@ def check_engine_cmd(
     if spec.time_control is not None:
         tc = spec.time_control
     settings = CheckSettings(
-        bank=tc.bank, delay=tc.delay, startup=startup_ns, transport=spec.transport or tr
+        bank=tc.bank,
+        delay=tc.delay,
+        startup=startup_ns,
+        transport=spec.transport or tr,
+        freeze_idle=freeze_idle,
     )
     starter = None
     if remote:

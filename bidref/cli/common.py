@@ -226,6 +226,18 @@ DebugOption = Annotated[
         help="Print every line to and from each engine on stderr, with the time and its name.",
     ),
 ]
+FreezeIdleOption = Annotated[
+    bool,
+    typer.Option(
+        "--freeze-idle",
+        metavar="",
+        help="Stop the engine that is not on move (SIGSTOP to its process group) and resume "
+        "it when it is sent its next request, so it cannot think or take CPU on the "
+        "opponent's time; its clock is charged from the request as always. The transcript's "
+        "idle_cpu_ns (its CPU time while not on move) is then about 0. Example: "
+        "bidref match ./a ./b --freeze-idle",
+    ),
+]
 ForceOption = Annotated[
     bool,
     typer.Option("--force", metavar="", help="Overwrite existing transcript and log files."),

@@ -20,6 +20,7 @@ from .common import (
     EachOption,
     EngineOption,
     ForceOption,
+    FreezeIdleOption,
     IllegalOption,
     JsonOption,
     MaxRoundsOption,
@@ -226,6 +227,7 @@ def match(
             "(for debugging an engine; about 10x larger).",
         ),
     ] = False,
+    freeze_idle: FreezeIdleOption = False,
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -289,6 +291,7 @@ def match(
         json_out,
         remote,
         raw_lines,
+        freeze_idle,
     )
 
 
@@ -351,6 +354,7 @@ def _play(
     json_out: bool,
     remote: _Remote,
     raw_lines: bool = False,
+    freeze_idle: bool = False,
 ) -> None:
     import json
     import secrets
@@ -385,6 +389,7 @@ def _play(
         timing_tolerance_ns=tolerance_ns,
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
         raw_lines=raw_lines,
+        freeze_idle=freeze_idle,
     )
     seats = engine_seats(
         pair, tr, stderr_dir=stderr_dir, debug=DebugLog(sys.stderr) if debug else None

@@ -30,6 +30,7 @@ from .common import (
     BankOption,
     DelayOption,
     ForceOption,
+    FreezeIdleOption,
     MaxRoundsOption,
     SeedOption,
     StartupOption,
@@ -80,6 +81,7 @@ def play(
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
     force: ForceOption = False,
+    freeze_idle: FreezeIdleOption = False,
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -144,6 +146,7 @@ def play(
         # Events reach the screen (and Start/Continue pauses the match) as
         # they happen, not with the next request.
         eager_events=True,
+        freeze_idle=freeze_idle,
     )
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from . import app
-from .common import EachOption, EngineOption
+from .common import EachOption, EngineOption, FreezeIdleOption
 from .tournament_options import (
     DEFAULT_BANK_S,
     DEFAULT_DEALS,
@@ -122,6 +122,7 @@ def tournament(
     rating_interval: RatingIntervalOption = 10,
     stderr_dir: StderrDirOption = None,
     debug: DebugOption = False,
+    freeze_idle: FreezeIdleOption = False,
     as_json: JsonOption = False,
     export: ExportOption = None,
     html: HtmlOption = None,
@@ -167,6 +168,7 @@ def tournament(
         tls_key,
         startup,
         ship_engines,
+        freeze_idle,
     )
     with _refusals(err):
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
@@ -359,7 +361,8 @@ def _open(
         plan = new_plan(
             outputs.out, wanted, defaults, check=running.real_engines, force=outputs.force
         )
-    return replace(plan, stderr_dir=outputs.stderr_dir, debug=outputs.debug), store
+    plan = replace(plan, stderr_dir=outputs.stderr_dir, debug=outputs.debug)
+    return replace(plan, freeze_idle=running.freeze_idle), store
 
 
 def _todo(plan: Plan, store: ResultsStore | None) -> int:

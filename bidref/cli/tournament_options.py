@@ -265,6 +265,7 @@ class Running:
     tls_key: Path | None
     startup: float | None
     ship_engines: bool = False  # --cluster workers get the engines' files from here
+    freeze_idle: bool = False  # the engine not on move is stopped (--freeze-idle)
 
     @property
     def real_engines(self) -> bool:

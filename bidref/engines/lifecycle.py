@@ -47,7 +47,8 @@ def wait_exit(pid: int, timeout_ns: int, how: str) -> ExitInfo | None:
         pause = min(pause * 2, 0.02)
 
 
-def _killpg(pgid: int, sig: signal.Signals) -> None:
+def signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Send ``sig`` to process group ``pgid``; nothing if it is gone."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
 
@@ -129,13 +130,13 @@ def terminate(
                 send_quit()
         info = wait_exit(pid, grace_ns, "quit")
     if info is None:
-        _killpg(pid, signal.SIGTERM)
+        signal_group(pid, signal.SIGTERM)
         info = wait_exit(pid, grace_ns, "sigterm")
     if info is None:
-        _killpg(pid, signal.SIGKILL)
+        signal_group(pid, signal.SIGKILL)
         info = wait_exit(pid, 5_000_000_000, "sigkill")
     # The leader is a zombie (or alive) until reaped: the pgid is still ours.
-    _killpg(pid, signal.SIGKILL)
+    signal_group(pid, signal.SIGKILL)
     _kill_escaped(escaped)
     # Orphans that left every tree (double-forked daemons): before the reap, so
     # that they release the engine's pipes and the reader threads end.

@@ -10,12 +10,14 @@ says how to reap the process and what to release after it (:meth:`_reap`,
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from typing import Final
 
 from . import contain
+from .cputime import Jail, ProcTreeCpu
 from .io import IoGroup, Reader, Writer
-from .lifecycle import escaped_descendants, exit_info_of, terminate, wait_exit
+from .lifecycle import escaped_descendants, exit_info_of, signal_group, terminate, wait_exit
 from .transport import (
     EXIT_POLL_NS,
     Clock,
@@ -38,6 +40,11 @@ class ProcessTransport:
     _sink: StderrSink
     _closed: ExitInfo | None = None
     _noted: dict[int, int] | None = None  # escaped descendants noted before the end
+    _cpu: ProcTreeCpu | None = None
+    _frozen = False
+    jail: Jail | None = None
+    """The engine's jail (bidref.engines.cputime.Jail), once the sandbox has made it:
+    its cpu_ns(), freeze() and thaw() then replace /proc and process-group signals."""
 
     def _attach(
         self,
@@ -48,6 +55,7 @@ class ProcessTransport:
         on_other: Callable[[bytes], None] | None = None,
     ) -> None:
         contain.started(self.pid)
+        self._cpu = ProcTreeCpu(self.pid)
         self._reader = Reader(rfd, self.clock, max_line, on_other)
         self._writer = Writer(wfd)
         self._group = group if group is not None else IoGroup()
@@ -99,6 +107,34 @@ class ProcessTransport:
     def poll_exit(self) -> ExitInfo | None:
         return self._closed or exit_info_of(self.pid, "running")
 
+    def cpu_ns(self) -> int | None:
+        jail = self.jail
+        if jail is not None:
+            return jail.cpu_ns()
+        cpu = self._cpu
+        return None if cpu is None else cpu.read()
+
+    def freeze(self) -> None:
+        """Stop the engine's process group (SIGSTOP; the jail's freezer where there is
+        one). Writes to it never block (they queue), and SIGKILL, the end's last
+        word and the watchdog's, ends a stopped process as any other."""
+        if self._closed is not None or self._frozen:
+            return
+        self._frozen = True
+        if self.jail is not None:
+            self.jail.freeze()
+        else:
+            signal_group(self.pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if not self._frozen:
+            return
+        self._frozen = False
+        if self.jail is not None:
+            self.jail.thaw()
+        else:
+            signal_group(self.pid, signal.SIGCONT)
+
     def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
         return self._closed or wait_exit(self.pid, timeout_ns, "running")
 
@@ -106,6 +142,7 @@ class ProcessTransport:
         """Quit line, grace, SIGTERM and SIGKILL to the group, reap; idempotent."""
         if self._closed is not None:
             return self._closed
+        self.thaw()  # a stopped engine would neither read its quit line nor exit
         self._group.remove(self._reader, self._writer)
         drainer = self._reader.discard_until_eof()  # it may write on its way out
         writer = self._writer
@@ -130,6 +167,8 @@ class ProcessTransport:
         drainer.join(timeout=1.0)  # before the descriptor can be closed and reused
         self._release()
         self._sink.close()
+        if self._cpu is not None:
+            self._cpu.close()
         self._closed = info
         return info
 

@@ -152,6 +152,20 @@ class Transport(Protocol):
 
     def stderr_bytes(self) -> int: ...
 
+    def cpu_ns(self) -> int | None:
+        """User + system time (ns) of everything the engine has run so far, or None
+        where it cannot be known (see :mod:`.cputime`). Cheap: read per decision."""
+        ...
+
+    def freeze(self) -> None:
+        """Stop the engine (all its processes) until :meth:`thaw`; a no-op where
+        it cannot be done. Lines written meanwhile wait in the pipe."""
+        ...
+
+    def thaw(self) -> None:
+        """Let a frozen engine run again (a no-op when it is not frozen)."""
+        ...
+
 
 # -- helpers shared by the pipe and pty transports ----------------------------------------------
 

@@ -1,5 +1,6 @@
-"""The transcript side of a match: every line the referee writes, with the caps
-of docs/match.md ("Caps"). The sessions report to it (it is their
+"""The transcript side of a match: every line the referee writes, as the models
+of :mod:`bidref.transcript.lines`, with the caps of docs/match.md ("Caps":
+``lines.RAW_CAP`` and ``lines.LINES_CAP``). The sessions report to it (it is their
 :class:`~bidref.match.session.Recorder`); the referee calls it for the rest.
 """
 
@@ -12,7 +13,6 @@ from typing import Any, Final
 from .. import __version__
 from ..engines import Clock
 from ..protocol import PROTOCOL_VERSION, Log, RulesRequest
-from ..protocol.fastview import event_json
 from ..rules import (
     RULES_VERSION,
     Charge,
@@ -25,21 +25,39 @@ from ..rules import (
     TimeControl,
 )
 from ..transcript import TranscriptWriter
+from ..transcript.lines import (
+    FORMAT_V1,
+    LINES_CAP,
+    RAW_CAP,
+    Connection,
+    EngineExit,
+    EventLine,
+    Header,
+    Hello,
+    LogLine,
+    PrivateItem,
+    Reply,
+    Resign,
+    Result,
+    Retry,
+    RulesAsked,
+    Stale,
+    TimeControlField,
+    Timeout,
+    cut_raw,
+)
+from ..transcript.lines import (
+    Charge as ChargeField,
+)
 from .outcome import MatchOutcome
 from .session import EngineSession
 from .spec import MatchSpec
 
-LOG_LINE_CAP: Final = 1000  # characters kept of a log line, or of a raw engine line held back
-LOG_LINES_CAP: Final = 200  # per seat and match: log lines, stale replies, rules requests and
-# rejected replies whose raw line is recorded; further ones are counted (engine_exit)
+_NO_CPU: Final[tuple[int | None, int | None]] = (None, None)
 
 
-def _cut(raw: str) -> str:
-    """An engine's line as held back in the transcript: at most LOG_LINE_CAP
-    characters, and a mark of its length when cut."""
-    if len(raw) <= LOG_LINE_CAP:
-        return raw
-    return f"{raw[:LOG_LINE_CAP]}…[{len(raw)} chars]"
+def _charge(charge: Charge) -> ChargeField:
+    return ChargeField(charge.delay_used, charge.bank_used, charge.timed_out, charge.overrun)
 
 
 class MatchRecord:
@@ -58,43 +76,41 @@ class MatchRecord:
         self.tx.flush()  # what the engine is told is in the transcript first
 
     def log(self, seat: int, msg: Log, t: int) -> None:
-        if self.sessions[seat].counts["log_lines"] > LOG_LINES_CAP:
+        if self.sessions[seat].counts["log_lines"] > LINES_CAP:
             return
-        seq = self.tx.write("log", t, {"seat": seat, "chars": len(msg.message)})
-        self.tx.private(seq, "log", {"seat": seat, "message": msg.message[:LOG_LINE_CAP]})
+        tx = self.tx
+        seq = tx.put(LogLine(*tx.stamp(t), seat=seat, chars=len(msg.message)))
+        tx.private(PrivateItem(seq, "log", seat=seat, message=msg.message[:RAW_CAP]))
 
     def stale(self, seat: int, got_id: int, pending: int, raw: str, t: int) -> None:
-        if self.sessions[seat].counts["stale_lines"] <= LOG_LINES_CAP:
-            seq = self.tx.write("stale", t, {"seat": seat, "id": got_id, "pending": pending})
-            self.tx.private(seq, "reply_raw", {"seat": seat, "raw": _cut(raw)})
+        if self.sessions[seat].counts["stale_lines"] <= LINES_CAP:
+            tx = self.tx
+            seq = tx.put(Stale(*tx.stamp(t), seat=seat, id=got_id, pending=pending))
+            tx.private(PrivateItem(seq, "reply_raw", seat=seat, raw=cut_raw(raw)))
 
     def rules(self, seat: int, msg: RulesRequest, t: int) -> None:
-        if self.sessions[seat].counts["rules_requests"] <= LOG_LINES_CAP:
-            self.tx.write(
-                "rules",
-                t,
-                {
-                    "seat": seat,
-                    "id": _cut(msg.id) if isinstance(msg.id, str) else msg.id,
-                    "topic": None if msg.topic is None else _cut(msg.topic),
-                },
-            )
+        if self.sessions[seat].counts["rules_requests"] <= LINES_CAP:
+            tx = self.tx
+            rid = cut_raw(msg.id) if isinstance(msg.id, str) else msg.id
+            topic = None if msg.topic is None else cut_raw(msg.topic)
+            tx.put(RulesAsked(*tx.stamp(t), seat=seat, id=rid, topic=topic))
 
     def resign(self, seat: int, message: str | None, t: int) -> None:
-        seq = self.tx.write("resign", t, {"seat": seat})
+        tx = self.tx
+        seq = tx.put(Resign(*tx.stamp(t), seat=seat))
         if message:  # private like a log line: it could say something about the hand
-            self.tx.private(
-                seq, "resign_message", {"seat": seat, "message": message[:LOG_LINE_CAP]}
-            )
+            tx.private(PrivateItem(seq, "resign_message", seat=seat, message=message[:RAW_CAP]))
 
     def connection(self, seat: int, t: int, fields: dict[str, Any]) -> None:
         """A network seat's connect, disconnect or resume (bidref.net): ``t`` when
         written, ``at`` (raw clock) when it happened."""
+        tx = self.tx
         at = fields.pop("at", t)
-        self.tx.write("connection", t, {"seat": seat, **fields, "at_ns": at - self.origin})
+        tx.put(Connection(*tx.stamp(t), seat=seat, **fields, at_ns=at - self.origin))
 
     def timeout(self, seat: int, overrun_ns: int) -> None:
-        self.tx.write("timeout", self.clock(), {"seat": seat, "overrun_ns": overrun_ns})
+        tx = self.tx
+        tx.put(Timeout(*tx.stamp(self.clock()), seat=seat, overrun_ns=overrun_ns))
 
     def header(
         self,
@@ -103,80 +119,70 @@ class MatchRecord:
         seed: int | None,
         controls: tuple[TimeControl, TimeControl] | None,
     ) -> None:
+        tx = self.tx
         tc = spec.time_control
-        seed_commitment = self.tx.commit_seed(seed) if seed is not None else None
+        seed_commitment = tx.commit_seed(seed) if seed is not None else None
         started_at = self.started_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        self.tx.write(
-            "header",
-            self.origin,
-            {
-                "format": "bidref-transcript/1",
-                "bidref": __version__,
-                "protocol": PROTOCOL_VERSION,
-                "rules": RULES_VERSION,
-                "started_at": started_at,
-                "time_control": {"bank_ns": tc.bank, "delay_ns": tc.delay},
-                **(
-                    {"time_controls": [{"bank_ns": c.bank, "delay_ns": c.delay} for c in controls]}
-                    if controls is not None
-                    else {}
-                ),
+        tx.put(
+            Header(
+                *tx.stamp(self.origin),
+                format=FORMAT_V1,  # (the writer's own format is written)
+                bidref=__version__,
+                protocol=PROTOCOL_VERSION,
+                rules=RULES_VERSION,
+                started_at=started_at,
+                time_control=TimeControlField(tc.bank, tc.delay),
+                time_controls=None
+                if controls is None
+                else [TimeControlField(c.bank, c.delay) for c in controls],
                 # the referee's clock origin (raw CLOCK_MONOTONIC when the clock is the
                 # real one): engine logs stamped with CLOCK_MONOTONIC line up with t_ns
-                "monotonic_origin_ns": self.origin,
-                "timing_tolerance_ns": spec.timing_tolerance_ns,
-                "max_rounds": spec.max_rounds,
-                "illegal": policy,
-                "transport": spec.transport,
-                "seeded": seed is not None,
-                "explicit_deals": len(spec.deals),
-                "seed_commitment": seed_commitment,
-                "engines": [{"seat": s.index, **s.seat.describe()} for s in self.sessions],
-            },
+                monotonic_origin_ns=self.origin,
+                timing_tolerance_ns=spec.timing_tolerance_ns,
+                max_rounds=spec.max_rounds,
+                illegal=policy,
+                transport=spec.transport,
+                seeded=seed is not None,
+                explicit_deals=len(spec.deals),
+                seed_commitment=seed_commitment,
+                engines=[{"seat": s.index, **s.seat.describe()} for s in self.sessions],
+            )
         )
 
     def hello(
         self, seat: int, sent: str, received: str, engine: dict[str, Any], t: int, sent_at: int
     ) -> None:
-        self.tx.write(
-            "hello",
-            t,
-            {
-                "seat": seat,
-                "sent": sent,
-                "received": received,
-                "engine": engine,
-                "elapsed_ns": t - sent_at,
-            },
+        tx = self.tx
+        tx.put(
+            Hello(
+                *tx.stamp(t),
+                seat=seat,
+                sent=sent,
+                received=received,
+                engine=engine,
+                elapsed_ns=t - sent_at,
+            )
         )
 
     def accepted(
         self,
         p: int,
         rid: int,
-        action_json: str,
+        action: str,
         text: str,
         t: int,
         mclock: MatchClock,
         charge: Charge,
+        cpu: tuple[int | None, int | None] = _NO_CPU,
     ) -> None:
         tx = self.tx
-        banks = mclock.banks
-        seq = tx.write_json(
-            "reply",
-            t,
-            (
-                f'"seat":{p},"id":{rid},"status":"accepted",'
-                f'"action":{action_json},"rule":null,'
-                f'"elapsed_ns":{charge.elapsed},"charge":{{'
-                f'"delay_used_ns":{charge.delay_used},"bank_used_ns":{charge.bank_used},'
-                f'"timed_out":{"true" if charge.timed_out else "false"},'
-                f'"overrun_ns":{charge.overrun}}},"banks_ns":[{banks[0]},{banks[1]}]'
-            ),
-            flush=False,
-        )
+        seq, t_ns = tx.stamp(t)
+        line = Reply(seq, t_ns, p, rid, "accepted", action, None, charge.elapsed, *cpu)
+        if not tx.compact:  # (what /2 derives, made only for /1)
+            line.charge, line.banks_ns = _charge(charge), list(mclock.banks)
+        tx.put(line, flush=False)
         # the raw line may carry extra fields: private until the round ends
-        tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(text)})
+        tx.private(PrivateItem(seq, "reply_raw", seat=p, raw=cut_raw(text)))
 
     def rejected(
         self,
@@ -189,93 +195,87 @@ class MatchRecord:
         raw: str,
         message: str,
         t: int,
+        cpu: tuple[int | None, int | None] = _NO_CPU,
     ) -> None:
         tx = self.tx
-        seq = tx.write(
-            "reply",
-            t,
-            {
-                "seat": p,
-                "id": rid,
-                "status": code,
-                "action": None,
-                "rule": rule,
-                "elapsed_ns": charge.elapsed,
-                "charge": {
-                    "delay_used_ns": charge.delay_used,
-                    "bank_used_ns": charge.bank_used,
-                    "timed_out": charge.timed_out,
-                    "overrun_ns": charge.overrun,
-                },
-                "banks_ns": list(banks),
-            },
+        assert code in ("illegal", "bad_action")
+        seq = tx.put(
+            Reply(
+                *tx.stamp(t),
+                seat=p,
+                id=rid,
+                status="illegal" if code == "illegal" else "bad_action",
+                rule=rule,
+                elapsed_ns=charge.elapsed,
+                cpu_ns=cpu[0],
+                idle_cpu_ns=cpu[1],
+                charge=_charge(charge),
+                banks_ns=list(banks),
+            )
         )
-        if self.sessions[p].counts["rejected"] <= LOG_LINES_CAP:
-            tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})
-            tx.private(seq, "error_raw", {"seat": p, "message": _cut(message)})
+        if self.sessions[p].counts["rejected"] <= LINES_CAP:
+            tx.private(PrivateItem(seq, "reply_raw", seat=p, raw=cut_raw(raw)))
+            tx.private(PrivateItem(seq, "error_raw", seat=p, message=cut_raw(message)))
 
     def retry(
         self, p: int, rid: int, start: int, deadline: int, delay_left: int, bank: int
     ) -> None:
-        self.tx.write(
-            "retry",
-            start,
-            {
-                "seat": p,
-                "id": rid,
-                "deadline_ns": deadline - self.origin,
-                "delay_left_ns": delay_left,
-                "bank_ns": bank,
-            },
+        tx = self.tx
+        tx.put(
+            Retry(
+                *tx.stamp(start),
+                seat=p,
+                id=rid,
+                deadline_ns=deadline - self.origin,
+                delay_left_ns=delay_left,
+                bank_ns=bank,
+            )
         )
 
     def events(self, events: list[Event], t: int, match: Match | None) -> None:
         tx = self.tx
+        keep = tx.keeps_events  # (v2 derives the events: no line to make)
         for ev in events:
             tp = type(ev)
-            if tp is Drew:
-                assert isinstance(ev, Drew)
-                seq = tx.write_json(
-                    "event", t, '"event":' + event_json(ev.public_form()), flush=False
-                )
-                tx.private(
-                    seq, "drew", {"seat": ev.player, "tile": ev.tile.as_list() if ev.tile else None}
-                )
-            elif tp is RoundStarted:
+            if tp is RoundStarted:
                 assert isinstance(ev, RoundStarted)
                 tx.start_round(
                     t,
                     ev.round,
                     ev.deal.to_dict(),
-                    {
-                        "opening": ev.opening,
-                        "jockey": ev.jockey,
-                        "balances": list(match.balances) if match else None,
-                    },
+                    opening=ev.opening,
+                    jockey=ev.jockey,
+                    balances=list(match.balances) if match else None,
                 )
-            else:
-                tx.write_json("event", t, '"event":' + event_json(ev), flush=False)
-                if tp is RoundEnded:
-                    tx.reveal_round(t)
+                continue
+            if keep and isinstance(ev, Drew):
+                seq = tx.put(EventLine(*tx.stamp(t), event=ev.public_form().to_dict()), False)
+                tile = ev.tile.as_list() if ev.tile else None
+                tx.private(PrivateItem(seq, "drew", seat=ev.player, tile=tile))
+            elif keep:
+                tx.put(EventLine(*tx.stamp(t), event=ev.to_dict()), flush=False)
+            if tp is RoundEnded:
+                tx.reveal_round(t)
 
     def exits(self, t: int, t_end: int, exits: list[dict[str, object]]) -> None:
-        self.tx.reveal_round(t)
+        tx = self.tx
+        tx.reveal_round(t)
         for e in exits:
-            self.tx.write("engine_exit", t_end, e)
-        self.tx.reveal_seed(t_end)
+            tx.put(EngineExit(*tx.stamp(t_end), **e))  # type: ignore[arg-type]
+        tx.reveal_seed(t_end)
 
     def result(self, t_end: int, outcome: MatchOutcome) -> None:
-        self.tx.write(
-            "result",
-            t_end,
-            {
-                "winner": outcome.winner,
-                "reason": outcome.reason,
-                "detail": outcome.detail,
-                "balances": list(outcome.balances),
-                "rounds": outcome.rounds,
-                "rated": outcome.rated,
-                "engines": list(outcome.engines),
-            },
+        tx = self.tx
+        tx.put(
+            Result(
+                *tx.stamp(t_end),
+                winner=outcome.winner,
+                reason=outcome.reason,
+                detail=outcome.detail,
+                balances=list(outcome.balances),
+                rounds=outcome.rounds,
+                rated=outcome.rated,
+                engines=list(outcome.engines),
+            )
         )
-        self.tx.close()
+        tx.close()

@@ -65,6 +65,7 @@ from ..rules import (
     seeded_deals,
 )
 from ..transcript import SaltSource, TranscriptWriter, default_salt
+from ..transcript.lines import PrivateItem, Request, RequestClock
 from .ending import MatchEnd, end_engines, tell_then_prepare
 from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
 from .record import MatchRecord
@@ -85,6 +86,7 @@ from .spec import (
 from .wire import Branch, SeatLines, seat_event_lines
 
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
+_NO_CPU: Final[tuple[int | None, int | None]] = (None, None)
 
 
 # (MatchSpec, the illegal-action policies and LiveState: bidref/match/spec.py)
@@ -138,6 +140,15 @@ def run_match(
     referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
     referee.group = group
     return referee.run()
+
+
+def _hold_of(seat: Seat) -> tuple[Callable[[], None], Callable[[], None]] | None:
+    """A seat's (freeze, thaw), or None for a seat that cannot be stopped (a person)."""
+    freeze = getattr(seat, "freeze", None)
+    thaw = getattr(seat, "thaw", None)
+    if freeze is None or thaw is None:
+        return None
+    return freeze, thaw
 
 
 class _Stats:
@@ -197,6 +208,21 @@ class _Referee:
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.over = False  # the match result is known: stop talking to engines
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
+        # Each seat's CPU time (Seat.cpu_ns, None where a seat cannot tell) for the
+        # transcript's reply lines: the mover's is read just after its request is
+        # written (off the referee's critical path: the engine is thinking) and
+        # when its reply is read; only the second is between a reply and the next
+        # request. cpu_rest: each seat's at its last reply (or after the hellos).
+        readers = [getattr(s, "cpu_ns", None) for s in seats]
+        self.cpu_readers: list[Callable[[], int | None] | None] | None = (
+            readers if any(r is not None for r in readers) else None
+        )
+        self.cpu_rest: list[int | None] = [None, None]
+        self.cpu_req: int | None = None  # the mover's, at its request (or last reply)
+        # --freeze-idle: each seat's (freeze, thaw), where it has them
+        self.holds: list[tuple[Callable[[], None], Callable[[], None]] | None] | None = None
+        if spec.freeze_idle:
+            self.holds = [_hold_of(s) for s in seats]
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -230,6 +256,7 @@ class _Referee:
             end = MatchEnd(None, EndReason.ABORTED, {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
+            self._thaw_all()
             for sess in self.sessions:
                 if sess.opened:
                     with contextlib.suppress(Exception):
@@ -264,6 +291,35 @@ class _Referee:
             self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
         # engines that asked for it get each legal action's points in their requests
         self.encoder.points = (wants_points[0], wants_points[1])
+        readers = self.cpu_readers
+        if readers is not None:  # each engine's idle time counts from here
+            self.cpu_rest = [None if r is None else r() for r in readers]
+        for hold in self.holds or ():
+            if hold is not None:  # nobody is on move before the first request
+                hold[0]()
+
+    def _cpu_at_request(self, p: int) -> None:
+        """Seat ``p``'s CPU time as its request has just been written."""
+        readers = self.cpu_readers
+        assert readers is not None
+        read = readers[p]
+        self.cpu_req = None if read is None else read()
+
+    def _cpu_at_reply(self, p: int) -> tuple[int | None, int | None]:
+        """What seat ``p`` used since its request (or its last rejected reply) and,
+        before that, since its previous reply: its decision's CPU time and its CPU
+        time while not on move (None where unknown)."""
+        readers = self.cpu_readers
+        read = None if readers is None else readers[p]
+        if read is None:
+            return _NO_CPU
+        now = read()
+        req, rest = self.cpu_req, self.cpu_rest[p]
+        # (never below 0: a child that left the engine's tree takes its time along)
+        used = None if now is None or req is None else max(0, now - req)
+        idle = None if req is None or rest is None else max(0, req - rest)
+        self.cpu_rest[p] = self.cpu_req = now  # a retry's stretch starts here
+        return used, idle
 
     # -- the game --------------------------------------------------------------------------
 
@@ -309,6 +365,8 @@ class _Referee:
         else:
             head, tail = self.encoder.encode_parts(match, rid)
             line = head + clock + tail
+        if self.holds is not None:
+            self._to_move(p)
         pending = self.outbox[p]
         if pending:
             # events not yet sent to the player to move go in the same write
@@ -323,18 +381,17 @@ class _Referee:
             self.stats.first_request = start
         tx = self.rec.tx
         if tx.enabled:
-            seq = tx.write_json(
-                "request",
-                start,
-                (
-                    f'"seat":{p},"id":{rid},"round":{match.round_number},"turn":{match.turn},'
-                    f'"phase":"{match.phase._value_}","clock":{{"delay_left_ns":{mclock.delay_left},'
-                    f'"bank_ns":{banks[p]},"opponent_bank_ns":{banks[1 - p]}}},'
-                    f'"deadline_ns":{deadline - self.rec.origin}'
-                ),
-                flush=False,
-            )
-            tx.private(seq, "request_raw", {"seat": p, "raw": line})
+            seq, t_ns = tx.stamp(start)
+            request = Request(seq, t_ns, p, rid)
+            if not tx.compact:  # (what /2 derives, made only for /1)
+                request.round, request.turn = match.round_number, match.turn
+                request.phase = match.phase._value_
+                request.clock = RequestClock(mclock.delay_left, banks[p], banks[1 - p])
+                request.deadline_ns = deadline - self.rec.origin
+            tx.put(request, flush=False)
+            tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
+            if self.cpu_readers is not None and self.holds is None:
+                self._cpu_at_request(p)  # (with --freeze-idle: read while it was stopped)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
@@ -346,12 +403,13 @@ class _Referee:
             _, action_text, text, t, was_prepared = sess.next_action(deadline, came)
             if not was_prepared:
                 came = None
+            cpu = self._cpu_at_reply(p) if tx.enabled else _NO_CPU
             # A reply can be read before the request's stamp (it came early): no time.
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)
             if branch is not None:
                 spent += (branches, match, self.encoder)
-                self._accept(p, rid, branch.action, branch, text, t, elapsed)
+                self._accept(p, rid, branch.action, branch, text, t, elapsed, cpu)
                 return
             try:
                 action = self.encoder.actions_by_text.get(action_text) or parse_action(action_text)
@@ -363,14 +421,41 @@ class _Referee:
                 sess.count(2, text)
                 mclock, charge = self.mclock.charge(elapsed)
                 self.mclock = mclock
-                start, deadline = self._illegal(p, rid, action_text, text, t, charge, err)
+                start, deadline = self._illegal(p, rid, action_text, text, t, charge, err, cpu)
                 sess.retry(start)
                 continue
             if branch is None:
                 branch = Branch(action, match, events, seat_event_lines(events), self.encoder, None)
             spent += (branches, match, self.encoder)
-            self._accept(p, rid, action, branch, text, t, elapsed)
+            self._accept(p, rid, action, branch, text, t, elapsed, cpu)
             return
+
+    def _to_move(self, p: int) -> None:
+        """--freeze-idle: stop the other seat, let seat ``p`` run (just before its
+        request is written: its time starts at the request's stamp as always).
+        What the stopped one is sent meanwhile waits in its pipe (writes never
+        block: what the pipe does not take is queued). (A seat is also stopped
+        as soon as its reply is accepted, and both once the hellos are done;
+        stopping a stopped seat costs nothing.)"""
+        holds = self.holds
+        assert holds is not None
+        other, own = holds[1 - p], holds[p]
+        if other is not None:
+            other[0]()
+        if self.cpu_readers is not None and self.rec.tx.enabled:
+            # its CPU time as its request is written is the one while stopped: exact,
+            # whatever this thread is delayed by between the thaw and the write
+            self._cpu_at_request(p)
+        if own is not None:
+            own[1]()
+
+    def _thaw_all(self) -> None:
+        """The match is over: both engines must run to read how it ended and their
+        quit line (a stopped one would make the teardown wait for SIGKILL)."""
+        for hold in self.holds or ():
+            if hold is not None:
+                with contextlib.suppress(Exception):
+                    hold[1]()
 
     def _prepare(
         self, match: Match, seat: Seat, start: int, deadline: int
@@ -405,17 +490,34 @@ class _Referee:
         return branches, None
 
     def _accept(
-        self, p: int, rid: int, action: Action, branch: Branch, text: str, t: int, elapsed: int
+        self,
+        p: int,
+        rid: int,
+        action: Action,
+        branch: Branch,
+        text: str,
+        t: int,
+        elapsed: int,
+        cpu: tuple[int | None, int | None],
     ) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
         tx = self.rec.tx
         if tx.enabled:
             mclock, charge = self.mclock.charge(elapsed)
-            self.rec.accepted(p, rid, self.encoder.action_json(action), text, t, mclock, charge)
+            # (the JSON string of a canonical action text is that text in quotes)
+            self.rec.accepted(
+                p, rid, self.encoder.action_json(action)[1:-1], text, t, mclock, charge, cpu
+            )
         else:
             mclock = self.mclock.spend(elapsed)
         self.mclock = mclock
         self.match = branch.match
+        hold = None if self.holds is None else self.holds[p]
+        if hold is not None:
+            # --freeze-idle: it has replied, stopped until its next request (even
+            # when that is its own next decision: the referee's work in between,
+            # e.g. a person's screen drawn, is nobody's time to think on)
+            hold[0]()
         self.encoder = branch.encoder
         self.prepared = branch.request
         stats = self.stats
@@ -435,13 +537,14 @@ class _Referee:
         t: int,
         charge: Charge,
         err: NotationError | IllegalActionError,
+        cpu: tuple[int | None, int | None],
     ) -> tuple[int, int]:
         """Record an illegal action; forfeit, or reply with an error and return the new
         (start, deadline) of the same pending decision."""
         code: ErrorCode = "illegal" if isinstance(err, IllegalActionError) else "bad_action"
         rule = err.rule if isinstance(err, IllegalActionError) else None
         message = str(err) if rule else (f"{err}; answer with one of the request's 'legal' actions")
-        self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t)
+        self.rec.rejected(p, rid, code, rule, charge, self.mclock.banks, raw, message, t, cpu)
         if self.policy.forfeits(p, err):
             raise MatchEnd(
                 1 - p,
@@ -498,6 +601,7 @@ class _Referee:
         return TimeLoss(bank + delay, bank, delay, None if at is None else at - self.rec.origin)
 
     def _finish(self, end: MatchEnd) -> MatchOutcome:
+        self._thaw_all()
         t = self.clock()
         m = self.match
         time_loss = self._time_loss(end)

@@ -82,6 +82,9 @@ class MatchSpec:
     time_controls: tuple[TimeControl, TimeControl] | None = None
     # Keep every raw line sent and received in the transcript (bidref match --raw-lines).
     raw_lines: bool = False
+    # Stop the engine that is not on move (SIGSTOP to its process group, or its
+    # jail's freezer) and resume it with its next request (--freeze-idle).
+    freeze_idle: bool = False
 
     def __post_init__(self) -> None:
         if len(self.engines) != 2:

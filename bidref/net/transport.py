@@ -56,6 +56,15 @@ class SeatTransport:
     def stderr_bytes(self) -> int:
         return self.seat.stderr_bytes()
 
+    def cpu_ns(self) -> int | None:
+        return None  # its processes are on another machine
+
+    def freeze(self) -> None:
+        pass  # idem: a remote engine cannot be stopped from here
+
+    def thaw(self) -> None:
+        pass
+
 
 def remote_starter(seat: NetworkSeat) -> Callable[[EngineSpec, str, Clock], Transport]:
     """A ``check_engine`` starter: the seat the first time, a refusal after."""

@@ -43,6 +43,12 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo
         # Send quit_line (if any), give the player grace_ns to leave, then end it for
         # good (for a process: SIGTERM, SIGKILL to its group, reap). Idempotent.
+    def cpu_ns(self) -> int | None   # optional
+        # User + system time (ns) of everything the player has run so far, or None
+        # where unknown (a person, a network seat). Read at decision boundaries.
+    def freeze(self) -> None / def thaw(self) -> None   # optional (--freeze-idle)
+        # Stop the player while it is not on move / let it run again (an engine:
+        # its process group gets SIGSTOP / SIGCONT, or its jail is frozen).
     def stderr_tail(self) -> str   # the last diagnostics (for crash reports), or ""
     def settle_stderr(self, timeout_ns: int) -> None   # optional
         # Once the player has exited, wait (bounded) until all its diagnostics are read.
@@ -178,6 +184,18 @@ class EngineSeat:
 
     def has_input(self) -> bool:
         return self._t is not None and self._t.has_input()
+
+    def cpu_ns(self) -> int | None:
+        t = self._t
+        return None if t is None else t.cpu_ns()
+
+    def freeze(self) -> None:
+        if self._t is not None:
+            self._t.freeze()
+
+    def thaw(self) -> None:
+        if self._t is not None:
+            self._t.thaw()
 
     def before_end(self) -> None:
         """The match is over: note what close() must end besides the process group

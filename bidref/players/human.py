@@ -225,6 +225,21 @@ class WatchedEngineSeat:
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         return self.seat.exit_info(wait_ns)
 
+    # (the engine seat's CPU time and --freeze-idle's holds pass through)
+    def cpu_ns(self) -> int | None:
+        cpu_ns = getattr(self.seat, "cpu_ns", None)
+        return None if cpu_ns is None else cpu_ns()
+
+    def freeze(self) -> None:
+        freeze = getattr(self.seat, "freeze", None)
+        if freeze is not None:
+            freeze()
+
+    def thaw(self) -> None:
+        thaw = getattr(self.seat, "thaw", None)
+        if thaw is not None:
+            thaw()
+
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         return self.seat.close(quit_line, grace_ns)
 

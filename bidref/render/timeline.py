@@ -68,6 +68,11 @@ def duration(ns: int | None) -> str:
     return seconds(ns)
 
 
+def cpu_duration(ns: int) -> str:
+    """A CPU time: a decision's is often below a millisecond, so one decimal more."""
+    return duration(ns) if ns >= 1_000_000_000 else f"{ns / MS:.1f} ms"
+
+
 @dataclass
 class Cost:
     """What one decision cost its player (from a ``reply`` line)."""
@@ -76,14 +81,18 @@ class Cost:
     delay_used_ns: int
     bank_used_ns: int
     line: int
+    cpu_ns: int | None = None  # the engine's CPU time, where the transcript has it
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "elapsed": self.elapsed_ns,
             "delay": self.delay_used_ns,
             "bank": self.bank_used_ns,
             "line": self.line,
         }
+        if self.cpu_ns is not None:
+            out["cpu"] = self.cpu_ns
+        return out
 
 
 @dataclass
@@ -560,9 +569,11 @@ class _Builder:
         cost = None
         if seat is not None:
             cost = self.charge(seat, ln.number, x, accepted=status == "accepted")
+        cpu = x.get("cpu_ns")
         took = (
             f"{duration(x.get('elapsed_ns'))} (delay {duration(charge.get('delay_used_ns'))},"
-            f" bank {duration(charge.get('bank_used_ns'))})"
+            f" bank {duration(charge.get('bank_used_ns'))}"
+            f"{f', CPU {cpu_duration(cpu)}' if isinstance(cpu, int) else ''})"
         )
         if status == "accepted":
             return _Shown(f"{self.who(seat)}: {x.get('action')} · took {took}", cost=cost)
@@ -584,6 +595,7 @@ class _Builder:
             int(charge.get("delay_used_ns") or 0),
             int(charge.get("bank_used_ns") or 0),
             number,
+            x["cpu_ns"] if isinstance(x.get("cpu_ns"), int) else None,
         )
         banks = x.get("banks_ns")
         if isinstance(banks, list) and len(banks) == 2:

@@ -68,6 +68,7 @@ class MatchJob:
     stderr_dir: str | None = None  # keep the engines' stderr in this folder
     stderr_prefix: str = ""  # ... in files named PREFIX + A-name.stderr.log
     debug_log: str | None = None  # write every line to and from the engines here
+    freeze_idle: bool = False  # stop the engine not on move (MatchSpec.freeze_idle)
 
 
 @dataclass(frozen=True)

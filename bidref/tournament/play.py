@@ -84,6 +84,7 @@ def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
         max_rounds=s.max_rounds,
         illegal=s.illegal,
         transport=s.transport,
+        freeze_idle=job.freeze_idle,
     )
     if remote is not None:
         spec = dataclasses.replace(spec, startup_timeout_ns=remote.startup_timeout_ns)

@@ -96,6 +96,7 @@ class Plan:
     # This run's extras (not in the header): keep stderr logs, write debug logs.
     stderr_dir: Path | None = None
     debug: bool = False
+    freeze_idle: bool = False  # stop the engine not on move (MatchSpec.freeze_idle)
 
     @property
     def engines(self) -> list[EngineEntry]:
@@ -166,6 +167,7 @@ class Plan:
             debug_log=str((self.out_dir / DEBUG_DIR / folder / f"{stem}.log").resolve())
             if self.debug
             else None,
+            freeze_idle=self.freeze_idle,
         )
 
 

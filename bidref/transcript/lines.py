@@ -13,11 +13,20 @@ the event lines, the raw request lines) and the fields that only
 ``bidref-transcript/1`` has are optional here. Unknown fields are ignored on
 reading, so a newer writer may add fields (e.g. to the header or a result's
 detail) without breaking an older replay.
+
+The same models are what the referee writes (:class:`.writer.TranscriptWriter`
+takes a :class:`Line`): a line knows its own JSON in each format,
+:meth:`Line.full_json` (``/1``: everything spelled out) and
+:meth:`Line.compact_json` (``/2``: what the rules and the clock derive left out;
+None for a line ``/2`` does not keep). Each model's field order and its
+``omit_defaults`` are those of the format (a field ``/2`` writes as ``null`` is
+not left out), so encoding a model is writing its line.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, Union
+import re
+from typing import Any, ClassVar, Final, Literal, Union
 
 import msgspec
 
@@ -25,10 +34,45 @@ FORMAT_V1: Final = "bidref-transcript/1"
 FORMAT: Final = "bidref-transcript/2"
 FORMATS: Final = (FORMAT_V1, FORMAT)
 
+RAW_CAP: Final = 1000
+"""Characters kept of a raw engine line or a log message held back (the referee's cut:
+``…[N chars]`` marks it, see :func:`cut_raw`)."""
+LINES_CAP: Final = 200
+"""Per seat and match: log lines, stale replies, rules requests recorded as lines, and
+rejected replies whose raw line is kept (the referee's caps); further ones are counted
+(``engine_exit``)."""
 
-class _Line(msgspec.Struct, tag_field="type", omit_defaults=True):
+
+def cut_raw(raw: str) -> str:
+    """An engine's line as held back in a transcript: at most RAW_CAP characters,
+    and a mark of its length when cut."""
+    if len(raw) <= RAW_CAP:
+        return raw
+    return f"{raw[:RAW_CAP]}…[{len(raw)} chars]"
+
+
+def is_cut(text: str) -> bool:
+    """A raw line the referee cut (:func:`cut_raw`)."""
+    return len(text) > RAW_CAP and text[RAW_CAP] == "…" and text.endswith(" chars]")
+
+
+class Line(msgspec.Struct, tag_field="type", omit_defaults=True):
+    """One transcript line (a model per ``type``): ``seq`` is its place in the file,
+    ``t_ns`` the referee's clock when it was written, from the header's 0."""
+
     seq: int
     t_ns: int
+
+    def full_json(self) -> bytes:
+        """The line in ``bidref-transcript/1`` (compact JSON, no newline)."""
+        return encode_line(self)
+
+    def compact_json(self) -> bytes | None:
+        """The line in ``bidref-transcript/2``; None when ``/2`` leaves it out."""
+        return encode_line(self)
+
+
+_Line = Line
 
 
 class TimeControlField(msgspec.Struct):
@@ -51,7 +95,7 @@ class Header(_Line, tag="header"):
     seeded: bool = False
     explicit_deals: int = 0
     seed_commitment: str | None = None
-    engines: list[dict[str, Any]] = []
+    engines: list[dict[str, Any]] = msgspec.field(default_factory=list)
     raw_lines: bool = False  # v2: the raw request and reply lines are kept too
     # Each seat's own clock in a handicap match (None: both play on time_control).
     time_controls: list[TimeControlField] | None = None
@@ -59,6 +103,44 @@ class Header(_Line, tag="header"):
     # an engine's own CLOCK_MONOTONIC stamps line up with the transcript's t_ns.
     monotonic_origin_ns: int | None = None
     timing_tolerance_ns: int | None = None  # see docs/match.md, "Clock promises"
+
+    # The order the referee writes a header's fields in (the model's own order is
+    # the documentation's); ``time_controls`` only in a handicap match,
+    # ``raw_lines`` only in /2.
+    _WRITTEN: ClassVar[tuple[str, ...]] = (
+        "format",
+        "bidref",
+        "protocol",
+        "rules",
+        "started_at",
+        "time_control",
+        "time_controls",
+        "monotonic_origin_ns",
+        "timing_tolerance_ns",
+        "max_rounds",
+        "illegal",
+        "transport",
+        "seeded",
+        "explicit_deals",
+        "seed_commitment",
+        "engines",
+    )
+
+    def _json(self, compact: bool) -> bytes:
+        out: dict[str, Any] = {"type": "header", "seq": self.seq, "t_ns": self.t_ns}
+        for name in self._WRITTEN:
+            value = getattr(self, name)
+            if name != "time_controls" or value is not None:
+                out[name] = value
+        if compact:
+            out["raw_lines"] = self.raw_lines
+        return encode_line(out)
+
+    def full_json(self) -> bytes:
+        return self._json(False)
+
+    def compact_json(self) -> bytes | None:
+        return self._json(True)
 
 
 class Hello(_Line, tag="hello"):
@@ -69,7 +151,7 @@ class Hello(_Line, tag="hello"):
     elapsed_ns: int
 
 
-class RoundStart(_Line, tag="round_start"):
+class RoundStart(_Line, tag="round_start", omit_defaults=False):
     round: int
     deal_commitment: str
     opening: str
@@ -95,6 +177,13 @@ class Request(_Line, tag="request"):
     clock: RequestClock | None = None
     deadline_ns: int | None = None
 
+    def compact_json(self) -> bytes | None:
+        # the hot line, made without the encoder (benchmarks/referee_overhead.py)
+        return (
+            f'{{"type":"request","seq":{self.seq},"t_ns":{self.t_ns},'
+            f'"seat":{self.seat},"id":{self.id}}}'
+        ).encode()
+
 
 class Charge(msgspec.Struct):
     delay_used_ns: int
@@ -116,8 +205,49 @@ class Reply(_Line, tag="reply"):
     action: str | None = None
     rule: str | None = None
     elapsed_ns: int | None = None
+    # User + system CPU time (ns) of the replying engine since its request was
+    # written (or its last rejected reply), and before that, since its previous
+    # reply (the hellos for its first): what it used while not on move. Absent
+    # where unknown (a person, a network seat). Not checked: nothing derives it.
+    cpu_ns: int | None = None
+    idle_cpu_ns: int | None = None
     charge: Charge | None = None
     banks_ns: list[int] | None = None
+
+    def full_json(self) -> bytes:
+        # /1 spells out an accepted reply's status and null action or rule too
+        out: dict[str, Any] = {
+            "type": "reply",
+            "seq": self.seq,
+            "t_ns": self.t_ns,
+            "seat": self.seat,
+            "id": self.id,
+            "status": self.status,
+            "action": self.action,
+            "rule": self.rule,
+            "elapsed_ns": self.elapsed_ns,
+        }
+        if self.cpu_ns is not None:
+            out["cpu_ns"] = self.cpu_ns
+        if self.idle_cpu_ns is not None:
+            out["idle_cpu_ns"] = self.idle_cpu_ns
+        out["charge"] = self.charge
+        out["banks_ns"] = self.banks_ns
+        return encode_line(out)
+
+    def compact_json(self) -> bytes | None:
+        if self.status == "accepted" and self.action is not None and self.rule is None:
+            # the hot line, made without the encoder (benchmarks/referee_overhead.py)
+            cpu = "" if self.cpu_ns is None else f',"cpu_ns":{self.cpu_ns}'
+            if self.idle_cpu_ns is not None:
+                cpu += f',"idle_cpu_ns":{self.idle_cpu_ns}'
+            return (
+                f'{{"type":"reply","seq":{self.seq},"t_ns":{self.t_ns},"seat":{self.seat},'
+                f'"id":{self.id},"action":{_json_str(self.action)}{cpu}}}'
+            ).encode()
+        return encode_line(
+            msgspec.structs.replace(self, elapsed_ns=None, charge=None, banks_ns=None)
+        )
 
 
 class Retry(_Line, tag="retry"):
@@ -126,6 +256,11 @@ class Retry(_Line, tag="retry"):
     deadline_ns: int | None = None
     delay_left_ns: int | None = None
     bank_ns: int | None = None
+
+    def compact_json(self) -> bytes | None:
+        return encode_line(
+            msgspec.structs.replace(self, deadline_ns=None, delay_left_ns=None, bank_ns=None)
+        )
 
 
 class Timeout(_Line, tag="timeout"):
@@ -139,7 +274,7 @@ class Stale(_Line, tag="stale"):
     pending: int | None = None
 
 
-class RulesAsked(_Line, tag="rules"):
+class RulesAsked(_Line, tag="rules", omit_defaults=False):
     seat: int
     id: str | int | None = None
     topic: str | None = None
@@ -158,6 +293,9 @@ class EventLine(_Line, tag="event"):
     """v1 only: a game event in its public form (v2 derives the events)."""
 
     event: dict[str, Any]
+
+    def compact_json(self) -> bytes | None:
+        return None  # the replay derives the events
 
 
 class PrivateItem(msgspec.Struct, omit_defaults=True):
@@ -185,21 +323,35 @@ class RoundReveal(_Line, tag="round_reveal"):
     round: int
     salt: str
     deal: dict[str, Any]
-    private: list[PrivateItem] = []
+    private: list[PrivateItem] = msgspec.field(default_factory=list)
     requests: RequestDigest | None = None  # v2
     reply_forms: list[str | None] | None = None  # v2, per seat: see REPLY_FORMS
 
+    def full_json(self) -> bytes:
+        # /1: the private items always (an empty list too), no digest
+        return encode_line(
+            {
+                "type": "round_reveal",
+                "seq": self.seq,
+                "t_ns": self.t_ns,
+                "round": self.round,
+                "salt": self.salt,
+                "deal": self.deal,
+                "private": self.private,
+            }
+        )
 
-class Connection(_Line, tag="connection"):
+
+class Connection(_Line, tag="connection", kw_only=True):
     """A network seat's connect, resume, disconnect, refused connection or restarted
     engine (docs/network.md); ``at_ns`` is when it happened, ``t_ns`` when written."""
 
     seat: int
     event: str
-    at_ns: int
     connection: int | None = None
     fresh: bool | None = None
     reason: str | None = None
+    at_ns: int
 
 
 class SeedReveal(_Line, tag="seed_reveal"):
@@ -207,11 +359,11 @@ class SeedReveal(_Line, tag="seed_reveal"):
     salt: str
 
 
-class EngineExit(_Line, tag="engine_exit"):
+class EngineExit(_Line, tag="engine_exit", omit_defaults=False, kw_only=True):
     seat: int
-    how: str
     exit_code: int | None = None
     signal: str | None = None
+    how: str
     stderr_bytes: int | None = None
     log_lines: int | None = None
     stale_lines: int | None = None
@@ -220,14 +372,14 @@ class EngineExit(_Line, tag="engine_exit"):
     stderr_log: str | None = None
 
 
-class Result(_Line, tag="result"):
+class Result(_Line, tag="result", omit_defaults=False, kw_only=True):
     winner: int | None
     reason: str
+    detail: dict[str, Any] = msgspec.field(default_factory=dict)
     balances: list[int]
     rounds: int
     rated: bool
-    detail: dict[str, Any] = {}
-    engines: list[str] = []
+    engines: list[str] = msgspec.field(default_factory=list)
 
 
 AnyLine = Union[  # noqa: UP007 - msgspec needs a Union of the tagged structs
@@ -250,7 +402,7 @@ AnyLine = Union[  # noqa: UP007 - msgspec needs a Union of the tagged structs
     Connection,
 ]
 
-LINE_TYPES: Final[tuple[type[_Line], ...]] = AnyLine.__args__  # type: ignore[attr-defined]
+LINE_TYPES: Final[tuple[type[Line], ...]] = AnyLine.__args__  # type: ignore[attr-defined]
 
 REPLY_FORMS: Final = {
     "compact": '{{"type":"action","id":{id},"action":{action}}}',
@@ -275,9 +427,48 @@ def reply_form_text(form: str, reply_id: int, action_json: str) -> str:
 
 decoder: Final = msgspec.json.Decoder(AnyLine)
 encoder: Final = msgspec.json.Encoder()
+_encode = encoder.encode
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def tag_of(cls: type[_Line]) -> str:
+def _json_str(text: str) -> str:
+    """``text`` as a JSON string (lone surrogates as U+FFFD)."""
+    if _SURROGATE.search(text) is not None:
+        text = _SURROGATE.sub("\ufffd", text)
+    return _encode(text).decode()
+
+
+def _clean(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if isinstance(value, msgspec.Struct):
+        return _clean(msgspec.to_builtins(value))
+    return value
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, lone surrogates as U+FFFD (never raises)."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text).encode()
+
+
+def encode_line(obj: Any) -> bytes:
+    """One line's JSON (no newline): compact, UTF-8, never failing on a string (a
+    lone surrogate, which an engine can send as ``"\\ud800"``, becomes U+FFFD)."""
+    try:
+        return _encode(obj)
+    except UnicodeEncodeError:
+        return _encode(_clean(obj))
+
+
+def tag_of(cls: type[Line]) -> str:
     return str(cls.__struct_config__.tag)
 
 

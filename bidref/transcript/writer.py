@@ -16,6 +16,11 @@ reveal names the spelling); any other raw reply is kept. ``raw_lines=True``
 keeps every raw line too (for debugging an engine); ``format=FORMAT_V1``
 writes the old ``bidref-transcript/1`` (everything spelled out).
 
+A line is one of the models of :mod:`.lines` (:meth:`TranscriptWriter.put`),
+the same types the reader decodes into; each model knows its JSON in either
+format (:meth:`~.lines.Line.full_json`, :meth:`~.lines.Line.compact_json`,
+whose hot cases — a request, an accepted reply — are made without the encoder).
+
 The writer never fails on a string: a lone surrogate (an engine can send
 ``"\\ud800"`` in a JSON string) is written as U+FFFD. Names ending in ``.gz``
 or ``.zst`` are compressed (see :mod:`.files`), still flushed at every step.
@@ -24,12 +29,10 @@ or ``.zst`` are compressed (see :mod:`.files`), still flushed at every step.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 
@@ -37,36 +40,30 @@ from .files import open_sink
 from .lines import (
     FORMAT,
     FORMAT_V1,
+    LINES_CAP,
+    RAW_CAP,
     REPLY_FORMS,
+    AnyLine,
+    Header,
+    Line,
     PrivateItem,
     Reply,
-    Request,
     RequestDigest,
-    Retry,
     RoundReveal,
+    RoundStart,
+    SeedReveal,
+    encode_line,
     reply_form_text,
+    utf8,
 )
 
-__all__ = ["FORMAT", "FORMAT_V1", "TranscriptWriter"]
+__all__ = ["FORMAT", "FORMAT_V1", "LINES_CAP", "RAW_CAP", "TranscriptWriter", "encode_line"]
 
 SaltSource = Callable[[], bytes]
 """Returns fresh random bytes for a commitment (``secrets.token_bytes(32)`` in real use)."""
 
-RAW_CAP: Final = 1000
-"""Characters kept of a raw engine line or a log message held back (the referee's cut:
-``…[N chars]`` marks it)."""
-LINES_CAP: Final = 200
-"""Per seat and match: log lines, stale replies, rules requests recorded as lines, and
-rejected replies whose raw line is kept (the referee's caps)."""
-
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _encode = msgspec.json.Encoder().encode
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# The referee's hot lines as write_json gets them (see referee.py): seat and id first.
-_REQUEST = re.compile(r'"seat":([01]),"id":(\d+),')
-_ACCEPTED = re.compile(
-    r'"seat":([01]),"id":(\d+),"status":"accepted","action":("(?:[^"\\]|\\.)*"),'
-)
+_to_line = msgspec.json.Decoder(AnyLine)
 
 
 def default_salt() -> bytes:
@@ -100,35 +97,6 @@ def commitment(salt_hex: str, value: object) -> str:
     """``"sha256:" + hex(sha256(salt_hex + ":" + canonical_json(value)))``."""
     digest = hashlib.sha256(f"{salt_hex}:{canonical_json(value)}".encode()).hexdigest()
     return "sha256:" + digest
-
-
-def utf8(text: str) -> bytes:
-    """``text`` as UTF-8, lone surrogates as U+FFFD (never raises)."""
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode()
-
-
-def _clean(value: Any) -> Any:
-    """``value`` with every lone surrogate in its strings replaced by U+FFFD."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    if isinstance(value, msgspec.Struct):
-        return _clean(msgspec.to_builtins(value))
-    return value
-
-
-def encode_line(obj: Any) -> bytes:
-    """One line's JSON (no newline): compact, UTF-8, never failing on a string."""
-    try:
-        return _encode(obj)
-    except UnicodeEncodeError:
-        return _encode(_clean(obj))
 
 
 def request_tag(raw: bytes) -> str:
@@ -170,7 +138,10 @@ class _RoundProof:
 class TranscriptWriter:
     """Writes one match's transcript. ``path=None`` keeps nothing but still counts lines.
 
-    ``origin`` is the clock value that is ``t_ns = 0``.
+    ``origin`` is the clock value that is ``t_ns = 0``. A line is a model of
+    :mod:`.lines` (:meth:`put`); each knows its JSON in either format, and the
+    writer keeps what the format keeps (the v2 proofs of the raw lines, the
+    private items until the round's reveal).
 
     Every line is written and flushed at once, unless it is written with
     ``flush=False``: then it waits (in order) for the next flushing write or
@@ -199,7 +170,7 @@ class TranscriptWriter:
         self.seq = 0
         self._sink = open_sink(path) if path is not None else None
         self._held: list[bytes] = []  # lines written with flush=False, not yet in the file
-        self._private: list[dict[str, Any]] = []
+        self._private: list[PrivateItem] = []
         self._round: tuple[int, str, dict[str, object]] | None = None  # (round, salt, deal)
         self._seed: tuple[int, str] | None = None
         self._proof = _RoundProof()
@@ -209,6 +180,16 @@ class TranscriptWriter:
     def enabled(self) -> bool:
         return self._sink is not None
 
+    @property
+    def keeps_events(self) -> bool:
+        """Whether event lines are written (v1 only: v2 derives the events)."""
+        return self._sink is not None and not self.compact
+
+    def stamp(self, t: int) -> tuple[int, int]:
+        """``(seq, t_ns)`` of the next line if written at clock time ``t``: a line's
+        first two fields, e.g. ``tx.put(Resign(*tx.stamp(t), seat=1))``."""
+        return self.seq, t - self.origin
+
     # -- lines -------------------------------------------------------------------------
 
     def _put(self, line: bytes, flush: bool) -> None:
@@ -216,101 +197,48 @@ class TranscriptWriter:
         if flush:
             self.flush()
 
-    def write(self, kind: str, t: int, fields: dict[str, Any], flush: bool = True) -> int:
-        """Write one public line; return its seq (a v2 event line is not written:
-        the seq returned is then the line's before it)."""
-        if self._sink is None:
-            seq = self.seq
-            self.seq += 1
-            return seq
-        if self.compact:
-            return self._compact(kind, t, fields, flush)
+    def put(self, line: Line, flush: bool = True) -> int:
+        """Write one public line (its ``seq`` is :meth:`stamp`'s); return its seq. A
+        line the format leaves out (a v2 event line) is not written: the seq
+        returned is then the line's before it."""
         seq = self.seq
-        self.seq += 1
-        self._put(encode_line({"type": kind, "seq": seq, "t_ns": t - self.origin, **fields}), flush)
+        if line.seq != seq:
+            raise ValueError(f"a line with seq {line.seq}, but the next line is {seq}")
+        if self._sink is None:
+            self.seq = seq + 1
+            return seq
+        if type(line) is Header:
+            line = msgspec.structs.replace(line, format=self.format, raw_lines=self.raw_lines)
+        data = line.compact_json() if self.compact else line.full_json()
+        if data is None:
+            return seq - 1
+        self.seq = seq + 1
+        if type(line) is Reply and line.status == "accepted":
+            assert isinstance(line, Reply)
+            action = line.action
+            self._last_reply = (seq, line.id, None if action is None else _encode(action).decode())
+        self._put(data, flush)
         return seq
+
+    def write(self, kind: str, t: int, fields: dict[str, Any], flush: bool = True) -> int:
+        """Write one public line given as its ``type`` and fields (the older form of
+        :meth:`put`, which it calls): e.g. ``write("log", t, {"seat": 0, "chars": 3})``."""
+        obj = {"type": kind, "seq": self.seq, "t_ns": t - self.origin, **fields}
+        try:
+            line = msgspec.convert(obj, AnyLine)
+        except msgspec.ValidationError as e:
+            raise ValueError(f"not a transcript line: {kind!r} {fields!r:.200}: {e}") from None
+        return self.put(line, flush)
 
     def write_json(self, kind: str, t: int, fields_json: str, flush: bool = True) -> int:
-        """Write one public line whose fields after ``type``, ``seq`` and ``t_ns``
-        are given as JSON text (the members of an object, without braces), e.g.
-        ``'"seat":0,"id":5'``; the referee's hot lines are built this way.
-        Return its seq (see :meth:`write`)."""
-        if self._sink is not None and self.compact:
-            if kind == "event":
-                return self.seq - 1  # the replay derives the events
-            fast = self._fast_line(kind, t, fields_json)
-            if fast is not None:
-                self._put(fast, flush)
-                return self.seq - 1
-            return self._compact(kind, t, json.loads("{" + fields_json + "}"), flush)
-        seq = self.seq
-        self.seq += 1
-        if self._sink is not None:
-            text = f'{{"type":"{kind}","seq":{seq},"t_ns":{t - self.origin},{fields_json}}}'
-            self._put(utf8(text), flush)
-        return seq
-
-    def _fast_line(self, kind: str, t: int, fields_json: str) -> bytes | None:
-        """The referee's request and accepted-reply lines, made without parsing their
-        JSON (the same bytes as :meth:`_compact`); None for any other line."""
-        if kind == "request":
-            m = _REQUEST.match(fields_json)
-            if m is None:
-                return None
-            seq = self.seq
-            self.seq += 1
-            return utf8(
-                f'{{"type":"request","seq":{seq},"t_ns":{t - self.origin},'
-                f'"seat":{m[1]},"id":{m[2]}}}'
-            )
-        if kind == "reply":
-            m = _ACCEPTED.match(fields_json)
-            if m is None:
-                return None
-            seq = self.seq
-            self.seq += 1
-            self._last_reply = (seq, int(m[2]), m[3])
-            return utf8(
-                f'{{"type":"reply","seq":{seq},"t_ns":{t - self.origin},'
-                f'"seat":{m[1]},"id":{m[2]},"action":{m[3]}}}'
-            )
-        return None
-
-    def _compact(self, kind: str, t: int, fields: dict[str, Any], flush: bool) -> int:
-        """A line of ``bidref-transcript/2``: what the rules and the clock derive left out."""
-        t_ns = t - self.origin
-        if kind == "event":
-            return self.seq - 1
-        seq = self.seq
-        self.seq += 1
-        line: Any
-        if kind == "request":
-            line = Request(seq=seq, t_ns=t_ns, seat=fields["seat"], id=fields["id"])
-        elif kind == "reply":
-            status = fields.get("status", "accepted")
-            if status == "accepted":
-                action = fields.get("action")
-                line = Reply(
-                    seq=seq, t_ns=t_ns, seat=fields["seat"], id=fields["id"], action=action
-                )
-                self._last_reply = (seq, fields["id"], None if action is None else _dumps(action))
-            else:
-                line = Reply(
-                    seq=seq,
-                    t_ns=t_ns,
-                    seat=fields["seat"],
-                    id=fields["id"],
-                    status=status,
-                    rule=fields.get("rule"),
-                )
-        elif kind == "retry":
-            line = Retry(seq=seq, t_ns=t_ns, seat=fields["seat"], id=fields["id"])
-        else:
-            if kind == "header":
-                fields = {**fields, "format": FORMAT, "raw_lines": self.raw_lines}
-            line = {"type": kind, "seq": seq, "t_ns": t_ns, **fields}
-        self._put(encode_line(line), flush)
-        return seq
+        """:meth:`write` with the fields as JSON text (the members of an object,
+        without braces), e.g. ``'"seat":0,"id":5'``."""
+        head = f'{{"type":"{kind}","seq":{self.seq},"t_ns":{t - self.origin},'
+        try:
+            line = _to_line.decode(head + fields_json + "}")
+        except msgspec.DecodeError as e:
+            raise ValueError(f"not a transcript line: {kind!r} {fields_json:.200}: {e}") from None
+        return self.put(line, flush)
 
     def flush(self) -> None:
         """Write the held lines to the file (one write call)."""
@@ -323,19 +251,20 @@ class TranscriptWriter:
 
     # -- private items, rounds and the seed ----------------------------------------------
 
-    def private(self, seq: int, kind: str, fields: dict[str, Any]) -> None:
-        """Hold a private item (belonging to line ``seq``) until the round's reveal."""
+    def private(self, item: PrivateItem) -> None:
+        """Hold a private item (belonging to line ``item.seq``) until the round's reveal."""
         if self._sink is None:
             return
         if self.compact:
+            kind = item.kind
             if kind == "request_raw":
-                self._proof.request(fields.get("raw", ""))
+                self._proof.request(item.raw or "")
                 if not self.raw_lines:
                     return
             elif kind == "drew":
                 return  # the deal gives it
-            elif kind == "reply_raw" and seq == self._last_reply[0]:
-                raw = fields.get("raw", "")
+            elif kind == "reply_raw" and item.seq == self._last_reply[0]:
+                raw = item.raw or ""
                 _, rid, action = self._last_reply
                 forms: tuple[str, ...] = ()
                 if action is not None:
@@ -343,8 +272,9 @@ class TranscriptWriter:
                         forms = ("compact",)
                     elif raw == reply_form_text("spaced", rid, action):
                         forms = ("spaced",)
-                self._proof.replies[seq] = (fields.get("seat", -1), raw, forms)
-        self._private.append({"seq": seq, "kind": kind, **fields})
+                seat = -1 if item.seat is None else item.seat
+                self._proof.replies[item.seq] = (seat, raw, forms)
+        self._private.append(item)
 
     def commit_seed(self, seed: int) -> str:
         salt = self.salt().hex()
@@ -352,15 +282,27 @@ class TranscriptWriter:
         return commitment(salt, {"seed": seed})
 
     def start_round(
-        self, t: int, round_number: int, deal: dict[str, object], fields: dict[str, Any]
+        self,
+        t: int,
+        round_number: int,
+        deal: dict[str, object],
+        *,
+        opening: str,
+        jockey: int | None,
+        balances: list[int] | None,
     ) -> int:
+        """The ``round_start`` line: a commitment to ``deal`` (revealed at the end)."""
         salt = self.salt().hex()
         self._round = (round_number, salt, deal)
-        return self.write(
-            "round_start",
-            t,
-            {"round": round_number, "deal_commitment": commitment(salt, deal), **fields},
+        line = RoundStart(
+            *self.stamp(t),
+            round=round_number,
+            deal_commitment=commitment(salt, deal),
+            opening=opening,
+            jockey=jockey,
+            balances=balances,
         )
+        return self.put(line)
 
     def reveal_round(self, t: int) -> None:
         """Append the open round's deal, salt and private items (no-op if none is open)."""
@@ -369,37 +311,20 @@ class TranscriptWriter:
         rnd, salt, deal = self._round
         self._round = None
         private, self._private = self._private, []
-        if not self.compact:
-            self.write(
-                "round_reveal", t, {"round": rnd, "salt": salt, "deal": deal, "private": private}
-            )
-            return
-        digest, forms, proven = self._proof.reveal()
-        self._proof = _RoundProof()
-        if not self.raw_lines:
-            private = [i for i in private if not (i["kind"] == "reply_raw" and i["seq"] in proven)]
-        if self._sink is None:
-            self.seq += 1
-            return
-        seq = self.seq
-        self.seq += 1
-        line = RoundReveal(
-            seq=seq,
-            t_ns=t - self.origin,
-            round=rnd,
-            salt=salt,
-            deal=dict(deal),
-            private=[msgspec.convert(i, PrivateItem) for i in private],
-            requests=digest,
-            reply_forms=forms,
-        )
-        self._put(encode_line(line), True)
+        line = RoundReveal(*self.stamp(t), round=rnd, salt=salt, deal=dict(deal), private=private)
+        if self.compact:
+            digest, forms, proven = self._proof.reveal()
+            self._proof = _RoundProof()
+            if not self.raw_lines:
+                private = [i for i in private if not (i.kind == "reply_raw" and i.seq in proven)]
+            line.private, line.requests, line.reply_forms = private, digest, forms
+        self.put(line)
 
     def reveal_seed(self, t: int) -> None:
         if self._seed is not None:
             seed, salt = self._seed
             self._seed = None
-            self.write("seed_reveal", t, {"seed": seed, "salt": salt})
+            self.put(SeedReveal(*self.stamp(t), seed=seed, salt=salt))
 
     def close(self) -> None:
         if self._sink is not None:

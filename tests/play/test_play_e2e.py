@@ -398,3 +398,34 @@ def test_the_whole_rules_scroll_in_the_play_screen_while_the_clock_runs(tmp_path
     sc.wait(lambda s: "Resign the match?" in s)
     sc.send("y\r")
     assert "resigned" in sc.finish()
+
+
+def test_freeze_idle_stops_the_engine_while_the_person_thinks(tmp_path: Path) -> None:
+    """An engine that spins while it waits gets no CPU time during the person's
+    turns with --freeze-idle (its idle_cpu_ns), and the match plays to its end."""
+    burner = f"{sys.executable} {ROOT / 'tests' / 'engines_broken' / 'burns_while_idle.py'}"
+    tr = tmp_path / "t.jsonl"
+    sc = Screens(
+        spawn(
+            burner,
+            "human",
+            "--seed",
+            "3",
+            "--max-rounds",
+            "1",
+            "--bank",
+            "60",
+            "--delay",
+            "5",
+            "--freeze-idle",
+            "--transcript",
+            str(tr),
+        )
+    )
+    out = _play_out(sc, set())
+    assert "round_limit" in out or "wins" in out or "draw" in out, out
+    replies = [x for x in _records(tr) if x["type"] == "reply" and x["seat"] == 0]
+    assert replies and all(int(str(x["cpu_ns"])) >= 30_000_000 for x in replies)
+    # the person's turns took far longer than 10 ms each: the engine spun through none
+    idle = [(x["seq"], x["idle_cpu_ns"], x["cpu_ns"]) for x in replies]
+    assert max(int(str(i)) for _, i, _ in idle) < 10_000_000, idle

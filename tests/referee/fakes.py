@@ -86,6 +86,10 @@ class FakeSeat:
     _n: int = 0
     closed: bool = False
     opened: bool = False
+    # CPU time the fake engine reports using per line it sends (None: a seat that
+    # cannot tell, like a person's: no cpu_ns figures in the transcript)
+    cpu_per_line_ns: int | None = None
+    _cpu: int = 0
 
     def open(self) -> None:
         self.opened = True
@@ -114,6 +118,7 @@ class FakeSeat:
                 return Overlong("x" * 200, 5_000_000, t)
             if text == INTERRUPT_MARK:
                 raise KeyboardInterrupt
+            self._cpu += self.cpu_per_line_ns or 0
             return Line(text, t)
         assert deadline is not None, "the fake engine would never answer"
         self.clock.advance_to(deadline + self.wake_late_ns)
@@ -121,6 +126,9 @@ class FakeSeat:
 
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         return self.exit
+
+    def cpu_ns(self) -> int | None:
+        return None if self.cpu_per_line_ns is None else self._cpu
 
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         self.closed = True

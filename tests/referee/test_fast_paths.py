@@ -7,12 +7,23 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import pytest
+
 from bidref.engines import EngineSpec
 from bidref.match.referee import MatchSpec, run_match
 from bidref.protocol import encode_request
 from bidref.protocol.fastview import RequestEncoder
 from bidref.rules import MILLISECOND, SECOND, Match, TimeControl, player_view
 from bidref.transcript import TranscriptWriter, counter_salt
+from bidref.transcript.lines import (
+    Charge,
+    LogLine,
+    Reply,
+    Request,
+    RequestClock,
+    encode_line,
+)
 
 from .fakes import FakeClock, FakeSeat, first_legal
 
@@ -109,36 +120,52 @@ def test_hot_lines_are_what_the_dict_writer_writes(tmp_path: Path) -> None:
     assert {"request", "reply", "round_start"} <= seen
 
 
-def test_write_json_equals_write(tmp_path: Path) -> None:
-    fields: dict[str, Any] = {
-        "seat": 1,
-        "id": 9,
-        "action": "draw",
-        "rule": None,
-        "charge": {"timed_out": False, "overrun_ns": 0},
-        "b": [1, 2],
-    }
-    a = TranscriptWriter(tmp_path / "a.jsonl", 100)
-    b = TranscriptWriter(tmp_path / "b.jsonl", 100)
-    a.write("reply", 150, fields)
-    b.write_json("reply", 150, json.dumps(fields, separators=(",", ":"))[1:-1])
-    a.close()
-    b.close()
-    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+@pytest.mark.parametrize(
+    "line",
+    [
+        Request(7, 150, 1, 9),
+        Request(7, 150, 0, 9, 2, 14, "play", RequestClock(5, 6, 7), 900),
+        Reply(7, 150, 1, 9, action="draw"),
+        Reply(7, 150, 1, 9, action="play 1-3 1-1:branch_b", cpu_ns=12, idle_cpu_ns=0),
+        Reply(7, 150, 0, 9, action="bid 20", idle_cpu_ns=5, elapsed_ns=3),
+        Reply(7, 150, 0, 9, action='odd "\\ \ud800', charge=Charge(1, 2, False, 0)),
+    ],
+)
+def test_the_hot_lines_fast_json_is_the_encoders(line: Any) -> None:
+    """The request and accepted reply lines are made without the encoder (a measured
+    fast path, a method of the model): the same bytes as the encoder makes of the
+    line with what /2 derives left out."""
+    derived = dict.fromkeys(("round", "turn", "phase", "clock", "deadline_ns"))
+    if isinstance(line, Reply):
+        derived = dict.fromkeys(("elapsed_ns", "charge", "banks_ns"))
+    assert line.compact_json() == encode_line(msgspec.structs.replace(line, **derived))
+    assert json.loads(line.compact_json())["seq"] == 7
 
 
 def test_held_lines_wait_for_the_next_flush(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     w = TranscriptWriter(path, 0)
-    assert w.write("a", 1, {}) == 0
-    assert w.write("b", 2, {}, flush=False) == 1
-    assert w.write_json("c", 3, '"x":1', flush=False) == 2
-    assert path.read_text().splitlines() == ['{"type":"a","seq":0,"t_ns":1}']
-    w.write("d", 4, {})  # a flushing write takes the held lines along, in order
-    assert [json.loads(x)["type"] for x in path.read_text().splitlines()] == list("abcd")
-    w.write("e", 5, {}, flush=False)
+
+    def log(t: int, flush: bool = True) -> int:
+        return w.put(LogLine(*w.stamp(t), seat=0, chars=t), flush)
+
+    assert log(1) == 0
+    assert log(2, flush=False) == 1
+    assert w.write_json("log", 3, '"seat":1,"chars":3', flush=False) == 2
+    assert path.read_text().splitlines() == ['{"type":"log","seq":0,"t_ns":1,"seat":0,"chars":1}']
+    log(4)  # a flushing write takes the held lines along, in order
+    assert [json.loads(x)["t_ns"] for x in path.read_text().splitlines()] == [1, 2, 3, 4]
+    log(5, flush=False)
     w.close()  # closing flushes
-    assert path.read_text().endswith('{"type":"e","seq":4,"t_ns":5}\n')
+    assert path.read_text().endswith('{"type":"log","seq":4,"t_ns":5,"seat":0,"chars":5}\n')
+
+
+def test_a_line_out_of_order_or_not_a_line_is_refused(tmp_path: Path) -> None:
+    w = TranscriptWriter(tmp_path / "t.jsonl", 0)
+    with pytest.raises(ValueError, match="seq 3, but the next line is 0"):
+        w.put(LogLine(3, 0, seat=0, chars=1))
+    with pytest.raises(ValueError, match="not a transcript line: 'a'"):
+        w.write("a", 1, {})
 
 
 def test_encoder_caches_follow_copies_and_new_rounds() -> None:

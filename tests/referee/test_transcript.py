@@ -35,7 +35,7 @@ def run(
 ) -> tuple[list[dict[str, Any]], Any]:
     clock = FakeClock()
     seats = [
-        FakeSeat("a", clock, _thinking_engine(think)),
+        FakeSeat("a", clock, _thinking_engine(think), cpu_per_line_ns=think // 2),
         FakeSeat("b", clock, _thinking_engine(think + 7 * MS)),
     ]
     spec = MatchSpec(
@@ -188,3 +188,24 @@ def test_clock_arithmetic_per_genuine_turn(tmp_path: Path) -> None:
             assert x["banks_ns"] == banks
     assert shared_turns > 0, "the match had draws within a turn"
     assert banks[0] < 60 * SECOND and out.reason == "balance"
+
+
+def test_cpu_time_per_decision_is_recorded_where_a_seat_can_tell(tmp_path: Path) -> None:
+    """Seat A reports CPU time (half its thinking time per line it sends), seat B
+    cannot tell: A's replies carry its CPU time thinking and idle, B's nothing."""
+    run(tmp_path, max_rounds=1)
+    lines = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text().splitlines()]
+    replies = [x for x in lines if x["type"] == "reply"]
+    a = [x for x in replies if x["seat"] == 0]
+    b = [x for x in replies if x["seat"] == 1]
+    assert a and b
+    # one reply line (and nothing else) sent per decision: half of 130 ms each
+    assert {x["cpu_ns"] for x in a} == {65 * MS}
+    assert {x["idle_cpu_ns"] for x in a} == {0}  # it sends nothing while not on move
+    assert all("cpu_ns" not in x and "idle_cpu_ns" not in x for x in b)
+    # the replay shows the figure next to the wall time and verifies the file
+    from bidref.transcript.replay import replay
+
+    report = replay((tmp_path / "t.jsonl").read_bytes())
+    assert report.ok
+    assert any("(CPU 65.0 ms)" in str(s) for s in report.steps)

@@ -173,3 +173,37 @@ def test_a_handicap_match_shows_each_seats_own_clock(tmp_path: Path) -> None:
     assert tl.steps[0].clocks[1]["bank"] == 8_000_000_000
     page = replay_page(tl, "t.jsonl")
     assert said in page and '"banks":[2000000000,8000000000]' in page
+
+
+def test_each_decisions_cpu_time_is_shown_where_the_transcript_has_it(tmp_path: Path) -> None:
+    from itertools import count
+
+    from bidref.engines import EngineSpec
+    from bidref.match.referee import MatchSpec, run_match
+    from bidref.render.replay_page import replay_page
+    from bidref.rules import TimeControl
+    from bidref.testing import FakeClock
+    from bidref.transcript.files import read_bytes
+    from bidref.transcript.writer import counter_salt
+    from tests.transcript.scripted_seats import ScriptedSeat
+
+    clock = FakeClock(1_000_000_000)
+    seats = [ScriptedSeat("alpha", clock, 1), ScriptedSeat("beta", clock, 2)]
+    ticks = count(step=2_500_000)  # seat A reads 2.5 ms more at every look
+    seats[0].cpu_ns = lambda: next(ticks)  # type: ignore[attr-defined]
+    spec = MatchSpec(
+        engines=(EngineSpec(name="alpha", command=("x",)), EngineSpec(name="beta", command=("x",))),
+        seed=5,
+        time_control=TimeControl.of_seconds(2, 0.1),
+        max_rounds=1,
+    )
+    path = tmp_path / "t.jsonl"
+    run_match(spec, transcript_path=path, clock=clock, seats=seats, salt=counter_salt())  # type: ignore[arg-type]
+    tl = build_timeline(read_bytes(path))
+    a = [s for s in tl.steps if s.text.startswith("A (alpha):")]
+    b = [s for s in tl.steps if s.text.startswith("B (beta):")]
+    assert a and b
+    assert all("CPU 2.5 ms)" in s.text for s in a), a[0].text
+    assert not any("CPU" in s.text for s in b)  # seat B cannot tell
+    assert a[0].clocks[0]["last"]["cpu"] == 2_500_000
+    assert "last.cpu" in replay_page(tl, "t.jsonl")  # the page's script shows it

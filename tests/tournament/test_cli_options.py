@@ -356,3 +356,30 @@ def test_an_engine_that_never_starts_stops_the_run_with_the_hint(tmp_path: Path)
     text = flat(output)
     assert "engine 'a' failed (startup)" in text and "--resume --out" in text
     assert "flush after every line, or run it with --transport pty" in text
+
+
+def test_freeze_idle_reaches_every_match_of_a_tournament(tmp_path: Path) -> None:
+    """Two engines that spin while idle: with --freeze-idle neither gets CPU time
+    while the other is on move (the transcripts' idle_cpu_ns)."""
+    from bidref.transcript.expand import expanded_lines
+    from bidref.transcript.files import read_bytes
+
+    burner = f"{sys.executable} {REPO / 'tests' / 'engines_broken' / 'burns_while_idle.py'}"
+    out = tmp_path / "t"
+    args = ["--engine", f"cmd='{burner}' name=b1", "--engine", f"cmd='{burner}' name=b2"]
+    args += ["--deals", "1", "--seed", "9", "--bank", "60", "--delay", "2", "--max-rounds", "1"]
+    args += ["-j", "1", "--out", str(out), "--freeze-idle", "--json"]
+    res = subprocess.run(
+        [sys.executable, "-c", "from bidref.cli import main; main()", "tournament", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert res.returncode == 0, res.stderr
+    files = sorted((out / "transcripts").rglob("*.jsonl.gz"))
+    assert len(files) == 2
+    for f in files:
+        replies = [x for x in expanded_lines(read_bytes(f)) if x["type"] == "reply"]
+        assert replies and all(x["cpu_ns"] >= 30_000_000 for x in replies)  # 40 ms each
+        assert max(x["idle_cpu_ns"] for x in replies) < 10_000_000, f

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from bidref.match.session import REJECTED_PER_TURN
 from bidref.transcript import FORMAT, FORMAT_V1
+from bidref.transcript.lines import LINES_CAP, RAW_CAP
 from bidref.transcript.replay import replay
-from bidref.transcript.writer import LINES_CAP, RAW_CAP
 from tests.transcript.scripted_seats import ScriptedSeat, referee_transcript
 
 

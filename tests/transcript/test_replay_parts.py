@@ -12,6 +12,8 @@ from bidref.match.wire import request_line
 from bidref.rules import SECOND, Deal, Match, MatchClock, TimeControl, parse_action
 from bidref.transcript import FORMAT, commitment
 from bidref.transcript.lines import (
+    LINES_CAP,
+    RAW_CAP,
     EngineExit,
     Header,
     LogLine,
@@ -26,7 +28,9 @@ from bidref.transcript.lines import (
     Stale,
     TimeControlField,
     Timeout,
+    is_cut,
 )
+from bidref.transcript.lines import cut_raw as cut
 from bidref.transcript.reader import Line
 from bidref.transcript.replay.accounting import Accounting
 from bidref.transcript.replay.clock import ClockCheck
@@ -35,8 +39,8 @@ from bidref.transcript.replay.header import check_header
 from bidref.transcript.replay.public import PublicRound
 from bidref.transcript.replay.report import Mismatch, Recorder, ReplayReport, Reveal
 from bidref.transcript.replay.results import check_result, check_seed
-from bidref.transcript.replay.seats import SeatProof, cut, is_cut, reply_raw
-from bidref.transcript.writer import LINES_CAP, RAW_CAP, request_tag
+from bidref.transcript.replay.seats import SeatProof, reply_raw
+from bidref.transcript.writer import request_tag
 
 MS = 1_000_000
 TC = TimeControl(bank=10 * SECOND, delay=1 * SECOND)

@@ -11,6 +11,7 @@ import pytest
 
 from bidref.transcript import FORMAT, FORMAT_V1, TranscriptWriter
 from bidref.transcript.files import TranscriptFileError, read_bytes
+from bidref.transcript.lines import PrivateItem
 from bidref.transcript.replay import replay
 from tests.transcript.scripted_seats import referee_transcript
 
@@ -40,7 +41,7 @@ def test_write_and_write_json_still_work_in_both_formats(tmp_path: Path) -> None
         assert w.write("log", 150, {"seat": 1, "chars": 3}) == 0
         assert w.write_json("stale", 160, '"seat":0,"id":4,"pending":5', flush=False) == 1
         assert w.write("rules", 170, {"seat": 0, "id": "x\ud800", "topic": None}) == 2
-        w.private(2, "log", {"seat": 0, "message": "\udc00"})
+        w.private(PrivateItem(2, "log", seat=0, message="\udc00"))
         w.close()
         lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
         assert [x["type"] for x in lines] == ["log", "stale", "rules"]

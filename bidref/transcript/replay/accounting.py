@@ -8,9 +8,8 @@ Log lines come with their messages (revealed with the round) as ``log`` steps, s
 
 from __future__ import annotations
 
-from ..lines import EngineExit, LogLine, Resign, RulesAsked, Stale
+from ..lines import LINES_CAP, EngineExit, LogLine, Resign, RulesAsked, Stale
 from ..reader import Line
-from ..writer import LINES_CAP
 from .clock import Pending
 from .report import Mismatch, Recorder, Reveal, Step, seat_of
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...rules import Charge, MatchClock, TimeControl
 from ..lines import Reply, Request, Retry, Timeout
-from .report import Mismatch, diff, seconds
+from .report import Mismatch, cpu_time, diff, seconds
 
 
 @dataclass(slots=True)
@@ -125,9 +125,10 @@ class ClockCheck:
             self.pending = None
         return p, charge
 
-    def note(self, charge: Charge, seat: int) -> str:
-        """The time a reply took and the bank left, to show."""
-        return f"{seconds(charge.elapsed)}, bank {seconds(self.clock.banks[seat])}"
+    def note(self, charge: Charge, seat: int, cpu_ns: int | None = None) -> str:
+        """The time a reply took (and its CPU time, where recorded) and the bank left."""
+        cpu = "" if cpu_ns is None else f" (CPU {cpu_time(cpu_ns)})"
+        return f"{seconds(charge.elapsed)}{cpu}, bank {seconds(self.clock.banks[seat])}"
 
     def retry(self, n: int, r: Retry, rejected_at: int) -> None:
         """After a rejected reply the referee sends an error; the decision goes on from

@@ -25,11 +25,17 @@ def request_fields(m: Match, c: MatchClock, seat: int, t_ns: int) -> dict[str, A
 
 
 def reply_fields(r: Reply, charge: Charge, after: MatchClock) -> dict[str, Any]:
+    cpu: dict[str, Any] = {}
+    if r.cpu_ns is not None:
+        cpu["cpu_ns"] = r.cpu_ns
+    if r.idle_cpu_ns is not None:
+        cpu["idle_cpu_ns"] = r.idle_cpu_ns
     return {
         "status": r.status,
         "action": r.action,
         "rule": r.rule,
         "elapsed_ns": charge.elapsed,
+        **cpu,
         "charge": {
             "delay_used_ns": charge.delay_used,
             "bank_used_ns": charge.bank_used,

@@ -135,6 +135,11 @@ def seconds(ns: int) -> str:
     return f"{ns / 1e9:.2f}s"
 
 
+def cpu_time(ns: int) -> str:
+    """A CPU time: in ms below a second (a decision's is often well below 0.01 s)."""
+    return seconds(ns) if ns >= 1_000_000_000 else f"{ns / 1e6:.1f} ms"
+
+
 def overrun(ns: int) -> str:
     """How late: in ms below a second (a time loss is often by less than 0.01 s)."""
     return seconds(ns) if ns >= 1_000_000_000 else f"{ns / 1e6:.3f} ms"

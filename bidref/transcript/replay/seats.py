@@ -34,19 +34,10 @@ from ...rules import (
     NotationError,
     parse_action,
 )
-from ..lines import REPLY_FORMS, Header, Hello, Reply, reply_form_text
+from ..lines import LINES_CAP, REPLY_FORMS, Header, Hello, Reply, cut_raw, is_cut, reply_form_text
 from ..reader import Line
-from ..writer import LINES_CAP, RAW_CAP, request_tag
+from ..writer import request_tag
 from .report import Mismatch, Reveal, diff
-
-
-def is_cut(text: str) -> bool:
-    """A raw line the referee cut (``…[N chars]`` after the first RAW_CAP)."""
-    return len(text) > RAW_CAP and text[RAW_CAP] == "…" and text.endswith(" chars]")
-
-
-def cut(text: str) -> str:
-    return text if len(text) <= RAW_CAP else f"{text[:RAW_CAP]}…[{len(text)} chars]"
 
 
 def _loads(raw: str) -> Any:
@@ -264,7 +255,7 @@ class SeatProof:
                 raise Mismatch(n, f"the referee rejected {str(action)!r}, which is legal")
         err = rev.item(r.seq, "error_raw")
         said = None if err is None else err.message
-        if said != cut(message):
+        if said != cut_raw(message):
             raise Mismatch(
                 rev.line, f"the error sent for line {n} was {said!r}; the rules say {message!r}"
             )
@@ -284,4 +275,4 @@ def reply_raw(kept_or_form: str, r: Reply) -> str:
     return kept_or_form
 
 
-__all__ = ["SeatProof", "cut", "is_cut", "reply_raw"]
+__all__ = ["SeatProof", "reply_raw"]
