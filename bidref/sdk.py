@@ -52,27 +52,30 @@ from typing import IO, Any, Final
 from bidref import __version__
 from bidref.rules import (
     Action,
+    Layout,
     LayoutView,
     Match,
     MatchConfig,
-    Open,
     Phase,
     Play,
     PlayerView,
     Point,
     Tile,
+    action_points,
+    match_from_view,
     parse_action,
     point,
     tile,
 )
 from bidref.rules.determinize import layout_from_view
-from bidref.rules.layout import Side, points_earned
+from bidref.rules.layout import Side
 
 log = logging.getLogger(__name__)
 
 # The same as bidref.protocol.PROTOCOL_VERSION; not imported, to keep pydantic out of engines.
 PROTOCOL_VERSION: Final = "bidref/1"
 _SIDES: Final = {s.label: s for s in Side}
+_EMPTY_LAYOUT: Final = Layout()  # what action_points reads for an action that is not a play (none)
 
 
 # -- the view as rules-library values ---------------------------------------------------------
@@ -128,10 +131,10 @@ def sample_match(view: PlayerView, rng: random.Random, max_rounds: int | None = 
     """A :class:`Match` that agrees with everything ``view`` shows, with the tiles
     hidden from the player (opponent's hand, boneyard, later deals) dealt at random.
 
-    It is one *determinization* for search: call it (or ``redeal_hidden`` on
+    It is one *determinization* for search: call it (or :func:`bidref.rules.redeal_hidden` on
     its result) once per simulation. Its ``legal_actions()`` equal the view's.
     """
-    return Match.from_view(view, rng, MatchConfig(max_rounds=max_rounds))
+    return match_from_view(view, rng, MatchConfig(max_rounds=max_rounds))
 
 
 # -- requests --------------------------------------------------------------------------------
@@ -199,17 +202,12 @@ class Request:
                 )
             if action in by_action:
                 return int(by_action[action])
-        if isinstance(action, Open):
-            t = action.tile
-            return points_earned(2 * t.low if t.double else t.pips)
         if not isinstance(action, Play):
-            return 0
-        from bidref.engines_ai.greedy import immediate_points
-
+            return action_points(_EMPTY_LAYOUT, action)  # an opening needs no layout
         lay = self._memo.get("layout")
         if lay is None:
             lay = self._memo["layout"] = layout_from_view(self.view.layout)
-        return immediate_points(lay, self.view.layout.count, action)
+        return action_points(lay, action)
 
     def sample_match(self, rng: random.Random) -> Match:
         """A determinization of the position: see :func:`sample_match`."""
