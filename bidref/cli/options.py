@@ -25,6 +25,8 @@ from typing import Literal
 
 import typer
 
+from bidref.errors import UsageError
+
 from ..engines.spec import (
     EngineSpec,
     EngineSpecError,
@@ -37,7 +39,7 @@ from ..rules.clock import SECOND, TimeControl
 EXIT_BAD_ARGS = 2
 
 
-class Refused(ValueError):
+class Refused(UsageError, ValueError):  # ValueError: as before, for one release
     """An option value that cannot be used; the message quotes it and says the fix."""
 
 

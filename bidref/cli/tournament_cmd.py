@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import typer
 
+from bidref.errors import UsageError
+
 from . import app
 from .common import EachOption, EngineOption
 from .tournament_remote import (
@@ -574,7 +576,7 @@ def tournament(
         raise typer.Exit(code=EXIT_UNRESOLVED)
 
 
-class _Refusal(ValueError):
+class _Refusal(UsageError, ValueError):  # ValueError: as before, for one release
     """Options that cannot be used together or with this tournament."""
 
 

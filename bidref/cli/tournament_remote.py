@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from bidref.errors import UsageError
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -48,7 +50,7 @@ StartupOption = Annotated[
 ]
 
 
-class RemoteRefusal(ValueError):
+class RemoteRefusal(UsageError, ValueError):  # ValueError: as before, for one release
     """Options that cannot be used with (or without) network engines."""
 
 

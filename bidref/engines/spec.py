@@ -54,6 +54,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from bidref.errors import UsageError
+
 from ..rules.clock import SECOND, TimeControl
 
 TRANSPORTS = ("pipe", "pty")
@@ -62,7 +64,7 @@ TRANSPORTS = ("pipe", "pty")
 MAX_SECONDS = 1e6
 
 
-class EngineSpecError(ValueError):
+class EngineSpecError(UsageError, ValueError):  # ValueError: as before, for one release
     """An engine argument or engine file that cannot be used; the message says why."""
 
 

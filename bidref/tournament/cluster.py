@@ -17,13 +17,15 @@ import logging
 import uuid
 from typing import Any
 
+from bidref.errors import BidrefError
+
 from .model import MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
 
 log = logging.getLogger(__name__)
 
 
-class ClusterError(RuntimeError):
+class ClusterError(BidrefError, RuntimeError):
     """The cluster cannot be reached or used (the message says the fix)."""
 
 
