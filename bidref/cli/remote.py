@@ -18,26 +18,19 @@ from ..net import NetSpecError, is_listen
 from ..net.match_seats import MatchSeats, listening_seats, tls_context
 from ..players import Seat
 from ..rules import SECOND
-from .common import EXIT_BAD_ARGS
+from .common import EXIT_BAD_ARGS, connect_info_option, tls_cert_option
+from .common import TlsKeyOption as TlsKeyOption  # for the commands that import it from here
 
 ConnectInfoOption = Annotated[
     Path | None,
-    typer.Option(
-        metavar="FILE",
-        help="With a listen:// engine: write the seats' URLs and tokens here as JSON as soon "
-        'as the referee listens ({"seats": [{"seat": 0, "url": ..., "token": ...}]}).',
-        dir_okay=False,
+    connect_info_option(
+        "With a listen:// engine",
+        "the seats' URLs and tokens",
+        "the referee",
+        '{"seats": [{"seat": 0, "url": ..., "token": ...}]}',
     ),
 ]
-TlsCertOption = Annotated[
-    Path | None,
-    typer.Option(
-        metavar="FILE", help="With a listen:// engine: serve wss:// with this certificate (PEM)."
-    ),
-]
-TlsKeyOption = Annotated[
-    Path | None, typer.Option(metavar="FILE", help="The private key (PEM) of --tls-cert.")
-]
+TlsCertOption = Annotated[Path | None, tls_cert_option("With a listen:// engine")]
 
 
 def listen_for_remote_engines(

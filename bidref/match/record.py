@@ -25,6 +25,7 @@ from ..rules import (
     TimeControl,
 )
 from ..transcript import TranscriptWriter
+from ..transcript.lines import reply_fields
 from .outcome import MatchOutcome
 from .session import EngineSession
 from .spec import MatchSpec
@@ -194,21 +195,7 @@ class MatchRecord:
         seq = tx.write(
             "reply",
             t,
-            {
-                "seat": p,
-                "id": rid,
-                "status": code,
-                "action": None,
-                "rule": rule,
-                "elapsed_ns": charge.elapsed,
-                "charge": {
-                    "delay_used_ns": charge.delay_used,
-                    "bank_used_ns": charge.bank_used,
-                    "timed_out": charge.timed_out,
-                    "overrun_ns": charge.overrun,
-                },
-                "banks_ns": list(banks),
-            },
+            {"seat": p, "id": rid, **reply_fields(code, None, rule, charge, banks)},
         )
         if self.sessions[p].counts["rejected"] <= LOG_LINES_CAP:
             tx.private(seq, "reply_raw", {"seat": p, "raw": _cut(raw)})

@@ -21,6 +21,8 @@ from typing import Any, Final, Literal, Union
 
 import msgspec
 
+from ..rules import clock as _clock
+
 FORMAT_V1: Final = "bidref-transcript/1"
 FORMAT: Final = "bidref-transcript/2"
 FORMATS: Final = (FORMAT_V1, FORMAT)
@@ -291,4 +293,29 @@ def json_schema() -> dict[str, Any]:
         "see protocols/transcript.md.",
         "anyOf": [{"$ref": f"#/$defs/{cls.__name__}"} for cls in LINE_TYPES],
         "$defs": components,
+    }
+
+
+def reply_fields(
+    status: str,
+    action: str | None,
+    rule: str | None,
+    charge: _clock.Charge,
+    banks: tuple[int, int] | list[int],
+) -> dict[str, Any]:
+    """The fields of a ``reply`` line after its seat and id, as
+    ``bidref-transcript/1`` spells them out: what the referee writes for a
+    rejected reply and what replay's expansion derives (one dict, not two)."""
+    return {
+        "status": status,
+        "action": action,
+        "rule": rule,
+        "elapsed_ns": charge.elapsed,
+        "charge": {
+            "delay_used_ns": charge.delay_used,
+            "bank_used_ns": charge.bank_used,
+            "timed_out": charge.timed_out,
+            "overrun_ns": charge.overrun,
+        },
+        "banks_ns": list(banks),
     }
