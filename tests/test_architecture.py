@@ -241,3 +241,97 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
 def test_parts_are_found_by_their_longest_name(name: str) -> None:
     assert _part(name) == ".".join(name.split(".")[:2])
     assert _part("bidref.render.tournament_report") == "bidref.render.tournament_report"
+
+
+# -- size: no function above ~80 lines, no class above ~15 attributes ---------------
+
+MAX_FUNCTION_LINES = 80
+MAX_ATTRIBUTES = 15
+
+# What was larger when the rule was written (issue 30), with its size then: each may
+# shrink but not grow, and nothing may join the list. Exceptions that stay:
+# ``Match`` (flat slots, see its comment), and records that mirror a format
+# (``PlayerView``: the view's JSON; ``Header``: the transcript header line;
+# ``MatchRecord``: a results line).
+KNOWN_LARGE: dict[str, int] = {
+    "bidref.cli.check_engine_cmd.check_engine_cmd": 106,
+    "bidref.cli.connect_cmd.connect": 128,
+    "bidref.cli.match_cmd.match": 119,
+    "bidref.cli.match_cmd._play": 102,
+    "bidref.cli.play_cmd.play": 106,
+    "bidref.cli.replay_cmd.replay_command": 193,
+    "bidref.cli.tournament_cmd.tournament": 394,
+    "bidref.match.referee._Referee._decision": 86,
+    "bidref.movefile.parse._parse_json": 84,
+    "bidref.movefile.validate._Run.step": 115,
+    "bidref.render.timeline.Step": 26,
+    "bidref.render.timeline._Builder.line": 210,
+    "bidref.render.timeline._Builder.event": 91,
+    "bidref.rules.match.Match": 23,
+    "bidref.rules.view.PlayerView": 17,
+    "bidref.sdk.run": 82,
+    "bidref.tournament.model.MatchRecord": 17,
+    "bidref.tournament.ratings.joint_ratings": 83,
+    "bidref.tournament.runner.run": 184,
+    "bidref.transcript.lines.Header": 17,
+    "bidref.transcript.replay.results.check_result": 102,
+    "bidref.tui.screen.ScreenModel": 24,
+}
+
+
+def _attributes(cls: ast.ClassDef) -> set[str]:
+    """The class's annotated fields and every ``self.x`` it assigns."""
+    out = {
+        n.target.id
+        for n in cls.body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
+    for n in ast.walk(cls):
+        targets = (
+            n.targets
+            if isinstance(n, ast.Assign)
+            else [n.target]
+            if isinstance(n, ast.AnnAssign)
+            else []
+        )
+        for t in targets:
+            if (
+                isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+            ):
+                out.add(t.attr)
+    return out
+
+
+def sizes() -> dict[str, int]:
+    """Every function longer than MAX_FUNCTION_LINES (its lines) and every class
+    with more than MAX_ATTRIBUTES attributes (their number), by qualified name."""
+    out: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}.{child.name}"
+                lines = (child.end_lineno or child.lineno) - child.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    out[name] = lines
+                visit(child, name)
+            elif isinstance(child, ast.ClassDef):
+                name = f"{prefix}.{child.name}"
+                n = len(_attributes(child))
+                if n > MAX_ATTRIBUTES:
+                    out[name] = n
+                visit(child, name)
+
+    for module, path in MODULES.items():
+        visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), module)
+    return out
+
+
+def test_no_function_or_class_grows_past_the_size_limits() -> None:
+    found = sizes()
+    new = {k: v for k, v in found.items() if k not in KNOWN_LARGE}
+    grown = {k: (KNOWN_LARGE[k], v) for k, v in found.items() if v > KNOWN_LARGE.get(k, v)}
+    assert new == {}, f"split these (or, for a record mirroring a format, list them): {new}"
+    assert grown == {}, f"these grew (then, now): {grown}"
