@@ -10,21 +10,11 @@ import pytest
 from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action
 from bidref.engines_ai.search import budget_seconds
 from bidref.rules import ACCEPT, DECLINE, Bid, Match, Phase, Play, action_points
-
-
-def _positions(n: int) -> list[Match]:
-    rng = random.Random(11)
-    out = []
-    for seed in range(n):
-        m = Match.new(seed)
-        while not m.over and m.round_number < 3:
-            out.append(m.copy())
-            m.apply(rng.choice(m.legal_actions()))
-    return out
+from tests.rules.positions import random_positions
 
 
 def test_greedy_takes_the_most_points_now() -> None:
-    for m in _positions(30):
+    for m in random_positions(30):
         if m.phase is not Phase.PLAY or len(m.legal_actions()) < 2:
             continue
         best = max(action_points(m.layout, a) for a in m.legal_actions() if isinstance(a, Play))
@@ -66,7 +56,7 @@ def test_budget_is_a_share_of_the_delay_plus_the_bank_spread_out() -> None:
 def test_search_returns_a_legal_action_in_every_phase() -> None:
     player = StrongPlayer(seed=3)
     seen = set()
-    for m in _positions(8)[::7]:
+    for m in random_positions(8)[::7]:
         a = player.choose(m, SearchLimits(playouts=30))
         assert a in m.legal_actions()
         seen.add(m.phase)

@@ -5,10 +5,7 @@ greedy policy) gives the same figure."""
 
 from __future__ import annotations
 
-import random
-
 from bidref.rules import (
-    Match,
     Open,
     Placed,
     Play,
@@ -17,22 +14,12 @@ from bidref.rules import (
     opening_count,
     points_earned,
 )
-
-
-def _positions(n: int) -> list[Match]:
-    rng = random.Random(11)
-    out = []
-    for seed in range(n):
-        m = Match.new(seed)
-        while not m.over and m.round_number < 3:
-            out.append(m.copy())
-            m.apply(rng.choice(m.legal_actions()))
-    return out
+from tests.rules.positions import random_positions
 
 
 def test_count_after_and_action_points_agree_with_applying_the_action() -> None:
     plays = opens = scoring = 0
-    for m in _positions(60):
+    for m in random_positions(60):
         for a in m.legal_actions():
             if not isinstance(a, (Play, Open)):
                 assert action_points(m.layout, a) == 0
@@ -55,7 +42,7 @@ def test_count_after_and_action_points_agree_with_applying_the_action() -> None:
 
 
 def test_the_layout_keeps_its_count_with_the_same_rule() -> None:
-    for m in _positions(20):
+    for m in random_positions(20):
         assert m.layout.count() == m.layout.recount()
 
 
