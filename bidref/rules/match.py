@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, cast
+from typing import Final, cast
 
 from .actions import (
     ACCEPT,
@@ -55,9 +55,6 @@ from .layout import _POINTS, Layout, Point, points_earned
 from .opening import forced_opening_tile
 from .phase import BID_STEP, JOCKEY_CREDIT, MIN_BID, START_BALANCE, TOTAL_POINTS, Phase
 from .tiles import TILES, Tile
-
-if TYPE_CHECKING:
-    pass
 
 # Module constants, not ``Phase.X`` and the action classes by name, in the hot
 # paths: in the compiled build a Final name is a C static, an enum member an
