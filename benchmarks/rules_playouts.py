@@ -34,6 +34,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 20_000
@@ -67,19 +68,26 @@ def playouts(seconds: float, seed: int = 0) -> dict[str, float]:
     return {"rounds": rounds, "actions": actions, "cpu": cpu, "wall": wall}
 
 
-def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
+def random_positions(n: int, seed: int, choices: bool = False) -> list[Any]:
+    """``n`` positions (matches) taken from random play, one in five; with
+    ``choices``, only positions with more than one legal action."""
     from bidref.rules import Match
 
     rng = random.Random(seed)
     positions: list[Match] = []
     s = 0
-    while len(positions) < 2000:
+    while len(positions) < n:
         m = Match.new(s)
         s += 1
-        while not m.over:
-            if rng.random() < 0.2:
+        while not m.over and len(positions) < n:
+            if rng.random() < 0.2 and (not choices or len(m.legal_actions()) > 1):
                 positions.append(m.copy())
             m.apply(rng.choice(m.legal_actions()))
+    return positions
+
+
+def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
+    positions = random_positions(2000, seed)
     calls = 0
     cpu0 = time.process_time()
     stop = cpu0 + seconds
@@ -95,20 +103,8 @@ def search_playouts(seconds: float, seed: int = 1) -> dict[str, float]:
     """The strong engine's search (``bidref.engines_ai``, which runs on the rules
     core): its playouts on positions from random play, 200 per decision."""
     from bidref.engines_ai import SearchLimits, StrongPlayer
-    from bidref.rules import Match
 
-    rng = random.Random(seed)
-    positions: list[Match] = []
-    s = 0
-    while len(positions) < 40:
-        m = Match.new(s)
-        s += 1
-        for _ in range(rng.randrange(1, 12)):
-            if m.over:
-                break
-            m.apply(rng.choice(m.legal_actions()))
-        if not m.over and len(m.legal_actions()) > 1:
-            positions.append(m)
+    positions = random_positions(40, seed, choices=True)
     player = StrongPlayer(seed=seed)
     n = 0
     cpu0 = time.process_time()

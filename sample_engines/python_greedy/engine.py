@@ -20,30 +20,20 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from bidref.rules import (
-        Draw,
-        Layout,
-        Open,
-        Play,
-        Tile,
-        action_points,
-        parse_action,
-        parse_point,
-        tile,
-    )
+    import bidref.rules  # noqa: F401  (installed?)
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from bidref.rules import (
-        Draw,
-        Layout,
-        Open,
-        Play,
-        Tile,
-        action_points,
-        parse_action,
-        parse_point,
-        tile,
-    )
+from bidref.rules import (
+    Draw,
+    Layout,
+    Open,
+    Play,
+    Tile,
+    action_points,
+    parse_action,
+    parse_point,
+    tile,
+)
 
 View = dict[str, Any]
 
