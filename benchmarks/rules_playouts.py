@@ -4,10 +4,12 @@
 Prints rounds per second and actions per second of random playouts (every
 legal action chosen uniformly; new matches are started as old ones end), and,
 separately, the rate of legal-action generation alone on positions taken from
-those playouts — for the pure-Python ``bidref.rules`` and, beside it in the same
-run, for the mypyc-compiled build (``make compiled``, docs/perf.md) when one
-has been built. Each build runs in its own child process, the two alternating
-``--repeats`` times; the best repeat of each is reported.
+those playouts and the strong engine's search rate (its playouts per second,
+``bidref.engines_ai``, which runs on the rules core) — for the pure-Python
+``bidref.rules`` and, beside it in the same run, for the mypyc-compiled build
+(``make compiled``, docs/perf.md) when one has been built. Each build runs in
+its own child process, the two alternating ``--repeats`` times; the best repeat
+of each is reported.
 
 Rates are per second of CPU time of the measuring process (one core), with the
 wall-clock rate beside them: on a shared machine the wall clock also counts the
@@ -32,6 +34,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 20_000
@@ -65,19 +68,26 @@ def playouts(seconds: float, seed: int = 0) -> dict[str, float]:
     return {"rounds": rounds, "actions": actions, "cpu": cpu, "wall": wall}
 
 
-def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
+def random_positions(n: int, seed: int, choices: bool = False) -> list[Any]:
+    """``n`` positions (matches) taken from random play, one in five; with
+    ``choices``, only positions with more than one legal action."""
     from bidref.rules import Match
 
     rng = random.Random(seed)
     positions: list[Match] = []
     s = 0
-    while len(positions) < 2000:
+    while len(positions) < n:
         m = Match.new(s)
         s += 1
-        while not m.over:
-            if rng.random() < 0.2:
+        while not m.over and len(positions) < n:
+            if rng.random() < 0.2 and (not choices or len(m.legal_actions()) > 1):
                 positions.append(m.copy())
             m.apply(rng.choice(m.legal_actions()))
+    return positions
+
+
+def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
+    positions = random_positions(2000, seed)
     calls = 0
     cpu0 = time.process_time()
     stop = cpu0 + seconds
@@ -87,6 +97,23 @@ def legal_generation(seconds: float, seed: int = 1) -> dict[str, float]:
             p.legal_actions()
         calls += len(positions)
     return {"calls": calls, "cpu": time.process_time() - cpu0}
+
+
+def search_playouts(seconds: float, seed: int = 1) -> dict[str, float]:
+    """The strong engine's search (``bidref.engines_ai``, which runs on the rules
+    core): its playouts on positions from random play, 200 per decision."""
+    from bidref.engines_ai import SearchLimits, StrongPlayer
+
+    positions = random_positions(40, seed, choices=True)
+    player = StrongPlayer(seed=seed)
+    n = 0
+    cpu0 = time.process_time()
+    stop = cpu0 + seconds
+    while time.process_time() < stop:
+        for m in positions:
+            player.choose(m, SearchLimits(playouts=200), now=time.monotonic)
+            n += player.last_playouts
+    return {"playouts": n, "cpu": time.process_time() - cpu0}
 
 
 def worker(seconds: float, expect_compiled: bool) -> None:
@@ -103,7 +130,11 @@ def worker(seconds: float, expect_compiled: bool) -> None:
             f"error: expected the {'compiled' if expect_compiled else 'pure'} build, "
             f"imported the other (PYTHONPATH={os.environ.get('PYTHONPATH')!r})"
         )
-    out = {"playouts": playouts(seconds), "legal": legal_generation(seconds / 2)}
+    out = {
+        "playouts": playouts(seconds),
+        "legal": legal_generation(seconds / 2),
+        "search": search_playouts(seconds / 2),
+    }
     print(json.dumps(out))
 
 
@@ -131,10 +162,11 @@ def report(name: str, runs: list[dict[str, dict[str, float]]]) -> float:
     p = best["playouts"]
     rate = p["rounds"] / p["cpu"]
     legal = max(r["legal"]["calls"] / r["legal"]["cpu"] for r in runs)
+    search = max(r["search"]["playouts"] / r["search"]["cpu"] for r in runs)
     print(
         f"{name:17} random playouts: {rate:9,.0f} rounds/s  {p['actions'] / p['cpu']:11,.0f} "
         f"actions/s  (per CPU second; wall clock {p['rounds'] / p['wall']:,.0f} rounds/s)   "
-        f"legal_actions(): {legal:10,.0f} calls/s"
+        f"legal_actions(): {legal:10,.0f} calls/s   strong search: {search:8,.0f} playouts/s"
     )
     return rate
 

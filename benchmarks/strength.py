@@ -21,7 +21,7 @@ Examples::
 Policies: ``random``, ``greedy`` (most points now, bids 15 with a scoring
 opening tile), ``strong`` (determinized Monte Carlo, ``bidref.engines_ai``),
 ``strongv1`` (the strong engine before issue 16, frozen in
-``bidref.engines_ai.search_v1``). In process mode they are
+``benchmarks/search_v1.py``). In process mode they are
 ``sample_engines/python_random``, ``python_greedy`` and ``python_strong`` (on
 the compiled build where ``make compiled`` made a fresh one), and
 ``benchmarks/strong_v1_engine.py`` (always on the pure-Python build, as before):
@@ -43,12 +43,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import search_v1  # noqa: E402
 from bidref.engines_ai import (  # noqa: E402
     SearchLimits,
     StrongPlayer,
     greedy_action,
     random_action,
-    search_v1,
 )
 from bidref.engines_ai.inference import OpponentModel  # noqa: E402
 from bidref.engines_ai.search import bank_reserve, budget_seconds  # noqa: E402
@@ -60,6 +60,7 @@ from bidref.rules import (  # noqa: E402
     MatchClock,
     MatchConfig,
     TimeControl,
+    redeal_hidden,
 )
 
 INFERENCE = True  # strong: use what the opponent's draws reveal (--no-inference: not)
@@ -94,7 +95,7 @@ class Policy:
             reserve=bank_reserve(self.tc.bank / SECOND),
         )
         self.model.new_round(m.round_number)
-        root = m.redeal_hidden(m.to_act, self.rng)  # the searcher sees no hidden tile
+        root = redeal_hidden(m, m.to_act, self.rng)  # the searcher sees no hidden tile
         if isinstance(self.searcher, search_v1.StrongPlayer):
             return self.searcher.choose(
                 root, search_v1.SearchLimits(seconds=budget), now=time.monotonic

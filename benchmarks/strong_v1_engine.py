@@ -2,7 +2,7 @@
 """python_strong as it was before issue 16 (the baseline of the strength benchmark).
 
 Today's ``sample_engines/python_strong`` with its search frozen in
-``bidref.engines_ai.search_v1``, always on the pure-Python rules core (this
+``benchmarks/search_v1.py``, always on the pure-Python rules core (this
 file puts the checkout first on ``sys.path``, ahead of any compiled build).
 Its text below is the original's.
 
@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bidref from this checkout
+from benchmarks.search_v1 import SearchLimits, StrongPlayer, bank_reserve, budget_seconds
 from bidref.engines_ai.inference import OpponentModel
-from bidref.engines_ai.search_v1 import SearchLimits, StrongPlayer, bank_reserve, budget_seconds
 from bidref.rules import Action, Layout, point, tile
 from bidref.rules.determinize import layout_from_view
 from bidref.rules.layout import Side

@@ -52,27 +52,30 @@ from typing import IO, Any, Final
 from bidref import __version__
 from bidref.rules import (
     Action,
+    Layout,
     LayoutView,
     Match,
     MatchConfig,
-    Open,
     Phase,
     Play,
     PlayerView,
     Point,
     Tile,
+    action_points,
+    match_from_view,
     parse_action,
     point,
     tile,
 )
 from bidref.rules.determinize import layout_from_view
-from bidref.rules.layout import Side, points_earned
+from bidref.rules.layout import Side
 
 log = logging.getLogger(__name__)
 
 # The same as bidref.protocol.PROTOCOL_VERSION; not imported, to keep pydantic out of engines.
 PROTOCOL_VERSION: Final = "bidref/1"
 _SIDES: Final = {s.label: s for s in Side}
+_EMPTY_LAYOUT: Final = Layout()  # what action_points reads for an action that is not a play (none)
 
 
 # -- the view as rules-library values ---------------------------------------------------------
@@ -128,10 +131,10 @@ def sample_match(view: PlayerView, rng: random.Random, max_rounds: int | None = 
     """A :class:`Match` that agrees with everything ``view`` shows, with the tiles
     hidden from the player (opponent's hand, boneyard, later deals) dealt at random.
 
-    It is one *determinization* for search: call it (or ``redeal_hidden`` on
+    It is one *determinization* for search: call it (or :func:`bidref.rules.redeal_hidden` on
     its result) once per simulation. Its ``legal_actions()`` equal the view's.
     """
-    return Match.from_view(view, rng, MatchConfig(max_rounds=max_rounds))
+    return match_from_view(view, rng, MatchConfig(max_rounds=max_rounds))
 
 
 # -- requests --------------------------------------------------------------------------------
@@ -199,17 +202,12 @@ class Request:
                 )
             if action in by_action:
                 return int(by_action[action])
-        if isinstance(action, Open):
-            t = action.tile
-            return points_earned(2 * t.low if t.double else t.pips)
         if not isinstance(action, Play):
-            return 0
-        from bidref.engines_ai.greedy import immediate_points
-
+            return action_points(_EMPTY_LAYOUT, action)  # an opening needs no layout
         lay = self._memo.get("layout")
         if lay is None:
             lay = self._memo["layout"] = layout_from_view(self.view.layout)
-        return immediate_points(lay, self.view.layout.count, action)
+        return action_points(lay, action)
 
     def sample_match(self, rng: random.Random) -> Match:
         """A determinization of the position: see :func:`sample_match`."""
@@ -362,6 +360,61 @@ class _FunctionEngine(Engine):
         return self.fn(request)
 
 
+def _hello(engine: Engine, io: _LineIO, msg: dict[str, Any]) -> None:
+    """Take the referee's hello and answer with the engine's."""
+    engine.hello = msg
+    engine.seat = int(msg.get("seat", 0))
+    engine.settings = dict(msg.get("settings") or {})
+    if msg.get("protocol") != PROTOCOL_VERSION:
+        log.warning(
+            "the referee speaks %r; this SDK speaks %r", msg.get("protocol"), PROTOCOL_VERSION
+        )
+    engine.on_hello(msg)
+    answer: dict[str, Any] = {
+        "type": "hello",
+        "name": engine.name,
+        "author": engine.author,
+        "version": engine.version,
+        "protocol": PROTOCOL_VERSION,
+    }
+    if engine.features:
+        answer["features"] = list(engine.features)
+    io.send(answer)
+
+
+def _request(engine: Engine, msg: dict[str, Any], received: float) -> Request | None:
+    """The request ``msg`` received at ``received``; None (logged) if it cannot be read."""
+    try:
+        return Request(
+            id=msg["id"],
+            view=view_from_dict(msg["view"]),
+            legal=tuple(parse_action(a) for a in msg["legal"]),
+            clock=Clock.from_dict(msg["clock"]),
+            received_at=received,
+            seat=engine.seat,
+            max_rounds=engine.settings.get("max_rounds"),
+            raw=msg,
+            legal_points=None
+            if msg.get("legal_points") is None
+            else tuple(int(x) for x in msg["legal_points"]),
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        log.error("cannot read request %r (%s); answering its first legal action", msg.get("id"), e)
+        return None
+
+
+def _choose(engine: Engine, req: Request) -> Action | str:
+    """The engine's choice; the first legal action if ``choose`` fails (but not
+    if it asks to quit)."""
+    try:
+        return engine.choose(req)
+    except EngineQuit:
+        raise
+    except Exception:
+        log.exception("choose() failed; answering the first legal action")
+        return req.legal[0]
+
+
 def run(
     engine: Engine | ChooseFn,
     *,
@@ -408,61 +461,15 @@ def run(
                 break
             kind = msg["type"]
             if kind == "hello":
-                engine.hello = msg
-                engine.seat = int(msg.get("seat", 0))
-                engine.settings = dict(msg.get("settings") or {})
-                if msg.get("protocol") != PROTOCOL_VERSION:
-                    log.warning(
-                        "the referee speaks %r; this SDK speaks %r",
-                        msg.get("protocol"),
-                        PROTOCOL_VERSION,
-                    )
-                engine.on_hello(msg)
-                answer: dict[str, Any] = {
-                    "type": "hello",
-                    "name": engine.name,
-                    "author": engine.author,
-                    "version": engine.version,
-                    "protocol": PROTOCOL_VERSION,
-                }
-                if engine.features:
-                    answer["features"] = list(engine.features)
-                io.send(answer)
+                _hello(engine, io, msg)
             elif kind == "request":
-                received = clock()
-                try:
-                    view = view_from_dict(msg["view"])
-                    pending = Request(
-                        id=msg["id"],
-                        view=view,
-                        legal=tuple(parse_action(a) for a in msg["legal"]),
-                        clock=Clock.from_dict(msg["clock"]),
-                        received_at=received,
-                        seat=engine.seat,
-                        max_rounds=engine.settings.get("max_rounds"),
-                        raw=msg,
-                        legal_points=None
-                        if msg.get("legal_points") is None
-                        else tuple(int(x) for x in msg["legal_points"]),
-                    )
-                except (KeyError, TypeError, ValueError) as e:
-                    log.error(
-                        "cannot read request %r (%s); answering its first legal action",
-                        msg.get("id"),
-                        e,
-                    )
-                    legal = msg.get("legal") or []
+                pending = _request(engine, msg, clock())
+                if pending is None:
+                    legal = msg.get("legal") or []  # unreadable: its first legal action
                     if legal:
                         io.send({"type": "action", "id": msg.get("id"), "action": legal[0]})
                     continue
-                try:
-                    action = engine.choose(pending)
-                except EngineQuit:
-                    raise
-                except Exception:
-                    log.exception("choose() failed; answering the first legal action")
-                    action = pending.legal[0]
-                reply(pending, action)
+                reply(pending, _choose(engine, pending))
             elif kind == "error":
                 retry = engine.on_error(
                     msg, pending if pending and msg.get("id") == pending.id else None

@@ -35,7 +35,10 @@ COMPILED_MODULES: Final = (
     "bidref/rules/_shuffle.py",
     "bidref/rules/opening.py",
     "bidref/rules/events.py",
+    "bidref/rules/phase.py",
     "bidref/rules/match.py",
+    "bidref/rules/explain.py",
+    "bidref/rules/scoring.py",
     "bidref/rules/determinize.py",
     # The search engine's playout policy and search loop, which run on top.
     "bidref/engines_ai/greedy.py",

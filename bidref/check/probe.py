@@ -31,6 +31,7 @@ from bidref.match.outcome import EndReason
 from bidref.match.session import (
     DEFAULT_TOLERANCE_NS,
     STDERR_SETTLE_NS,
+    Counted,
     EngineSession,
     SessionEnd,
     hello_line,
@@ -419,7 +420,7 @@ class Probe:
     def refuse(self, answer: Answer, error: ErrorMsg) -> None:
         """Reject ``answer`` as the referee rejects an illegal one: the same
         request stays pending, its clock running."""
-        self.session.count(2, answer.raw)
+        self.session.count(Counted.REJECTED_REPLY, answer.raw)
         self.session.retry(self.tell(error))
 
     def await_action(

@@ -67,6 +67,20 @@ class _Group(_OneLineErrors, TyperGroup):
     def get_help_option(self, ctx: Any) -> Any:
         return _plain_help_option(super().get_help_option(ctx))
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a :class:`~bidref.errors.UsageError` it raises (an
+        option, engine argument or file that cannot be used) becomes
+        ``error: <message>`` on stderr and exit status 2: the command line's one
+        handler of the errors its users can fix (issue 30)."""
+        from ..errors import UsageError
+
+        try:
+            return super().invoke(ctx)
+        except UsageError as e:
+            from .options import refusal
+
+            raise refusal(str(e)) from None
+
 
 class _App(typer.Typer):
     """The app, whose commands show -h/--help without a "<bool>" placeholder."""

@@ -65,33 +65,26 @@ def check_engine_cmd(
     from rich.table import Table
 
     from ..check_engine import CheckSettings, check_engine
-    from ..engines import EngineSpecError
     from ..net import is_listen
     from ..net.match_seats import engine_spec_for
     from ..rules import SECOND
     from . import options as opt
     from .remote import listen_for_remote_check
 
-    try:
-        tc = opt.clock(bank, delay)
-        startup_ns = opt.startup_ns(startup)
-        tr = opt.transport(transport)
-        remote = engine is not None and is_listen(engine)
-        choices = (
-            [] if remote else opt.engines([engine] if engine else [], engine_opt or [], each or [])
+    tc = opt.clock(bank, delay)
+    startup_ns = opt.startup_ns(startup)
+    tr = opt.transport(transport)
+    remote = engine is not None and is_listen(engine)
+    choices = (
+        [] if remote else opt.engines([engine] if engine else [], engine_opt or [], each or [])
+    )
+    if remote:
+        remote_spec = engine_spec_for(engine or "")  # an EngineSpecError is a UsageError
+    if not remote and len(choices) != 1:
+        raise opt.Refused(
+            f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
+            "bidref check-engine ./engine"
         )
-        if remote:
-            try:
-                remote_spec = engine_spec_for(engine or "")
-            except EngineSpecError as e:
-                raise opt.Refused(str(e)) from None
-        if not remote and len(choices) != 1:
-            raise opt.Refused(
-                f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
-                "bidref check-engine ./engine"
-            )
-    except opt.Refused as e:
-        raise opt.refusal(str(e)) from None
     spec = remote_spec if remote else choices[0].spec
     if spec.time_control is not None:
         tc = spec.time_control

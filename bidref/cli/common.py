@@ -26,6 +26,32 @@ EXIT_ABORTED = 4
 EXIT_INTERRUPTED = 130
 
 
+# -- the options of a command that listens for network engines (match, check-engine,
+# tournament): one declaration, each command's own words.
+
+
+def connect_info_option(with_what: str, what: str, listener: str, example: str) -> Any:
+    """``--connect-info`` of a command that listens for network engines (``match``,
+    ``check-engine``, ``tournament``), in the words of that command."""
+    return typer.Option(
+        metavar="FILE",
+        help=f"{with_what}: write {what} here as JSON as soon as {listener} listens ({example}).",
+        dir_okay=False,
+    )
+
+
+def tls_cert_option(with_what: str) -> Any:
+    """``--tls-cert`` of a command that listens for network engines."""
+    return typer.Option(
+        metavar="FILE", help=f"{with_what}: serve wss:// with this certificate (PEM)."
+    )
+
+
+TlsKeyOption = Annotated[
+    Path | None, typer.Option(metavar="FILE", help="The private key (PEM) of --tls-cert.")
+]
+
+
 def transcript_problem(path: Path | None, *, force: bool = True) -> str | None:
     """Why the transcript cannot be written at ``path`` (checked before any engine
     starts or the terminal is taken); None if it can. See :mod:`.options`."""

@@ -259,22 +259,19 @@ def match(
     """
     from . import options as opt
 
-    try:
-        base = opt.clock(bank, delay)
-        startup_ns = opt.startup_ns(startup)
-        tr = opt.transport(transport)
-        ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
-        transcript = opt.output_file("--transcript", transcript, force=force)
-        if not 0 <= tolerance <= 60_000:
-            raise opt.Refused(
-                f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)"
-            )
-        positional = [a for a in (engine_a, engine_b) if a is not None]
-        engines, args = _engines(positional, engine or [], each or [])
-        folder = opt.output_folder("--stderr-dir", stderr_dir)
-        opt.stderr_logs(folder, [e.name for e in engines], force=force)
-    except opt.Refused as e:
-        raise opt.refusal(str(e)) from None
+    base = opt.clock(bank, delay)
+    startup_ns = opt.startup_ns(startup)
+    tr = opt.transport(transport)
+    ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
+    transcript = opt.output_file("--transcript", transcript, force=force)
+    if not 0 <= tolerance <= 60_000:
+        raise opt.Refused(
+            f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)"
+        )
+    positional = [a for a in (engine_a, engine_b) if a is not None]
+    engines, args = _engines(positional, engine or [], each or [])
+    folder = opt.output_folder("--stderr-dir", stderr_dir)
+    opt.stderr_logs(folder, [e.name for e in engines], force=force)
     remote = _Remote(args, connect_info, tls_cert, tls_key)
     _play(
         engines,

@@ -25,9 +25,12 @@ from typing import Literal
 
 import typer
 
+from bidref.errors import UsageError
+
 from ..engines.spec import (
     EngineSpec,
     EngineSpecError,
+    gives_time,
     parse_seconds,
     parse_transport,
     resolve_engines,
@@ -37,7 +40,7 @@ from ..rules.clock import SECOND, TimeControl
 EXIT_BAD_ARGS = 2
 
 
-class Refused(ValueError):
+class Refused(UsageError, ValueError):  # ValueError: as before, for one release
     """An option value that cannot be used; the message quotes it and says the fix."""
 
 
@@ -63,12 +66,10 @@ def clock(bank: float, delay: float) -> TimeControl:
     """The match clock of ``--bank``/``--delay``: finite, >= 0, not both 0."""
     b, d = seconds_value("--bank", bank), seconds_value("--delay", delay)
     tc = TimeControl(round(b * SECOND), round(d * SECOND))
-    if tc.bank == 0 and tc.delay == 0:
-        raise Refused(
-            f"--bank {bank:g} --delay {delay:g}: a clock with neither bank nor delay gives "
-            "no time to answer; give a bank, a delay or both, e.g. --bank 10 --delay 0.5"
-        )
-    return tc
+    try:
+        return gives_time(tc, f"--bank {bank:g} --delay {delay:g}", "--bank 10 --delay 0.5")
+    except EngineSpecError as e:
+        raise Refused(str(e)) from None
 
 
 def startup_ns(startup: float) -> int:

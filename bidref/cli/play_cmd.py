@@ -26,7 +26,6 @@ from ..tui.live import LiveDisplay
 from ..tui.session import PlaySession
 from . import app
 from .common import (
-    EXIT_BAD_ARGS,
     BankOption,
     DelayOption,
     ForceOption,
@@ -101,11 +100,7 @@ def play(
     their hand. Exit codes: 0 a finished match, 2 bad arguments, 3 an engine
     failed to start, 4 aborted.
     """
-    err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
-
-    def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {message}", highlight=False)
-        return typer.Exit(code=EXIT_BAD_ARGS)
+    from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
 
     args = (seat_a, seat_b)
     humans = [i for i, a in enumerate(args) if a.strip().lower() == HUMAN]

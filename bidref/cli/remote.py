@@ -8,37 +8,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
-import typer
 from rich.console import Console
-from rich.markup import escape
 
 from ..engines import Clock, EngineSpec, Transport
 from ..match.referee import MatchSpec
-from ..net import NetSpecError, is_listen
+from ..net import is_listen
 from ..net.match_seats import MatchSeats, listening_seats, tls_context
 from ..net.tokens import connect_hint
 from ..players import Seat
 from ..rules import SECOND
-from .common import EXIT_BAD_ARGS
+from .common import TlsKeyOption as TlsKeyOption  # for the commands that import it from here
+from .common import connect_info_option, tls_cert_option
+from .options import Refused
 
 ConnectInfoOption = Annotated[
     Path | None,
-    typer.Option(
-        metavar="FILE",
-        help="With a listen:// engine: write the seats' URLs and tokens here as JSON as soon "
-        'as the referee listens ({"seats": [{"seat": 0, "url": ..., "token": ...}]}).',
-        dir_okay=False,
+    connect_info_option(
+        "With a listen:// engine",
+        "the seats' URLs and tokens",
+        "the referee",
+        '{"seats": [{"seat": 0, "url": ..., "token": ...}]}',
     ),
 ]
-TlsCertOption = Annotated[
-    Path | None,
-    typer.Option(
-        metavar="FILE", help="With a listen:// engine: serve wss:// with this certificate (PEM)."
-    ),
-]
-TlsKeyOption = Annotated[
-    Path | None, typer.Option(metavar="FILE", help="The private key (PEM) of --tls-cert.")
-]
+TlsCertOption = Annotated[Path | None, tls_cert_option("With a listen:// engine")]
 
 
 def listen_for_remote_engines(
@@ -54,9 +46,7 @@ def listen_for_remote_engines(
     URLs and tokens printed on stderr and written to ``connect_info``); None when
     no engine is remote. Bad options exit with status 2."""
 
-    def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
-        return typer.Exit(code=EXIT_BAD_ARGS)
+    bad = Refused  # printed, with exit status 2, by the CLI's one handler
 
     if not any(is_listen(a) for a in args):
         if connect_info or tls_cert or tls_key:
@@ -65,10 +55,8 @@ def listen_for_remote_engines(
                 "engine as listen://HOST:PORT (e.g. listen://127.0.0.1:0)"
             )
         return None
-    try:
-        seats = listening_seats(spec, args, tls=tls_context(tls_cert, tls_key))
-    except NetSpecError as e:
-        raise bad(str(e)) from None
+    # A NetSpecError is a UsageError: the CLI's one handler prints it (exit 2).
+    seats = listening_seats(spec, args, tls=tls_context(tls_cert, tls_key))
     assert seats is not None
     for s in seats.network:
         err.print(
@@ -77,7 +65,7 @@ def listen_for_remote_engines(
             soft_wrap=True,
             markup=False,
         )
-    _write_connect_info(seats, connect_info, bad)
+    _write_connect_info(seats, connect_info)
     return seats.seats
 
 
@@ -96,20 +84,14 @@ def listen_for_remote_check(
     from ..net.seat import NetworkSeat
     from ..net.transport import remote_starter
 
-    def bad(message: str) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
-        return typer.Exit(code=EXIT_BAD_ARGS)
-
-    try:
-        seat = NetworkSeat(
-            ListenAddress.parse(arg),
-            seat=0,
-            startup_timeout_ns=round(startup * SECOND),
-            tls=tls_context(tls_cert, tls_key),
-        )
-        seat.listen()
-    except NetSpecError as e:
-        raise bad(str(e)) from None
+    # A NetSpecError is a UsageError: the CLI's one handler prints it (exit 2).
+    seat = NetworkSeat(
+        ListenAddress.parse(arg),
+        seat=0,
+        startup_timeout_ns=round(startup * SECOND),
+        tls=tls_context(tls_cert, tls_key),
+    )
+    seat.listen()
     seats = MatchSeats([seat], [seat])
     err.print(
         connect_hint("check-engine", seat.url, seat.token),
@@ -117,13 +99,11 @@ def listen_for_remote_check(
         soft_wrap=True,
         markup=False,
     )
-    _write_connect_info(seats, connect_info, bad)
+    _write_connect_info(seats, connect_info)
     return remote_starter(seat)
 
 
-def _write_connect_info(
-    seats: MatchSeats, path: Path | None, bad: Callable[[str], typer.Exit]
-) -> None:
+def _write_connect_info(seats: MatchSeats, path: Path | None) -> None:
     """``--connect-info``: the seats' URLs and tokens as JSON, once they listen."""
     if path is None:
         return
@@ -131,7 +111,7 @@ def _write_connect_info(
         seats.write_connect_info(path)
     except OSError as e:
         seats.close()
-        raise bad(
+        raise Refused(
             f"--connect-info {str(path)!r}: cannot write it ({e.strerror or e}); "
             "give a file in a folder you can write"
         ) from None

@@ -10,6 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from bidref.errors import UsageError
+
+from .common import TlsKeyOption as TlsKeyOption  # for tournament_cmd
+from .common import connect_info_option, tls_cert_option
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -21,22 +26,14 @@ DEFAULT_STARTUP_S = 10.0
 
 ConnectInfoOption = Annotated[
     Path | None,
-    typer.Option(
-        metavar="FILE",
-        help="With listen:// engines: write their URLs and tokens here as JSON as soon as "
-        'the tournament listens ({"engines": [{"name": ..., "url": ..., "token": ...}]}).',
-        dir_okay=False,
+    connect_info_option(
+        "With listen:// engines",
+        "their URLs and tokens",
+        "the tournament",
+        '{"engines": [{"name": ..., "url": ..., "token": ...}]}',
     ),
 ]
-TlsCertOption = Annotated[
-    Path | None,
-    typer.Option(
-        metavar="FILE", help="With listen:// engines: serve wss:// with this certificate (PEM)."
-    ),
-]
-TlsKeyOption = Annotated[
-    Path | None, typer.Option(metavar="FILE", help="The private key (PEM) of --tls-cert.")
-]
+TlsCertOption = Annotated[Path | None, tls_cert_option("With listen:// engines")]
 StartupOption = Annotated[
     float | None,
     typer.Option(
@@ -48,7 +45,7 @@ StartupOption = Annotated[
 ]
 
 
-class RemoteRefusal(ValueError):
+class RemoteRefusal(UsageError, ValueError):  # ValueError: as before, for one release
     """Options that cannot be used with (or without) network engines."""
 
 

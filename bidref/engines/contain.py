@@ -41,9 +41,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Final
+
+from .procfs import ProcStat, all_processes, kill_if_same, read_stat
 
 log = logging.getLogger(__name__)
 
@@ -170,11 +171,8 @@ def ensure_watchdog() -> int | None:
 
 
 def _start_time(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
+    st = read_stat(pid)
+    return None if st is None else st.start
 
 
 def watchdog_pid() -> int | None:
@@ -201,36 +199,6 @@ def claimed() -> bool:
     return _State.claimed
 
 
-@dataclass(frozen=True, slots=True)
-class _Proc:
-    ppid: int
-    pgid: int
-    sid: int
-    start: int
-    state: str
-
-
-def _processes() -> dict[int, _Proc]:
-    """Every process in /proc: pid -> (parent, group, session, start time, state)."""
-    out: dict[int, _Proc] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return out
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            out[int(name)] = _Proc(
-                int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), fields[0].decode()
-            )
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
-
-
 def _has_token(pid: int, mark: bytes) -> bool:
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
@@ -239,7 +207,7 @@ def _has_token(pid: int, mark: bytes) -> bool:
         return False
 
 
-def _subtree(roots: list[int], procs: dict[int, _Proc]) -> set[int]:
+def _subtree(roots: list[int], procs: dict[int, ProcStat]) -> set[int]:
     children: dict[int, list[int]] = {}
     for pid, p in procs.items():
         children.setdefault(p.ppid, []).append(pid)
@@ -254,7 +222,7 @@ def _subtree(roots: list[int], procs: dict[int, _Proc]) -> set[int]:
     return out
 
 
-def _attached(pid: int, procs: dict[int, _Proc], me: int) -> bool:
+def _attached(pid: int, procs: dict[int, ProcStat], me: int) -> bool:
     """Whether ``pid`` descends from this process (within a live engine's tree)."""
     seen = 0
     while pid in procs and seen < 4096:
@@ -265,17 +233,9 @@ def _attached(pid: int, procs: dict[int, _Proc], me: int) -> bool:
     return False
 
 
-def _kill_all(victims: set[int], procs: dict[int, _Proc]) -> None:
+def _kill_all(victims: set[int], procs: dict[int, ProcStat]) -> None:
     for pid in victims:
-        # Same process still (not a reused pid): same start time.
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                same = int(f.read().rsplit(b")", 1)[1].split()[19]) == procs[pid].start
-        except (OSError, IndexError, ValueError):
-            continue
-        if same:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        kill_if_same(pid, procs[pid].start)
 
 
 def _reap(pids: list[int], timeout_s: float = 2.0) -> None:
@@ -334,7 +294,7 @@ def _sweep(final: bool, exclude: int | None) -> int:
     since = _State.since
     killed = 0
     for _ in range(20):  # a killed orphan's children become ours in turn
-        procs = _processes()
+        procs = all_processes()
         roots: list[int] = []
         for pid, p in procs.items():
             if pid in keep or pid == me:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from . import contain
+from .procfs import all_processes, kill_if_same
 from .transport import ExitInfo, WriteError
 
 log = logging.getLogger(__name__)
@@ -62,44 +63,24 @@ def escaped_descendants(pid: int) -> dict[int, int]:
 def _escaped(pid: int) -> dict[int, int]:
     """The living descendants of ``pid`` outside its process group (they called
     setsid or setpgid), as pid -> start time; empty where there is no /proc."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return {}
+    procs = all_processes()
     children: dict[int, list[int]] = {}
-    info: dict[int, tuple[int, int]] = {}  # pid -> (process group, start time)
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        child = int(name)
-        children.setdefault(int(fields[1]), []).append(child)
-        info[child] = (int(fields[2]), int(fields[19]))
+    for child, st in procs.items():
+        children.setdefault(st.ppid, []).append(child)
     out: dict[int, int] = {}
     todo = [pid]
     while todo:
         for child in children.get(todo.pop(), ()):
-            if child not in out and child in info:
-                out[child] = info[child][1]
+            if child not in out:
+                out[child] = procs[child].start
                 todo.append(child)
-    return {p: start for p, start in out.items() if info[p][0] != pid}
+    return {p: start for p, start in out.items() if procs[p].pgid != pid}
 
 
 def _kill_escaped(escaped: dict[int, int]) -> None:
     """SIGKILL each of ``escaped`` that is still the same process (same start time)."""
     for p, start in escaped.items():
-        try:
-            with open(f"/proc/{p}/stat", "rb") as f:
-                same = int(f.read().rsplit(b")", 1)[1].split()[19]) == start
-        except (OSError, IndexError, ValueError):
-            continue
-        if same:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(p, signal.SIGKILL)
+        kill_if_same(p, start)
 
 
 def terminate(

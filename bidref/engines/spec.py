@@ -64,6 +64,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from bidref.errors import UsageError
+
 from ..rules.clock import SECOND, TimeControl
 
 TRANSPORTS = ("pipe", "pty")
@@ -72,7 +74,7 @@ TRANSPORTS = ("pipe", "pty")
 MAX_SECONDS = 1e6
 
 
-class EngineSpecError(ValueError):
+class EngineSpecError(UsageError, ValueError):  # ValueError: as before, for one release
     """An engine argument or engine file that cannot be used; the message says why."""
 
 
@@ -375,11 +377,16 @@ def parse_seconds(flag: str, text: str | float) -> float:
 def time_control_of(flag: str, bank: str | float, delay: str | float) -> TimeControl:
     """A checked clock: bank and delay in seconds, at least one of them positive."""
     b, d = parse_seconds(flag, bank), parse_seconds(flag, delay)
-    tc = TimeControl(round(b * SECOND), round(d * SECOND))
+    return gives_time(TimeControl(round(b * SECOND), round(d * SECOND)), f"{flag} {b:g}+{d:g}")
+
+
+def gives_time(tc: TimeControl, shown: str, example: str = "10+0.5") -> TimeControl:
+    """``tc`` if it gives some time to answer (bank and delay not both zero);
+    ``shown`` is how the user wrote it, ``example`` a clock written the same way."""
     if tc.bank == 0 and tc.delay == 0:
         raise EngineSpecError(
-            f"{flag} {b:g}+{d:g}: a clock with neither bank nor delay gives no time to "
-            "answer; give a bank, a delay or both, e.g. 10+0.5"
+            f"{shown}: a clock with neither bank nor delay gives no time to answer; "
+            f"give a bank, a delay or both, e.g. {example}"
         )
     return tc
 

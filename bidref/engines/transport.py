@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Final, Protocol
 
+from bidref.errors import BidrefError
+
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], int]
@@ -97,7 +99,7 @@ class ExitInfo:
         return f"exit code {self.exit_code}"
 
 
-class EngineStartError(Exception):
+class EngineStartError(BidrefError):
     """The engine could not be started (e.g. the command does not exist)."""
 
 

@@ -5,7 +5,7 @@ strength benchmark; they never read real time themselves (the search takes a
 clock function) and do no I/O.
 """
 
-from .greedy import greedy_action, immediate_points, random_action
+from .greedy import greedy_action, random_action
 from .search import SearchLimits, StrongPlayer
 
-__all__ = ["SearchLimits", "StrongPlayer", "greedy_action", "immediate_points", "random_action"]
+__all__ = ["SearchLimits", "StrongPlayer", "greedy_action", "random_action"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
-from bidref.rules import Match, Tile
+from bidref.rules import Match, Tile, redeal_hidden
 
 
 class OpponentModel:
@@ -54,11 +54,11 @@ class OpponentModel:
         return True
 
     def deal(self, root: Match, rng: random.Random) -> Match:
-        """Like ``root.redeal_hidden(player, rng)``, but the opponent's hand is built
+        """Like ``redeal_hidden(root, player, rng)``, but the opponent's hand is built
         to respect the draws seen (tiles that would break a fact are skipped while
         others remain)."""
         if not self.constraints:
-            return root.redeal_hidden(self.player, rng)
+            return redeal_hidden(root, self.player, rng)
         opp = 1 - self.player
         hidden = root.hands[opp] + root.boneyard
         rng.shuffle(hidden)
@@ -80,4 +80,4 @@ class OpponentModel:
             rest.append(t)
         while len(hand) < n:  # the facts cannot all hold: fill up at random
             hand.append(rest.pop())
-        return root.redeal_hidden(self.player, rng, opponent_hand=hand)
+        return redeal_hidden(root, self.player, rng, opponent_hand=hand)

@@ -1,7 +1,7 @@
 """Determinized Monte Carlo search for Spectacular Bid.
 
 The searcher never sees hidden tiles: every simulation starts from
-``Match.redeal_hidden(player, rng)``, which deals the opponent's hand and the
+``redeal_hidden(match, player, rng)``, which deals the opponent's hand and the
 boneyard afresh from what the player cannot see — or, once the opponent has
 drawn this round, from an :class:`~.inference.OpponentModel` that keeps their
 hand consistent with those draws (``StrongPlayer.watch``). For each legal action the
@@ -29,7 +29,17 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bidref.rules import ACCEPT, DECLINE, Action, Bid, Match, Open, Phase
+from bidref.rules import (
+    ACCEPT,
+    DECLINE,
+    Action,
+    Bid,
+    Match,
+    Open,
+    Phase,
+    redeal_hidden,
+    with_free_opening,
+)
 
 from .greedy import greedy_action
 from .inference import OpponentModel
@@ -93,13 +103,13 @@ def bank_reserve(initial_bank: float) -> float:
 
 def _opener_state(m: Match, opener: int) -> Match:
     """A copy of an auction position in which ``opener`` is about to open for free."""
-    return m.with_free_opening(opener)
+    return with_free_opening(m, opener)
 
 
 class StrongPlayer:
     """The search policy. ``choose`` returns a legal action of ``root.to_act``.
 
-    ``root`` may be the true match: only ``root.redeal_hidden`` is used to look
+    ``root`` may be the true match: only ``redeal_hidden`` is used to look
     at hidden tiles, so nothing secret leaks into the decision.
     """
 
@@ -132,7 +142,7 @@ class StrongPlayer:
         model = self.model
         if model is not None and model.player == player and model.round == root.round_number:
             return model.deal(root, self.rng)
-        return root.redeal_hidden(player, self.rng)
+        return redeal_hidden(root, player, self.rng)
 
     # -- playouts ------------------------------------------------------------------
 

@@ -70,6 +70,7 @@ from .ending import MatchEnd, end_engines, tell_then_prepare
 from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
 from .record import MatchRecord
 from .session import (
+    Counted,
     EngineSession,
     SessionEnd,
     hello_line,
@@ -418,7 +419,7 @@ class _Referee:
                 if branch is None:
                     events = match.apply(action, p)
             except (NotationError, IllegalActionError) as err:
-                sess.count(2, text)
+                sess.count(Counted.REJECTED_REPLY, text)
                 mclock, charge = self.mclock.charge(elapsed)
                 self.mclock = mclock
                 start, deadline = self._illegal(p, rid, action_text, text, t, charge, err, cpu)

@@ -18,6 +18,7 @@ differently to what would end a match (it notes it and checks the next item).
 from __future__ import annotations
 
 import contextlib
+from enum import IntEnum
 from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
@@ -57,6 +58,15 @@ REJECTED_PER_MATCH: Final = 1000  # ... and in the whole match; beyond either: a
 # How long a crash report waits for an exited engine's last stderr bytes to be read
 # (a process it left behind may hold the pipe open: then the tail is what came by then).
 STDERR_SETTLE_NS: Final = 200 * MILLISECOND
+
+
+class Counted(IntEnum):
+    """What :meth:`EngineSession.count` counts against the caps of the pending
+    request; the value is its place in ``EngineSession.turn``."""
+
+    RULES_REQUEST = 0  # also a line other than the reply
+    OTHER_LINE = 1  # a log, a stale or extra line: anything but the reply
+    REJECTED_REPLY = 2  # an illegal or malformed action (also against the match's cap)
 
 
 class SessionEnd(Exception):
@@ -198,7 +208,7 @@ class EngineSession:
         self.floor = 0  # the last t_ns recorded: engine lines are never stamped before it
         # per match: log lines, stale replies, rules requests, rejected replies
         self.counts = {"log_lines": 0, "stale_lines": 0, "rules_requests": 0, "rejected": 0}
-        self.turn = [0, 0, 0]  # for the pending request: rules requests, other lines, rejected
+        self.turn = [0, 0, 0]  # for the pending request, by Counted
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -348,7 +358,7 @@ class EngineSession:
             else:
                 got_id, action_text = fast
             if got_id != self.pending:
-                self.count(1, text)
+                self.count(Counted.OTHER_LINE, text)
                 self._stale(got_id, text, t)
                 continue
             return got_id, action_text, text, t, prepared
@@ -371,7 +381,7 @@ class EngineSession:
                 return msg, text, t
             got = self._slow_line(text, t)
             if got is not None:
-                self.count(1, text)
+                self.count(Counted.OTHER_LINE, text)
                 self._stale(got[0], text, t)
 
     def _line(self, deadline: int) -> Line:
@@ -438,12 +448,12 @@ class EngineSession:
             ) from None
         if type(msg) is ActionMsg:
             return msg.id, msg.action
-        self.count(0 if type(msg) is RulesRequest else 1, text)
+        self.count(Counted.RULES_REQUEST if type(msg) is RulesRequest else Counted.OTHER_LINE, text)
         if isinstance(msg, RulesRequest):
             self.counts["rules_requests"] += 1
             self.rec.rules(self.index, msg, t)
             # answered with the clock running, and only so many per request
-            self.send(rules_reply(msg, self.turn[0]))
+            self.send(rules_reply(msg, self.turn[Counted.RULES_REQUEST]))
         elif isinstance(msg, Log):
             self.log(msg, t)
         elif isinstance(msg, Pong):
@@ -484,24 +494,23 @@ class EngineSession:
         self.counts["log_lines"] += 1
         self.rec.log(self.index, msg, t)
 
-    def count(self, what: int, raw: str) -> None:
+    def count(self, what: Counted, raw: str) -> None:
         """Count a line other than the accepted reply against the caps of the
-        pending request (``what``: 0 rules request, 1 other line, 2 rejected
-        reply; rejected replies also against the match's cap): beyond one, the
-        engine loses by ``protocol``."""
+        pending request (rejected replies also against the match's cap): beyond
+        one, the engine loses by ``protocol``."""
         turn = self.turn
         turn[what] += 1
-        if what == 2:
+        if what is Counted.REJECTED_REPLY:
             self.counts["rejected"] += 1
-            over = turn[2] > REJECTED_PER_TURN or self.counts["rejected"] > REJECTED_PER_MATCH
+            over = turn[what] > REJECTED_PER_TURN or self.counts["rejected"] > REJECTED_PER_MATCH
             problem = (
                 f"more than {REJECTED_PER_TURN} rejected replies to one request, or "
                 f"{REJECTED_PER_MATCH} in the match (the caps)"
             )
         else:
-            if what == 0:
-                turn[1] += 1  # a rules request is also a line other than the reply
-            over = turn[1] > EXTRA_LINES_PER_TURN
+            if what is Counted.RULES_REQUEST:
+                turn[Counted.OTHER_LINE] += 1  # also a line other than the reply
+            over = turn[Counted.OTHER_LINE] > EXTRA_LINES_PER_TURN
             problem = (
                 f"more than {EXTRA_LINES_PER_TURN} lines other than the reply to one "
                 "request (the cap)"

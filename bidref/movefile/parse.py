@@ -43,6 +43,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bidref.errors import UsageError
+
 from ..rules import Action, NotationError, Tile, parse_action, parse_tile
 from ..rules.actions import DRAW
 from ..transcript.reader import shorten
@@ -50,7 +52,7 @@ from ..transcript.reader import shorten
 Player = int
 
 
-class MoveFileError(ValueError):
+class MoveFileError(UsageError, ValueError):  # ValueError: as before, for one release
     """Malformed input: ``line`` and ``col`` are 1-based."""
 
     def __init__(self, line: int, col: int, message: str) -> None:

@@ -70,6 +70,8 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from bidref.errors import BidrefError
+
 from ..engines import (
     Clock,
     EngineSpec,
@@ -84,7 +86,7 @@ from ..engines import (
 from ..engines.framing import MAX_LINE
 
 
-class SeatStartError(Exception):
+class SeatStartError(BidrefError):
     """The player could not be started; the message says why."""
 
 

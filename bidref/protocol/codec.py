@@ -17,6 +17,8 @@ from typing import Any, Final
 
 from pydantic import TypeAdapter, ValidationError
 
+from bidref.errors import BidrefError
+
 from .messages import (
     ActionMsg,
     EngineMessage,
@@ -49,7 +51,7 @@ def quote(line: str, limit: int = MAX_QUOTE) -> str:
     return repr(line)
 
 
-class ProtocolError(ValueError):
+class ProtocolError(BidrefError, ValueError):  # ValueError: as before, for one release
     """A line that is not a valid message. ``line`` is the raw line; ``code`` is
     the error code sent back to the engine (bad_json or bad_message)."""
 

@@ -28,14 +28,12 @@ from ..rules import (
     Event,
     Layout,
     Match,
-    Open,
     Passed,
     Placed,
-    Play,
     Point,
     Transfer,
 )
-from ..rules.layout import Side, point, points_earned
+from ..rules.scoring import action_points
 from ..rules.tiles import TILES
 
 _TILE: Final = [f"[{t.low},{t.high}]" for t in TILES]
@@ -260,9 +258,6 @@ class RequestEncoder:
         return new
 
 
-_LINE_OTHER: Final = {Side.LINE_A: Side.LINE_B, Side.LINE_B: Side.LINE_A}
-
-
 def legal_points(match: Match) -> list[int]:
     """What each legal action of the player to act earns at once (RULES.md §4),
     in the order of ``match.legal_actions()``: a play or an opening earns the
@@ -275,30 +270,7 @@ def legal_points(match: Match) -> list[int]:
     (['open 6-6'], [0])
     """
     lay = match.layout
-    count: int | None = None
-    out: list[int] = []
-    for a in match.legal_actions():
-        if isinstance(a, Open):  # an opening tile: its count alone
-            t = a.tile
-            out.append(points_earned(2 * t.low if t.double else t.pips))
-            continue
-        if not isinstance(a, Play):
-            out.append(0)
-            continue
-        t, at = a.tile, a.at
-        if count is None:
-            count = lay.count()
-        v = at.value
-        side = at.side
-        if side <= Side.LOW:
-            removed = v
-        elif side <= Side.LINE_B:
-            removed = 0 if point(at.tile, _LINE_OTHER[side]) in lay.open_points else 2 * v
-        else:
-            removed = 0  # an unopened branch counts nothing
-        added = 2 * t.low if t.double else t.other_half(v)
-        out.append(points_earned(count - removed + added))
-    return out
+    return [action_points(lay, a) for a in match.legal_actions()]
 
 
 def clock_members(delay_left_ms: int, bank_ms: int, opponent_bank_ms: int, deadline_ms: int) -> str:

@@ -27,6 +27,7 @@ from .actions import (
 )
 from .clock import MILLISECOND, SECOND, Charge, MatchClock, TimeControl, seconds
 from .deal import Deal, DealSource, forced_opening_tile, listed_deals, seeded_deals
+from .determinize import match_from_view, redeal_hidden, with_free_opening
 from .errors import DealError, IllegalActionError, NotationError, PlacementError, RulesError
 from .events import (
     AuctionMove,
@@ -41,8 +42,22 @@ from .events import (
     Transfer,
     public_event,
 )
-from .layout import POINTS, Layout, Point, Side, parse_point, parse_side, point, points_earned
-from .match import Match, MatchConfig, Phase, round_to_five
+from .explain import explain
+from .layout import (
+    POINTS,
+    Layout,
+    Point,
+    Side,
+    count_after,
+    opening_count,
+    parse_point,
+    parse_side,
+    point,
+    points_earned,
+)
+from .match import Match, MatchConfig, round_to_five
+from .phase import Phase
+from .scoring import action_points
 from .text import describe_layout
 from .tiles import DOUBLES, TILES, Tile, parse_tile, pip_total, tile
 from .view import LayoutView, PlayerView, layout_view, player_view
@@ -95,10 +110,15 @@ __all__ = [
     "Tile",
     "TimeControl",
     "Transfer",
+    "action_points",
+    "count_after",
     "describe_layout",
+    "explain",
     "forced_opening_tile",
     "layout_view",
     "listed_deals",
+    "match_from_view",
+    "opening_count",
     "parse_action",
     "parse_point",
     "parse_side",
@@ -109,9 +129,11 @@ __all__ = [
     "point",
     "points_earned",
     "public_event",
+    "redeal_hidden",
     "round_to_five",
     "seconds",
     "seeded_deals",
     "sort_actions",
     "tile",
+    "with_free_opening",
 ]

@@ -7,8 +7,10 @@ author reading a referee's error reply knows what to fix.
 
 from __future__ import annotations
 
+from ..errors import BidrefError
 
-class RulesError(Exception):
+
+class RulesError(BidrefError):
     """Base class of every error the rules core raises."""
 
 

@@ -273,16 +273,7 @@ class Layout:
     def recount(self) -> int:
         """The count summed afresh over the scoring ends (``count`` keeps it as
         tiles are placed; tests check that the two agree)."""
-        total = 0
-        last_double: Tile | None = None
-        for p in self.open_points:
-            side = p.side
-            if side <= Side.LOW:
-                total += p.value
-            elif side <= Side.LINE_B and p.tile is not last_double:
-                total += 2 * p.value
-                last_double = p.tile
-        return total
+        return sum(added for _, added in self.scoring())
 
     # -- changes ---------------------------------------------------------------
 
@@ -306,11 +297,11 @@ class Layout:
             self.spinner = t
             self.open_points = [_POINTS[base + 2], _POINTS[base + 3]]  # line A, line B
             self.open_mask = 1 << t.low
-            self._count = 2 * t.low
+            self._count = opening_count(t)
             return self._count
         self.open_points = [_POINTS[base], _POINTS[base + 1]]  # high, low
         self.open_mask = 1 << t.low | 1 << t.high
-        self._count = t.pips
+        self._count = opening_count(t)
         return self._count
 
     def place(self, t: Tile, at: Point) -> int:
@@ -359,11 +350,11 @@ class Layout:
         """:meth:`place` without its checks, for the rules core's hot paths: the
         caller knows that ``t`` is one of ``points_for``'s tiles at ``at`` (a legal
         action). Used on any other input it corrupts the layout."""
+        total = count_after(self, t, at)
         join = t.index * 7 + at.value
         joined = _JOINED[join]
         free = _FREED[join]
-        double = t.double
-        if double and self.spinner is None:
+        if t.double and self.spinner is None:
             self.spinner = t
         ops = self.open_points
         ops.remove(at)
@@ -373,28 +364,20 @@ class Layout:
         while i and ops[i - 1].index > fi:
             i -= 1
         ops.insert(i, free)
-        # The count changes by what the new free end adds (a double adds both its
-        # halves: its free line side) less what the covered end added: a
-        # non-double's end its value, a double's line side twice its value but
-        # only if it was the double's last open line side, a branch nothing.
         side = at.side_number
-        lost = 0
-        if side <= 1:
-            lost = at.value
-        elif side <= 3:
-            other_line = _POINTS[at.index + (1 if side == 2 else -1)]
-            if other_line not in ops:
-                lost = 2 * at.value
-                if at.tile is self.spinner:
-                    # Both line sides filled: the branches open (RULES.md §3).
-                    sb = at.tile.index * 6
-                    _insert_sorted(ops, _POINTS[sb + 4])  # branch A
-                    _insert_sorted(ops, _POINTS[sb + 5])  # branch B
+        if (
+            (side == 2 or side == 3)
+            and at.tile is self.spinner
+            and _POINTS[at.index + (1 if side == 2 else -1)] not in ops
+        ):
+            # Both line sides filled: the branches open (RULES.md §3).
+            sb = at.tile.index * 6
+            _insert_sorted(ops, _POINTS[sb + 4])  # branch A
+            _insert_sorted(ops, _POINTS[sb + 5])  # branch B
         mask = 0
         for p in ops:
             mask |= 1 << p.value
         self.open_mask = mask
-        total = self._count - lost + (2 * t.low if double else free.value)
         self._count = total
         self.placed.append(t)
         self.connections.append((at, joined))
@@ -420,6 +403,39 @@ def _check_tile(t: object, at: object) -> None:
         )
 
 
+# -- the scoring rule (RULES.md §4) ---------------------------------------------------
+# The one place that says what a placement counts and earns: the layout keeps its
+# count with it, and the referee's ``legal_points``, the SDK's ``points_of`` and
+# the sample engines' greedy policy ask it (issue 30).
+
+
+def opening_count(t: Tile) -> int:
+    """The count of a layout holding only the opening tile ``t``: its two ends (a
+    double: its two line sides, each its value) — always its pip total."""
+    return t.pips
+
+
+def count_after(layout: Layout, t: Tile, at: Point) -> int:
+    """The count ``layout`` would have after ``t`` is attached at its open point
+    ``at``, without changing it (RULES.md §4).
+
+    The count changes by what the new free end adds (a double adds both its
+    halves: its free line side) less what the covered end added: a non-double's
+    end its value, a double's line side twice its value but only if it was the
+    double's last open line side, a branch nothing.
+    """
+    side = at.side_number
+    v = at.value
+    if side <= 1:
+        lost = v
+    elif side <= 3:
+        lost = 0 if _POINTS[at.index + (1 if side == 2 else -1)] in layout.open_points else 2 * v
+    else:
+        lost = 0
+    return layout._count - lost + (2 * v if t.double else t.other_half(v))
+
+
 def points_earned(count: int) -> int:
-    """What a placement with this count earns (RULES.md §4), before the cap."""
+    """What a placement that leaves this count earns (RULES.md §4), before the
+    cap at the payer's balance: the count if it is a multiple of 5, else 0."""
     return count if count > 0 and count % 5 == 0 else 0

@@ -17,18 +17,15 @@ inside ``apply``; they show in the returned events.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Final, cast
+from typing import Final, cast
 
 from .actions import (
     ACCEPT,
     DECLINE,
     DRAW,
     OPENS,
-    Accept,
     Action,
     Bid,
     Decline,
@@ -53,26 +50,11 @@ from .events import (
     Transfer,
     TransferReason,
 )
-from .layout import _POINTS, Layout, Point, Side, points_earned
+from .explain import explain, where
+from .layout import _POINTS, Layout, Point, points_earned
 from .opening import forced_opening_tile
+from .phase import BID_STEP, JOCKEY_CREDIT, MIN_BID, START_BALANCE, TOTAL_POINTS, Phase
 from .tiles import TILES, Tile
-
-if TYPE_CHECKING:
-    from .view import PlayerView
-
-TOTAL_POINTS: Final = 300
-START_BALANCE: Final = 150
-MIN_BID: Final = 15
-BID_STEP: Final = 5
-JOCKEY_CREDIT: Final = 15
-
-
-class Phase(Enum):
-    AUCTION = "auction"
-    OPENING = "opening"
-    PLAY = "play"
-    OVER = "over"
-
 
 # Module constants, not ``Phase.X`` and the action classes by name, in the hot
 # paths: in the compiled build a Final name is a C static, an enum member an
@@ -135,10 +117,6 @@ def round_to_five(n: int) -> int:
     return (n + 2) // 5 * 5
 
 
-def _name(player: int) -> str:
-    return "AB"[player]
-
-
 def _insert_tile(hand: list[Tile], t: Tile) -> None:
     """Insert ``t`` into ``hand``, sorted by tile index (``bisect`` on the
     index, without a key function)."""
@@ -160,6 +138,13 @@ _DEFAULT_CONFIG: Final = MatchConfig()
 class Match:
     """The state of a match. Use :meth:`new` or :meth:`from_deals`."""
 
+    # One flat set of slots, not grouped into smaller objects (the auction, the
+    # round, the turn): search copies a match for every playout (``copy`` below)
+    # and the playout path reads these fields on every action; one object is one
+    # allocation per copy and one attribute load per read, which a compiled
+    # ``Match`` turns into a C struct field. That is why this class is above the
+    # ~15 attributes other classes keep to (tests/test_architecture.py). What is
+    # not the state machine lives beside it: rules/explain.py, rules/determinize.py.
     __slots__ = (
         "_legal",
         "balances",
@@ -238,7 +223,7 @@ class Match:
 
         return cls(listed_deals([deal], then_seed), config)
 
-    # -- copying and hidden information ------------------------------------------
+    # -- copying (search support: rules/determinize.py) ---------------------------
 
     def copy(self) -> Match:
         """An independent copy, for search."""
@@ -271,67 +256,6 @@ class Match:
         new.start_events = self.start_events
         new._legal = self._legal
         return new
-
-    def redeal_hidden(
-        self, player: int, rng: random.Random, opponent_hand: Sequence[Tile] | None = None
-    ) -> Match:
-        """A copy in which everything hidden from ``player`` is dealt again at random.
-
-        The opponent's hand and the boneyard keep their sizes; ``player``'s own
-        hand, the layout and all public facts stay. This is the determinization
-        step of Monte Carlo search over the hidden hands. With ``opponent_hand``
-        (e.g. sampled by an opponent model) the opponent gets exactly those
-        tiles and only the boneyard is shuffled. Later rounds of the copy are
-        dealt from ``rng`` too, so the copy carries no secret seed.
-        """
-        new = self.copy()
-        opp = 1 - player
-        hidden = new.hands[opp] + new.boneyard
-        from .determinize import deal_hidden
-
-        opp_hand, rest = deal_hidden(hidden, len(new.hands[opp]), rng, opponent_hand)
-        own = new.hands[player]
-        new.hands = (own, opp_hand) if player == 0 else (opp_hand, own)
-        new.boneyard = rest
-        seed = rng.getrandbits(64)
-        new.deals = seeded_deals(seed)
-        new._legal = None
-        return new
-
-    def with_free_opening(self, opener: int) -> Match:
-        """A hypothetical copy of an auction position in which ``opener`` opens
-        for free now, as after a decline (RULES.md §6.1) — for search that
-        weighs what winning the opening is worth. The real match is untouched.
-        """
-        if self.phase is not Phase.AUCTION:
-            raise RulesError(
-                f"with_free_opening needs an auction, not the {self.phase.value} phase"
-            )
-        c = self.copy()
-        c.phase = Phase.OPENING
-        c.forced_tile = None
-        c.bid = None
-        c.bidder = None
-        c._new_turn(opener)
-        c._legal = None
-        return c
-
-    @classmethod
-    def from_view(
-        cls,
-        view: PlayerView,
-        rng: random.Random,
-        config: MatchConfig | None = None,
-        opponent_hand: Sequence[Tile] | None = None,
-    ) -> Match:
-        """A match that agrees with everything ``view`` shows, the tiles hidden
-        from its player (the opponent's hand, the boneyard, later deals) dealt
-        at random from ``rng`` — one determinization for search. Its
-        ``legal_actions()`` equal the view's when it is the player's turn.
-        """
-        from .determinize import match_from_view
-
-        return match_from_view(cls, view, rng, config, opponent_hand)
 
     # -- queries ------------------------------------------------------------------
 
@@ -425,7 +349,7 @@ class Match:
         if legal is None:
             legal = self._legal = self._compute_legal()
         if player is not None and player != self.to_act:
-            raise self._explain(action, player)
+            raise explain(self, action, player)
         # The legal actions are interned values, and callers usually pass one of
         # them back: an identity scan is the fast path.
         for chosen in legal:
@@ -463,7 +387,7 @@ class Match:
         for a in legal:
             if a == action:
                 return a
-        raise self._explain(cast(Action, action), None)
+        raise explain(self, cast(Action, action), None)
 
     def _play(self, t: Tile, at: Point) -> list[Event]:
         p = self.to_act
@@ -652,120 +576,11 @@ class Match:
         self._new_turn(1 - self.jockey)
         return [RoundStarted(self.round_number, "auction", self.jockey, deal)]
 
-    # -- explaining illegal actions -------------------------------------------------------
+    # -- explaining illegal actions (rules/explain.py) -------------------------------
 
     def where(self) -> str:
-        if self.phase is Phase.OVER:
-            return "after the end of the match"
-        return (
-            f"in round {self.round_number}, {self.phase.value} phase, "
-            f"player {_name(self.to_act)} to act"
-        )
-
-    def _explain(self, action: Action, player: int | None) -> IllegalActionError:
-        def err(reason: str, rule: str) -> IllegalActionError:
-            return IllegalActionError(describe(action), self.where(), reason, rule)
-
-        phase = self.phase
-        if phase is Phase.OVER:
-            return err("the match is over; no action is legal", "§1")
-        if player is not None and player != self.to_act:
-            return err(f"it is player {_name(self.to_act)}'s turn, not {_name(player)}'s", "§8")
-        if not is_action(action):
-            return err(
-                f"{type(action).__name__} is not an action of the game: give an action value "
-                "(one of legal_actions(), or parse_action('draw'))",
-                "§8",
-            )
-        if phase is Phase.AUCTION:
-            return self._explain_auction(action, err)
-        if phase is Phase.OPENING:
-            if not isinstance(action, Open):
-                return err(
-                    "the round must be opened first: legal is "
-                    + ", ".join(str(a) for a in self.legal_actions()),
-                    "§2",
-                )
-            if action.tile not in self.hands[self.to_act]:
-                return err(f"{action.tile} is not in your hand", "§2")
-            return err(
-                f"this is a forced opening: the opener must open with {self.forced_tile}"
-                " (the highest double, else the highest tile)",
-                "§2",
-            )
-        # Play phase.
-        if isinstance(action, (Bid, Accept, Decline)):
-            return err("the auction is over; the round is in play", "§6")
-        if isinstance(action, Open):
-            return err("the round is already open; play a tile at an attachment point", "§2")
-        hand = self.hands[self.to_act]
-        if isinstance(action, Draw):
-            playable = [t for t in hand if self.layout.can_play(t)]
-            return err(
-                f"you hold a playable tile ({', '.join(map(str, playable))}); "
-                "a player may draw only when they cannot play",
-                "§5",
-            )
-        if not isinstance(action, Play):  # is_action() leaves no other kind
-            return err(f"{type(action).__name__} is not an action of the game", "§8")
-        t, at = action.tile, action.at
-        if t not in hand:
-            return err(f"{t} is not in your hand", "§3")
-        if at not in self.layout.open_points:
-            if at.tile not in self.layout.placed:
-                return err(f"{at.words} is not on the table", "§3")
-            if at.side >= Side.BRANCH_A and at.tile is self.layout.spinner:
-                return err(
-                    f"{at.words} is not open: the spinner's branches open only after "
-                    "both its line sides are filled",
-                    "§3",
-                )
-            if at.side >= Side.BRANCH_A:
-                return err(
-                    f"{at.words} does not exist: only the spinner "
-                    f"({self.layout.spinner}) has branches",
-                    "§3",
-                )
-            return err(f"{at.words} is not an attachment point: it is already joined", "§3")
-        if not t.has(at.value):
-            return err(f"{t} does not match {at.words}, which takes a {at.value}", "§3")
-        return err(f"{t} cannot be played now", "§5")
-
-    def _explain_auction(
-        self, action: Action, err: Callable[[str, str], IllegalActionError]
-    ) -> IllegalActionError:
-        p = self.to_act
-        if isinstance(action, Decline):
-            return err(
-                "after a bid the only answers are accept or raise", "Decided here: the first bid"
-            )
-        if isinstance(action, Accept):
-            return err("there is no bid to accept; decline or bid at least 15", "§6.1")
-        if isinstance(action, Bid):
-            a = action.amount
-            if a % BID_STEP:
-                return err(f"bids are multiples of 5, not {a}", "§6.2")
-            if self.bid is None and a < MIN_BID:
-                return err(f"the first bid is at least {MIN_BID}", "§6.1")
-            if self.bid is not None and a < self.bid + BID_STEP:
-                return err(
-                    f"a raise of the standing bid {self.bid} must be at least "
-                    f"{self.bid + BID_STEP}",
-                    "§6.2",
-                )
-            if self.bid is None and p == self.jockey:
-                return err("the non-jockey speaks first", "§6.1")
-            return err(
-                f"a bid of {a} would cost {self.net_payment(p, a)}, more than your "
-                f"balance of {self.balances[p]}; the most you can bid is {self.max_bid(p)}",
-                "§6.5",
-            )
-        return err(
-            "the auction for the opening comes first: "
-            + ", ".join(str(a) for a in self.legal_actions()[:4])
-            + ", …",
-            "§6",
-        )
+        """Where the match stands, for messages: round, phase and player to act."""
+        return where(self)
 
     def hidden_from(self, player: int) -> set[Tile]:
         """The tiles ``player`` cannot see: the opponent's hand and the boneyard."""

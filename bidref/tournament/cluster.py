@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from bidref import __version__
+from bidref.errors import BidrefError
 
 from ..match.outcome import EndReason
 from .model import EngineEntry, MatchJob, MatchReport, PlayFn
@@ -60,7 +61,7 @@ REFUSED = "engine refused"  # the detail's cause of a match a worker would not p
 MAX_SENDS = 4  # tasks per match attempt: the first, then with files (a worker may die)
 
 
-class ClusterError(RuntimeError):
+class ClusterError(BidrefError, RuntimeError):
     """The cluster cannot be reached or used (the message says the fix)."""
 
 

@@ -36,8 +36,9 @@ def is_remote(entry: EngineEntry) -> bool:
     return len(entry.command) == 1 and entry.command[0].startswith(LISTEN)
 
 
-class EngineArgError(ValueError):
-    """An engine argument that cannot be used (the message says the fix)."""
+EngineArgError = EngineSpecError
+"""Deprecated: the same error as :class:`~bidref.engines.spec.EngineSpecError`
+(issue 30 folded the two engine-argument errors into one); for one release."""
 
 
 def _absolute(part: str, base: Path) -> str:
@@ -92,16 +93,13 @@ def resolve_entries(
         if text.startswith(LISTEN):
             remote[i] = _remote_entry(arg, name, text)
     local = [i for i in range(len(args)) if i not in remote]
-    try:
-        found = resolve_engines(
-            [named[i][1] for i in local],
-            engine_texts,
-            each_texts,
-            named=[named[i][0] for i in local],
-            check=check,
-        )
-    except EngineSpecError as exc:
-        raise EngineArgError(str(exc)) from None
+    found = resolve_engines(
+        [named[i][1] for i in local],
+        engine_texts,
+        each_texts,
+        named=[named[i][0] for i in local],
+        check=check,
+    )
     givens = [*(args[i] for i in local), *engine_texts]
     resolved = iter(
         [entry_of(spec, given, base) for (spec, _), given in zip(found, givens, strict=True)]
@@ -121,10 +119,7 @@ def resolve_entries(
 
 
 def _remote_entry(arg: str, name: str | None, text: str) -> EngineEntry:
-    from bidref.net.framing import ListenAddress, NetSpecError
+    from bidref.net.framing import ListenAddress
 
-    try:
-        ListenAddress.parse(text)
-    except NetSpecError as exc:
-        raise EngineArgError(str(exc)) from None
+    ListenAddress.parse(text)  # NetSpecError: an EngineSpecError
     return EngineEntry(name or "remote", arg, (text,))

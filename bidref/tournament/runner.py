@@ -27,6 +27,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from bidref import __version__
+from bidref.errors import UsageError
 
 from ..match.outcome import EndReason
 from .model import (
@@ -53,7 +54,7 @@ TRANSCRIPTS_DIR = "transcripts"
 DEBUG_DIR = "debug"  # --debug: one log of every engine line per match
 
 
-class TournamentError(ValueError):
+class TournamentError(UsageError, ValueError):  # ValueError: as before, for one release
     """A tournament that cannot run as asked (the message says the fix)."""
 
 

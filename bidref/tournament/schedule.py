@@ -21,13 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bidref.errors import UsageError
+
 Format = Literal["round-robin", "gauntlet"]
 FORMATS: tuple[Format, ...] = ("round-robin", "gauntlet")
 
 MAX_SEED = 2**63 - 1
 
 
-class ScheduleError(ValueError):
+class ScheduleError(UsageError, ValueError):  # ValueError: as before, for one release
     """A tournament that cannot be scheduled as asked (the message says the fix)."""
 
 

@@ -17,6 +17,8 @@ from typing import IO, TypeVar
 
 from pydantic import ValidationError
 
+from bidref.errors import UsageError
+
 from .model import Header, MatchRecord
 from .schedule import MatchKey
 
@@ -25,7 +27,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T", Header, MatchRecord)
 
 
-class ResultsError(ValueError):
+class ResultsError(UsageError, ValueError):  # ValueError: as before, for one release
     """A results file that cannot be created or read (the message says the fix)."""
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bidref.errors import BidrefError
+
 from ..rules import Drew, Event, RoundEnded, public_event
 from .files import decompress
 from .lines import FORMAT_V1, RoundReveal
@@ -31,7 +33,7 @@ def _ends_round(order: list[Any]) -> bool:
     return bool(order) and isinstance(order[-1].item, RoundEnded)
 
 
-class TranscriptMismatch(ValueError):
+class TranscriptMismatch(BidrefError, ValueError):  # ValueError: as before, for one release
     """The transcript does not replay clean: ``line`` is where."""
 
     def __init__(self, line: int, message: str) -> None:

@@ -14,8 +14,10 @@ import zlib
 from pathlib import Path
 from typing import IO, Any, Protocol
 
+from bidref.errors import UsageError
 
-class TranscriptFileError(ValueError):
+
+class TranscriptFileError(UsageError, ValueError):  # ValueError: as before, for one release
     """A transcript file that cannot be read or written as its name says."""
 
 

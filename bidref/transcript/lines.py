@@ -30,6 +30,8 @@ from typing import Any, ClassVar, Final, Literal, Union
 
 import msgspec
 
+from ..rules import clock as _clock
+
 FORMAT_V1: Final = "bidref-transcript/1"
 FORMAT: Final = "bidref-transcript/2"
 FORMATS: Final = (FORMAT_V1, FORMAT)
@@ -482,4 +484,37 @@ def json_schema() -> dict[str, Any]:
         "see protocols/transcript.md.",
         "anyOf": [{"$ref": f"#/$defs/{cls.__name__}"} for cls in LINE_TYPES],
         "$defs": components,
+    }
+
+
+def reply_fields(
+    status: str,
+    action: str | None,
+    rule: str | None,
+    charge: _clock.Charge,
+    banks: tuple[int, int] | list[int],
+    cpu_ns: int | None = None,
+    idle_cpu_ns: int | None = None,
+) -> dict[str, Any]:
+    """The fields of a ``reply`` line after its seat and id, as
+    ``bidref-transcript/1`` spells them out (the CPU times only where known):
+    what replay's expansion derives, in the order :class:`Reply` writes them."""
+    cpu: dict[str, int] = {}
+    if cpu_ns is not None:
+        cpu["cpu_ns"] = cpu_ns
+    if idle_cpu_ns is not None:
+        cpu["idle_cpu_ns"] = idle_cpu_ns
+    return {
+        "status": status,
+        "action": action,
+        "rule": rule,
+        "elapsed_ns": charge.elapsed,
+        **cpu,
+        "charge": {
+            "delay_used_ns": charge.delay_used,
+            "bank_used_ns": charge.bank_used,
+            "timed_out": charge.timed_out,
+            "overrun_ns": charge.overrun,
+        },
+        "banks_ns": list(banks),
     }

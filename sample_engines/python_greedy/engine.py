@@ -20,10 +20,20 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from bidref.rules import Draw, Layout, Open, Play, Tile, parse_action, parse_point, tile
+    import bidref.rules  # noqa: F401  (installed?)
 except ImportError:  # running from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from bidref.rules import Draw, Layout, Open, Play, Tile, parse_action, parse_point, tile
+from bidref.rules import (
+    Draw,
+    Layout,
+    Open,
+    Play,
+    Tile,
+    action_points,
+    parse_action,
+    parse_point,
+    tile,
+)
 
 View = dict[str, Any]
 
@@ -49,17 +59,12 @@ def layout_from_view(view: View) -> Layout:
 
 
 def score_after(view: View, action_text: str) -> int:
-    """The points the action scores at once (-1 for a non-placing action)."""
+    """The points the action scores at once (-1 for a non-placing action): the
+    rules' own scoring (``bidref.rules.action_points``)."""
     action = parse_action(action_text)
-    lay = layout_from_view(view)
-    if isinstance(action, Open):
-        lay.open_tile(action.tile)
-    elif isinstance(action, Play):
-        lay.place(action.tile, action.at)
-    else:
+    if not isinstance(action, Open | Play):
         return -1
-    c = lay.count()
-    return c if c % 5 == 0 else 0
+    return action_points(layout_from_view(view), action)
 
 
 def weight(action_text: str) -> int:

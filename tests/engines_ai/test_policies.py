@@ -8,45 +8,19 @@ import random
 import pytest
 
 from bidref.engines_ai import SearchLimits, StrongPlayer, greedy_action, random_action
-from bidref.engines_ai.greedy import count_after, immediate_points
 from bidref.engines_ai.search import budget_seconds
-from bidref.rules import ACCEPT, DECLINE, Bid, Match, Phase, Play
-
-
-def _positions(n: int) -> list[Match]:
-    rng = random.Random(11)
-    out = []
-    for seed in range(n):
-        m = Match.new(seed)
-        while not m.over and m.round_number < 3:
-            out.append(m.copy())
-            m.apply(rng.choice(m.legal_actions()))
-    return out
-
-
-def test_count_after_equals_placing_the_tile() -> None:
-    checked = 0
-    for m in _positions(60):
-        count = m.layout.count()
-        for a in m.legal_actions():
-            if isinstance(a, Play):
-                lay = m.layout.copy()
-                assert count_after(m.layout, count, a) == lay.place(a.tile, a.at), a
-                checked += 1
-    assert checked > 1000
+from bidref.rules import ACCEPT, DECLINE, Bid, Match, Phase, Play, action_points
+from tests.rules.positions import random_positions
 
 
 def test_greedy_takes_the_most_points_now() -> None:
-    for m in _positions(30):
+    for m in random_positions(30):
         if m.phase is not Phase.PLAY or len(m.legal_actions()) < 2:
             continue
-        count = m.layout.count()
-        best = max(
-            immediate_points(m.layout, count, a) for a in m.legal_actions() if isinstance(a, Play)
-        )
+        best = max(action_points(m.layout, a) for a in m.legal_actions() if isinstance(a, Play))
         chosen = greedy_action(m)
         assert isinstance(chosen, Play)
-        assert immediate_points(m.layout, count, chosen) == best
+        assert action_points(m.layout, chosen) == best
 
 
 def test_random_never_bids_its_whole_balance() -> None:
@@ -82,7 +56,7 @@ def test_budget_is_a_share_of_the_delay_plus_the_bank_spread_out() -> None:
 def test_search_returns_a_legal_action_in_every_phase() -> None:
     player = StrongPlayer(seed=3)
     seen = set()
-    for m in _positions(8)[::7]:
+    for m in random_positions(8)[::7]:
         a = player.choose(m, SearchLimits(playouts=30))
         assert a in m.legal_actions()
         seen.add(m.phase)
@@ -127,10 +101,9 @@ def test_search_plays_greedily_when_there_is_no_time() -> None:
     player = StrongPlayer(seed=1)
     a = player.choose(m, SearchLimits(seconds=0.001), now=lambda: 0.0)
     assert player.last_playouts == 0
-    count = m.layout.count()
     best = greedy_action(m)
     assert isinstance(a, Play) and isinstance(best, Play)
-    assert (immediate_points(m.layout, count, a), a.tile.pips) == (
-        immediate_points(m.layout, count, best),
+    assert (action_points(m.layout, a), a.tile.pips) == (
+        action_points(m.layout, best),
         best.tile.pips,
     )

@@ -4,7 +4,16 @@ import random
 
 import pytest
 
-from bidref.rules import Match, MatchConfig, Phase, RulesError, player_view
+from bidref.rules import (
+    Match,
+    MatchConfig,
+    Phase,
+    RulesError,
+    match_from_view,
+    player_view,
+    redeal_hidden,
+    with_free_opening,
+)
 
 
 def _positions() -> list[Match]:
@@ -24,7 +33,7 @@ def test_from_view_agrees_with_the_view_and_hides_only_what_is_hidden() -> None:
     for m in _positions():
         p = m.to_act
         v = player_view(m, p)
-        s = Match.from_view(v, rng)
+        s = match_from_view(v, rng)
         assert s.legal_actions() == m.legal_actions()
         assert s.hands[p] == m.hands[p] and s.layout.open_points == m.layout.open_points
         assert s.layout.count() == m.layout.count() and s.balances == m.balances
@@ -41,18 +50,18 @@ def test_redeal_hidden_with_a_given_opponent_hand() -> None:
     p = m.to_act
     hidden = sorted(m.hands[1 - p] + m.boneyard)
     want = hidden[: len(m.hands[1 - p])]
-    r = m.redeal_hidden(p, random.Random(0), opponent_hand=want)
+    r = redeal_hidden(m, p, random.Random(0), opponent_hand=want)
     assert r.hands[1 - p] == want and sorted(r.boneyard) == hidden[len(want) :]
     with pytest.raises(RulesError, match="distinct tiles hidden"):
-        m.redeal_hidden(p, random.Random(0), opponent_hand=m.hands[p])
+        redeal_hidden(m, p, random.Random(0), opponent_hand=m.hands[p])
 
 
 def test_with_free_opening_is_a_hypothetical_copy() -> None:
     m = Match.new(3, MatchConfig(first_jockey=0))
-    c = m.with_free_opening(1)
+    c = with_free_opening(m, 1)
     assert c.phase is Phase.OPENING and c.to_act == 1 and len(c.legal_actions()) == 7
     assert m.phase is Phase.AUCTION and m.to_act == 1 and c.turn == m.turn + 1
     c.apply(c.legal_actions()[0])
     assert m.layout.placed == []
     with pytest.raises(RulesError, match="needs an auction"):
-        c.with_free_opening(0)
+        with_free_opening(c, 0)

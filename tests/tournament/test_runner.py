@@ -534,14 +534,22 @@ def test_a_network_engine_plays_one_match_at_a_time_and_others_fill_the_slots(
     lock = threading.Lock()
     live: list[MatchJob] = []
     most = {"net": 0, "all": 0}
+    started = [0]
+    # The first three matches wait for each other: the barrier opens only if the
+    # runner has filled all three slots at once (one of them at most with the
+    # network engine); it breaks, and the matches fail, if it never does.
+    first_three = threading.Barrier(3, timeout=30)
 
     def watched(job: MatchJob) -> MatchReport:
         with lock:
             live.append(job)
+            started[0] += 1
+            first = started[0] <= 3
             nets = sum(1 for j in live if "net" in (j.engine_a.name, j.engine_b.name))
             most["net"] = max(most["net"], nets)
             most["all"] = max(most["all"], len(live))
-        time.sleep(0.02)  # (long enough for the slots to fill: this is not a timing test)
+        if first:
+            first_three.wait()
         with lock:
             live.remove(job)
         return fake_play(job)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...rules import Charge, Match, MatchClock
+from .. import lines
 from ..lines import Reply
 from .clock import Pending
 
@@ -25,25 +26,9 @@ def request_fields(m: Match, c: MatchClock, seat: int, t_ns: int) -> dict[str, A
 
 
 def reply_fields(r: Reply, charge: Charge, after: MatchClock) -> dict[str, Any]:
-    cpu: dict[str, Any] = {}
-    if r.cpu_ns is not None:
-        cpu["cpu_ns"] = r.cpu_ns
-    if r.idle_cpu_ns is not None:
-        cpu["idle_cpu_ns"] = r.idle_cpu_ns
-    return {
-        "status": r.status,
-        "action": r.action,
-        "rule": r.rule,
-        "elapsed_ns": charge.elapsed,
-        **cpu,
-        "charge": {
-            "delay_used_ns": charge.delay_used,
-            "bank_used_ns": charge.bank_used,
-            "timed_out": charge.timed_out,
-            "overrun_ns": charge.overrun,
-        },
-        "banks_ns": list(after.banks),
-    }
+    return lines.reply_fields(
+        r.status, r.action, r.rule, charge, after.banks, r.cpu_ns, r.idle_cpu_ns
+    )
 
 
 def retry_fields(p: Pending, c: MatchClock) -> dict[str, Any]:
