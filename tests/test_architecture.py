@@ -33,7 +33,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # others), the error base, and test support (the fake clock)
     ("bidref", "bidref.errors", "bidref.testing"),
     ("bidref.rules",),
-    ("bidref.rules_text", "bidref.protocol", "bidref.engines_ai", "bidref.sdk", "bidref.build"),
+    (
+        "bidref.rules_text",
+        "bidref.protocol",
+        "bidref.engines_ai",
+        "bidref.sdk",
+        "bidref.build",
+        # the one list of end reasons: the match layer's, read by replay, the pages
+        # and the tournament below and beside it; it imports the standard library only
+        "bidref.match.outcome",
+    ),
     ("bidref.engines",),
     ("bidref.transcript", "bidref.movefile"),
     ("bidref.render",),
@@ -48,6 +57,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         # pictures the play screen uses
         "bidref.render.tournament_report",
         "bidref.render.tournament_views",
+        "bidref.render.report_server",
     ),
     ("bidref.cli",),
     ("bidref.launch",),
