@@ -11,7 +11,7 @@ says how to reap the process and what to release after it (:meth:`_reap`,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from . import contain
 from .io import IoGroup, Reader, Writer
@@ -26,6 +26,9 @@ from .transport import (
     write_all,
 )
 
+if TYPE_CHECKING:
+    from ..sandbox.jail import Jail
+
 QUIT_WRITE_NS: Final = 50_000_000  # how long the quit line may wait for a full pipe
 
 
@@ -38,6 +41,7 @@ class ProcessTransport:
     _sink: StderrSink
     _closed: ExitInfo | None = None
     _noted: dict[int, int] | None = None  # escaped descendants noted before the end
+    jail: Jail | None = None  # the engine's jail (bidref.sandbox), None without one
 
     def _attach(
         self,
@@ -126,6 +130,8 @@ class ProcessTransport:
             self._noted,
         )
         contain.ended(self.pid)
+        if self.jail is not None:  # after the reap: what is left in its group dies with it
+            self.jail.close()
         self._reader.closed = True
         drainer.join(timeout=1.0)  # before the descriptor can be closed and reused
         self._release()
