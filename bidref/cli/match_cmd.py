@@ -29,6 +29,16 @@ from .common import (
     TransportOption,
 )
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .sandbox_opts import (
+    CpusOption,
+    DirWritableOption,
+    MaxFileSizeOption,
+    MaxFilesOption,
+    MaxProcsOption,
+    MemoryOption,
+    SandboxOption,
+    TmpSizeOption,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -139,6 +149,14 @@ def match(
             "(for debugging an engine; about 10x larger).",
         ),
     ] = False,
+    sandbox: SandboxOption = "auto",
+    memory: MemoryOption = "1G",
+    max_procs: MaxProcsOption = 64,
+    max_files: MaxFilesOption = 256,
+    max_file_size: MaxFileSizeOption = "64M",
+    tmp_size: TmpSizeOption = "64M",
+    cpus: CpusOption = None,
+    engine_dir_writable: DirWritableOption = False,
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -169,6 +187,7 @@ def match(
     (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
     from . import options as opt
+    from .sandbox_opts import jail_engines, sandbox_config
 
     try:
         base = opt.clock(bank, delay)
@@ -184,6 +203,11 @@ def match(
         engines, args = _engines(positional, engine or [], each or [])
         folder = opt.output_folder("--stderr-dir", stderr_dir)
         opt.stderr_logs(folder, [e.name for e in engines], force=force)
+        jail = sandbox_config(
+            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
+            engine_dir_writable, hide=[transcript, folder],
+        )  # fmt: skip
+        engines = jail_engines(engines, jail)
     except opt.Refused as e:
         raise opt.refusal(str(e)) from None
     remote = _Remote(args, connect_info, tls_cert, tls_key)

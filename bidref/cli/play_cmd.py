@@ -190,7 +190,7 @@ def _play(
         seats: list[Seat] = [
             HumanSeat(session, i, HUMAN)
             if i in humans
-            else WatchedEngineSeat(EngineSeat(specs[i], transport=tr, clock=clock), session)
+            else WatchedEngineSeat(EngineSeat(specs[i].at_seat(i), transport=tr, clock=clock), session)
             for i in (0, 1)
         ]
 

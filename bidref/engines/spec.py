@@ -88,6 +88,10 @@ class EngineSpec:
     sandbox_level: Level | None = None
     dir_writable: bool | None = None
 
+    def at_seat(self, seat: int) -> EngineSpec:
+        """This engine in ``seat`` (its jail's own account and cores are the seat's)."""
+        return self if self.sandbox is None else replace(self, sandbox=self.sandbox.for_seat(seat))
+
     def jail_config(self) -> SandboxConfig | None:
         """The jail this engine gets: the command's, made stricter by its own level."""
         base = self.sandbox

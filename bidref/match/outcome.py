@@ -20,7 +20,16 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 EndReasonName = Literal[
-    "balance", "round_limit", "resign", "time", "illegal", "crash", "protocol", "startup", "aborted"
+    "balance",
+    "round_limit",
+    "resign",
+    "time",
+    "illegal",
+    "crash",
+    "protocol",
+    "resources",
+    "startup",
+    "aborted",
 ]
 
 
@@ -34,6 +43,7 @@ class EndReason(StrEnum):
     ILLEGAL = "illegal"
     CRASH = "crash"
     PROTOCOL = "protocol"
+    RESOURCES = "resources"
     STARTUP = "startup"
     ABORTED = "aborted"
 
@@ -73,6 +83,7 @@ _SEAT_REASONS: Final = frozenset(
         EndReason.ILLEGAL,
         EndReason.CRASH,
         EndReason.PROTOCOL,
+        EndReason.RESOURCES,
         EndReason.STARTUP,
     }
 )
@@ -84,6 +95,7 @@ _TEXT: Final = {
     EndReason.ILLEGAL: "an illegal action, under the forfeit policy",
     EndReason.CRASH: "an engine exited or closed its stdout",
     EndReason.PROTOCOL: "an engine broke the protocol or one of its caps",
+    EndReason.RESOURCES: "an engine ran into one of its jail's limits (memory, processes)",
     EndReason.STARTUP: "an engine did not start or sent no valid hello",
     EndReason.ABORTED: "no result can be proven (interrupted, or a referee timing fault)",
 }
@@ -133,7 +145,7 @@ class MatchOutcome:
             bits = {
                 k: v
                 for k, v in self.detail.items()
-                if k in ("seat", "exit_code", "signal", "problem", "rule", "action", "cause")
+                if k in ("seat", "limit", "exit_code", "signal", "problem", "rule", "action", "cause")
             }
             if "seat" in bits:
                 bits["seat"] = "AB"[bits["seat"]]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from .schedule import MatchKey, Pairing
 
 # End reasons that are the losing engine's fault, counted per engine.
-FAULT_REASONS = ("time", "crash", "illegal", "protocol", "startup")
+FAULT_REASONS = ("time", "crash", "illegal", "protocol", "resources", "startup")
 # The end reason of matches that are never rated (referee timing fault, interruption):
 # played again. Other unrated ends (an engine that fails to start) are not retried.
 ABORTED = "aborted"

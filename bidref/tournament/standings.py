@@ -43,6 +43,7 @@ FAULT_COLUMNS = {
     "time": "time_losses",
     "crash": "crashes",
     "startup": "crashes",
+    "resources": "crashes",  # killed or refused at a jail limit
     "illegal": "illegal_forfeits",
     "protocol": "protocol_errors",
 }

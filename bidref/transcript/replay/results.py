@@ -14,7 +14,7 @@ from .clock import ClockCheck
 from .game import GameState
 from .report import Mismatch, diff, name
 
-SEAT_REASONS = ("resign", "time", "illegal", "crash", "protocol", "startup")
+SEAT_REASONS = ("resign", "time", "illegal", "crash", "protocol", "resources", "startup")
 UNRATED = ("aborted", "startup")  # no game was played, or no result proven
 
 

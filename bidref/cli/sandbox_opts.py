@@ -1,0 +1,148 @@
+"""The engine jail's options (issue 28), declared once for every command that
+starts engines (match, tournament, check-engine, play, connect).
+
+A command adds the eight parameters below to its signature and passes their
+values to :func:`jail_engines`, which checks them, attaches the jail to every
+engine and says on stderr what jail this machine gives (or refuses, exit 2,
+under ``--sandbox strict`` when a protection is missing). docs/match.md
+"Containment" says what each level stops.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import typer
+
+if TYPE_CHECKING:
+    from ..engines.spec import EngineSpec
+    from ..sandbox import SandboxConfig
+
+PANEL = "Engine jail (docs/match.md, Containment)"
+
+SandboxOption = Annotated[
+    str,
+    typer.Option(
+        metavar="[auto|off|strict]",
+        help="auto: the strongest jail this machine allows (said on stderr); strict: refuse "
+        "to start without namespaces, own accounts, cgroup limits and cpusets (root + "
+        "bubblewrap); off: no jail.",
+        rich_help_panel=PANEL,
+    ),
+]
+MemoryOption = Annotated[
+    str,
+    typer.Option(
+        metavar="SIZE", help="Memory per engine, e.g. 512M or 2G.", rich_help_panel=PANEL
+    ),
+]
+MaxProcsOption = Annotated[
+    int,
+    typer.Option(
+        metavar="N", help="Processes and threads per engine.", rich_help_panel=PANEL
+    ),
+]
+MaxFilesOption = Annotated[
+    int,
+    typer.Option(metavar="N", help="Open files per engine.", rich_help_panel=PANEL),
+]
+MaxFileSizeOption = Annotated[
+    str,
+    typer.Option(
+        metavar="SIZE", help="Largest file an engine may write.", rich_help_panel=PANEL
+    ),
+]
+TmpSizeOption = Annotated[
+    str,
+    typer.Option(
+        metavar="SIZE", help="Size of each engine's private /tmp.", rich_help_panel=PANEL
+    ),
+]
+CpusOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="N",
+        help="Give each seat N cores of its own (a cpuset it cannot leave; root). Default: "
+        "none under auto, 1 under strict.",
+        rich_help_panel=PANEL,
+    ),
+]
+DirWritableOption = Annotated[
+    bool,
+    typer.Option(
+        "--engine-dir-writable",
+        help="Let each engine write in its own folder (read-only by default); per engine: "
+        "--engine \"... dir_writable=yes\".",
+        rich_help_panel=PANEL,
+    ),
+]
+
+S = TypeVar("S", bound="Sequence[EngineSpec]")
+
+
+def sandbox_config(
+    sandbox: str,
+    memory: str,
+    max_procs: int,
+    max_files: int,
+    max_file_size: str,
+    tmp_size: str,
+    cpus: int | None,
+    dir_writable: bool,
+    hide: Sequence[Path | None] = (),
+) -> SandboxConfig:
+    """The checked jail settings; ``hide``: the command's own outputs (transcript,
+    results, logs), never visible to an engine. Raises ``options.Refused``."""
+    from ..sandbox.policy import Limits, SandboxConfig, SandboxError, parse_count
+    from ..sandbox.policy import parse_level, parse_size
+    from .options import Refused
+
+    try:
+        limits = Limits(
+            memory=parse_size(memory, "--memory"),
+            max_procs=parse_count(max_procs, "--max-procs", 4, 100_000),
+            max_files=parse_count(max_files, "--max-files", 16, 1_000_000),
+            max_file_size=parse_size(max_file_size, "--max-file-size"),
+            tmp_size=parse_size(tmp_size, "--tmp-size"),
+            cpus=None if cpus is None else parse_count(cpus, "--cpus", 1, 1024),
+        )
+        level = parse_level(sandbox)
+    except SandboxError as e:
+        raise Refused(str(e)) from None
+    folders = []
+    for p in hide:
+        if p is not None:
+            p = p.resolve()
+            folders.append(str(p if p.is_dir() else p.parent))
+    return SandboxConfig(level, limits, dir_writable, tuple(dict.fromkeys(folders)))
+
+
+def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
+    """``specs`` with ``config`` attached; the jail announced on stderr (unless
+    ``quiet``). Raises ``options.Refused`` when it cannot be given (strict)."""
+    from ..sandbox.policy import SandboxError, machine, plan, seat_cores
+    from .options import Refused
+
+    levels = [config.stricter(s.sandbox_level) for s in specs] or [config]
+    strongest = max(levels, key=lambda c: ("off", "auto", "strict").index(c.level))
+    try:
+        p = plan(strongest)
+    except SandboxError as e:
+        raise Refused(str(e)) from None
+    if not quiet:
+        cpus = strongest.cpus()
+        cores = (
+            tuple(
+                ",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1)
+            )
+            if cpus
+            else ()
+        )
+        print(p.describe(strongest, cores), file=sys.stderr, flush=True)
+    out = [replace(s, sandbox=config) for s in specs]
+    return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
+
