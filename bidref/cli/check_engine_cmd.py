@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -9,6 +10,16 @@ import typer
 from . import app
 from .common import EachOption, EngineOption, StartupOption, TransportOption
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .sandbox_opts import (
+    CpusOption,
+    DirWritableOption,
+    MaxFileSizeOption,
+    MaxFilesOption,
+    MaxProcsOption,
+    MemoryOption,
+    SandboxOption,
+    TmpSizeOption,
+)
 
 
 @app.command("check-engine")
@@ -38,6 +49,14 @@ def check_engine_cmd(
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
+    sandbox: SandboxOption = "auto",
+    memory: MemoryOption = "1G",
+    max_procs: MaxProcsOption = 64,
+    max_files: MaxFilesOption = 256,
+    max_file_size: MaxFileSizeOption = "64M",
+    tmp_size: TmpSizeOption = "64M",
+    cpus: CpusOption = None,
+    engine_dir_writable: DirWritableOption = False,
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
 
@@ -69,6 +88,7 @@ def check_engine_cmd(
     from ..rules import SECOND
     from . import options as opt
     from .remote import listen_for_remote_check
+    from .sandbox_opts import jail_engines, sandbox_config
 
     try:
         tc = opt.clock(bank, delay)
@@ -88,6 +108,15 @@ def check_engine_cmd(
                 f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
                 "bidref check-engine ./engine"
             )
+        jail = sandbox_config(
+            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
+            engine_dir_writable,
+        )  # fmt: skip
+        if not remote:
+            choices = [
+                replace(c, spec=s)
+                for c, s in zip(choices, jail_engines([c.spec for c in choices], jail), strict=True)
+            ]
     except opt.Refused as e:
         raise opt.refusal(str(e)) from None
     spec = remote_spec if remote else choices[0].spec

@@ -16,6 +16,16 @@ from ..engines import EngineSpecError, resolve_engine
 from ..rules import SECOND
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
+from .sandbox_opts import (
+    CpusOption,
+    DirWritableOption,
+    MaxFileSizeOption,
+    MaxFilesOption,
+    MaxProcsOption,
+    MemoryOption,
+    SandboxOption,
+    TmpSizeOption,
+)
 
 EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
 
@@ -64,6 +74,14 @@ def connect(
             help="Play one match and exit, even when the referee (a tournament) offers more.",
         ),
     ] = False,
+    sandbox: SandboxOption = "auto",
+    memory: MemoryOption = "1G",
+    max_procs: MaxProcsOption = 64,
+    max_files: MaxFilesOption = 256,
+    max_file_size: MaxFileSizeOption = "64M",
+    tmp_size: TmpSizeOption = "64M",
+    cpus: CpusOption = None,
+    engine_dir_writable: DirWritableOption = False,
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
 
@@ -87,6 +105,8 @@ def connect(
     the engine failed to start, 130 interrupted.
     """
     from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
+    from .options import Refused
+    from .sandbox_opts import jail_engines, sandbox_config
 
     err = Console(stderr=True)
 
@@ -107,6 +127,14 @@ def connect(
     try:
         spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
     except EngineSpecError as e:
+        raise bad(str(e)) from None
+    try:
+        jail = sandbox_config(
+            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
+            engine_dir_writable,
+        )  # fmt: skip
+        spec = jail_engines([spec], jail)[0]
+    except Refused as e:
         raise bad(str(e)) from None
     ctx: ssl.SSLContext | None = None
     if url.startswith("wss://"):

@@ -39,6 +39,16 @@ from .common import (
     signals_interrupt,
     transcript_problem,
 )
+from .sandbox_opts import (
+    CpusOption,
+    DirWritableOption,
+    MaxFileSizeOption,
+    MaxFilesOption,
+    MaxProcsOption,
+    MemoryOption,
+    SandboxOption,
+    TmpSizeOption,
+)
 
 HUMAN = "human"
 
@@ -79,6 +89,14 @@ def play(
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
     force: ForceOption = False,
+    sandbox: SandboxOption = "auto",
+    memory: MemoryOption = "1G",
+    max_procs: MaxProcsOption = 64,
+    max_files: MaxFilesOption = 256,
+    max_file_size: MaxFileSizeOption = "64M",
+    tmp_size: TmpSizeOption = "64M",
+    cpus: CpusOption = None,
+    engine_dir_writable: DirWritableOption = False,
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -98,6 +116,9 @@ def play(
     their hand. Exit codes: 0 a finished match, 2 bad arguments, 3 an engine
     failed to start, 4 aborted.
     """
+    from .options import Refused
+    from .sandbox_opts import jail_engines, sandbox_config
+
     err = Console(stderr=True)
 
     def bad(message: str) -> typer.Exit:
@@ -131,6 +152,14 @@ def play(
             check_runnable(specs[-1], a)  # refused before the terminal is taken
         except EngineSpecError as e:
             raise bad(str(e)) from None
+    try:
+        jail = sandbox_config(
+            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
+            engine_dir_writable, hide=[transcript],
+        )  # fmt: skip
+        specs = [s if i in humans else jail_engines([s], jail)[0] for i, s in enumerate(specs)]
+    except Refused as e:
+        raise bad(str(e)) from None
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
         engines=(specs[0], specs[1]),
@@ -190,7 +219,9 @@ def _play(
         seats: list[Seat] = [
             HumanSeat(session, i, HUMAN)
             if i in humans
-            else WatchedEngineSeat(EngineSeat(specs[i].at_seat(i), transport=tr, clock=clock), session)
+            else WatchedEngineSeat(
+                EngineSeat(specs[i].at_seat(i), transport=tr, clock=clock), session
+            )
             for i in (0, 1)
         ]
 

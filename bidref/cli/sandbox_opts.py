@@ -36,15 +36,11 @@ SandboxOption = Annotated[
 ]
 MemoryOption = Annotated[
     str,
-    typer.Option(
-        metavar="SIZE", help="Memory per engine, e.g. 512M or 2G.", rich_help_panel=PANEL
-    ),
+    typer.Option(metavar="SIZE", help="Memory per engine, e.g. 512M or 2G.", rich_help_panel=PANEL),
 ]
 MaxProcsOption = Annotated[
     int,
-    typer.Option(
-        metavar="N", help="Processes and threads per engine.", rich_help_panel=PANEL
-    ),
+    typer.Option(metavar="N", help="Processes and threads per engine.", rich_help_panel=PANEL),
 ]
 MaxFilesOption = Annotated[
     int,
@@ -52,15 +48,11 @@ MaxFilesOption = Annotated[
 ]
 MaxFileSizeOption = Annotated[
     str,
-    typer.Option(
-        metavar="SIZE", help="Largest file an engine may write.", rich_help_panel=PANEL
-    ),
+    typer.Option(metavar="SIZE", help="Largest file an engine may write.", rich_help_panel=PANEL),
 ]
 TmpSizeOption = Annotated[
     str,
-    typer.Option(
-        metavar="SIZE", help="Size of each engine's private /tmp.", rich_help_panel=PANEL
-    ),
+    typer.Option(metavar="SIZE", help="Size of each engine's private /tmp.", rich_help_panel=PANEL),
 ]
 CpusOption = Annotated[
     int | None,
@@ -76,7 +68,7 @@ DirWritableOption = Annotated[
     typer.Option(
         "--engine-dir-writable",
         help="Let each engine write in its own folder (read-only by default); per engine: "
-        "--engine \"... dir_writable=yes\".",
+        '--engine "... dir_writable=yes".',
         rich_help_panel=PANEL,
     ),
 ]
@@ -97,8 +89,14 @@ def sandbox_config(
 ) -> SandboxConfig:
     """The checked jail settings; ``hide``: the command's own outputs (transcript,
     results, logs), never visible to an engine. Raises ``options.Refused``."""
-    from ..sandbox.policy import Limits, SandboxConfig, SandboxError, parse_count
-    from ..sandbox.policy import parse_level, parse_size
+    from ..sandbox.policy import (
+        Limits,
+        SandboxConfig,
+        SandboxError,
+        parse_count,
+        parse_level,
+        parse_size,
+    )
     from .options import Refused
 
     try:
@@ -136,9 +134,7 @@ def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     if not quiet:
         cpus = strongest.cpus()
         cores = (
-            tuple(
-                ",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1)
-            )
+            tuple(",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1))
             if cpus
             else ()
         )
@@ -146,3 +142,20 @@ def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     out = [replace(s, sandbox=config) for s in specs]
     return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
 
+
+def jail_config(given: dict[str, object], hide: Sequence[Path | None] = ()) -> SandboxConfig:
+    """:func:`sandbox_config` from a command's parameters (its ``locals()``), announced
+    (for commands whose engines are not resolved here: tournaments)."""
+    config = sandbox_config(
+        str(given["sandbox"]),
+        str(given["memory"]),
+        int(given["max_procs"]),  # type: ignore[call-overload]
+        int(given["max_files"]),  # type: ignore[call-overload]
+        str(given["max_file_size"]),
+        str(given["tmp_size"]),
+        given["cpus"],  # type: ignore[arg-type]
+        bool(given["engine_dir_writable"]),
+        hide,
+    )
+    jail_engines([], config)
+    return config

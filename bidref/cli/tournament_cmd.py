@@ -16,6 +16,17 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption
+from .sandbox_opts import (
+    CpusOption,
+    DirWritableOption,
+    MaxFileSizeOption,
+    MaxFilesOption,
+    MaxProcsOption,
+    MemoryOption,
+    SandboxOption,
+    TmpSizeOption,
+    jail_config,
+)
 from .tournament_remote import (
     ConnectInfoOption,
     RemoteRefusal,
@@ -393,6 +404,14 @@ def tournament(
             "--play-function", hidden=True, help="module:function that plays one match (testing)."
         ),
     ] = DEFAULT_PLAY,
+    sandbox: SandboxOption = "auto",
+    memory: MemoryOption = "1G",
+    max_procs: MaxProcsOption = 64,
+    max_files: MaxFilesOption = 256,
+    max_file_size: MaxFileSizeOption = "64M",
+    tmp_size: TmpSizeOption = "64M",
+    cpus: CpusOption = None,
+    engine_dir_writable: DirWritableOption = False,
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
 
@@ -481,7 +500,12 @@ def tournament(
         raise _fail(err, str(exc)) from None
     from dataclasses import replace
 
-    plan = replace(plan, stderr_dir=stderr_dir, debug=debug)
+    try:  # the engine jail (cli/sandbox_opts.py): out and stderr logs hidden from engines
+        jail = jail_config(locals(), hide=[out, stderr_dir])
+    except ValueError as exc:  # options.Refused
+        held.close()
+        raise _fail(err, str(exc)) from None
+    plan = replace(plan, stderr_dir=stderr_dir, debug=debug, sandbox=jail)
 
     todo = len(missing(plan, store)) if store is not None else len(plan.keys)
     network = None

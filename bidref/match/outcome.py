@@ -145,7 +145,8 @@ class MatchOutcome:
             bits = {
                 k: v
                 for k, v in self.detail.items()
-                if k in ("seat", "limit", "exit_code", "signal", "problem", "rule", "action", "cause")
+                if k
+                in ("seat", "limit", "exit_code", "signal", "problem", "rule", "action", "cause")
             }
             if "seat" in bits:
                 bits["seat"] = "AB"[bits["seat"]]

@@ -53,10 +53,10 @@ def probe() -> tuple[str | None, frozenset[str]]:
             return None, frozenset()
         if not _writable(base):
             return None, frozenset()
-        names = {c for c in ("memory", "pids", "cpuset") if c in have}
+        names: set[str] = {c for c in ("memory", "pids", "cpuset") if c in have}
         names |= {"freezer", "cpuacct"}  # cgroup.freeze and cpu.stat are core files in v2
         return "v2", frozenset(names)
-    names = set()
+    names = set[str]()
     for c in WANTED:
         folder = ROOT / c
         if folder.is_dir() and _writable(folder / _own_path(c).lstrip("/")):

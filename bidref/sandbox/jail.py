@@ -49,9 +49,7 @@ class Jail:
         active = self.plan.active
         if "account" in active:
             self.uid = accounts.uid_of(config.seat)
-            if folder is not None and not accounts.can(
-                self.uid, Path(folder), config.dir_writable
-            ):
+            if folder is not None and not accounts.can(self.uid, Path(folder), config.dir_writable):
                 what = "write" if config.dir_writable else "read"
                 raise SandboxError(
                     f"the engine's folder {folder!r} is not {what}able by its seat's own "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -22,6 +22,9 @@ FAULT_REASONS = ("time", "crash", "illegal", "protocol", "resources", "startup")
 # The end reason of matches that are never rated (referee timing fault, interruption):
 # played again. Other unrated ends (an engine that fails to start) are not retried.
 ABORTED = "aborted"
+
+if TYPE_CHECKING:
+    from ..sandbox.policy import SandboxConfig
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class MatchJob:
     stderr_dir: str | None = None  # keep the engines' stderr in this folder
     stderr_prefix: str = ""  # ... in files named PREFIX + A-name.stderr.log
     debug_log: str | None = None  # write every line to and from the engines here
+    sandbox: SandboxConfig | None = None  # the engines' jail (bidref.sandbox); None: none
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bidref import __version__
 
@@ -51,6 +51,9 @@ log = logging.getLogger(__name__)
 RESULTS_FILE = "results.jsonl"
 TRANSCRIPTS_DIR = "transcripts"
 DEBUG_DIR = "debug"  # --debug: one log of every engine line per match
+
+if TYPE_CHECKING:
+    from ..sandbox.policy import SandboxConfig
 
 
 class TournamentError(ValueError):
@@ -96,6 +99,7 @@ class Plan:
     # This run's extras (not in the header): keep stderr logs, write debug logs.
     stderr_dir: Path | None = None
     debug: bool = False
+    sandbox: SandboxConfig | None = None  # the engines' jail (bidref.sandbox)
 
     @property
     def engines(self) -> list[EngineEntry]:
@@ -148,6 +152,7 @@ class Plan:
             if self.stderr_dir is None
             else str((self.stderr_dir / folder).resolve()),
             stderr_prefix=f"{stem}-",
+            sandbox=self.sandbox,
             debug_log=str((self.out_dir / DEBUG_DIR / folder / f"{stem}.log").resolve())
             if self.debug
             else None,
