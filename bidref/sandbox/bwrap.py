@@ -59,6 +59,9 @@ def command(
         elif os.path.isdir(p):
             out += ["--ro-bind", p, p]
             bound.append(p)
+    # first: the binds below may lie under /tmp (the folders on the way are made after)
+    out += ["--proc", "/proc", "--dev", "/dev"]
+    out += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp"]
     extra = [
         p
         for p in sorted(set(extra_ro))
@@ -77,8 +80,6 @@ def command(
     for p in extra:
         out += ["--ro-bind", p, p]
         bound.append(p)
-    out += ["--proc", "/proc", "--dev", "/dev"]
-    out += ["--perms", "1777", "--size", str(tmp_size), "--tmpfs", "/tmp"]
     out += ["--bind" if writable else "--ro-bind", folder, folder]
     bound.append(folder)
     for h in hide:
