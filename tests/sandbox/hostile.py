@@ -24,7 +24,6 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 MIB = 1 << 20
@@ -209,9 +208,8 @@ def main() -> None:
                 attacked = True
                 hand = msg["view"].get("hand")
                 for name in filter(None, str(opts.get("attacks", "")).split(",")):
-                    run: Callable[[], tuple[bool, object]] = lambda: attack(name, opts, hand)  # noqa: E731
                     try:
-                        ok, detail = run()
+                        ok, detail = attack(name, opts, hand)
                     except Exception as e:  # the attack failed: say how
                         ok, detail = False, f"{type(e).__name__}: {e}"
                     report(name, ok, detail)
