@@ -10,6 +10,7 @@ after the engine is reaped. The referee may call :meth:`Jail.freeze`,
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import resource
 import sys
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from . import accounts, bwrap, cgroups
 from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
+
+log = logging.getLogger(__name__)
 
 LIMIT_NAMES = {"memory": "--memory", "processes": "--max-procs"}
 
@@ -48,14 +51,7 @@ class Jail:
         folder = bwrap.engine_folder(argv, cwd)
         active = self.plan.active
         if "account" in active:
-            self.uid = accounts.uid_of(config.seat)
-            if folder is not None and not accounts.can(self.uid, Path(folder), config.dir_writable):
-                what = "write" if config.dir_writable else "read"
-                raise SandboxError(
-                    f"the engine's folder {folder!r} is not {what}able by its seat's own "
-                    f"account (uid {self.uid}): `chmod o+rx{'w' if config.dir_writable else ''} "
-                    f"{folder}` or `chown -R {self.uid} {folder}`, or use --sandbox off"
-                )
+            self.uid = self._account(folder, config)
         if m.cgroup is not None and ("cgroups" in active or "cpuset" in active):
             wanted = set(m.controllers)
             if "cpuset" not in active:
@@ -96,6 +92,29 @@ class Jail:
             self.cwd = None
         else:
             self.argv = list(argv)
+
+    @staticmethod
+    def _account(folder: str | None, config: SandboxConfig) -> int | None:
+        """The seat's own uid, when the engine's folder lets it in; under ``auto``
+        an engine in a folder closed to it runs without (``strict`` refuses)."""
+        uid = accounts.uid_of(config.seat)
+        if folder is None or accounts.can(uid, Path(folder), config.dir_writable):
+            return uid
+        what = "write" if config.dir_writable else "read"
+        if config.level != "strict":
+            log.warning(
+                "engine folder %r is not %sable by uid %d: the engine runs without its "
+                "own account (chmod the folder to give it one)",
+                folder,
+                what,
+                uid,
+            )
+            return None
+        raise SandboxError(
+            f"the engine's folder {folder!r} is not {what}able by its seat's own "
+            f"account (uid {uid}): `chmod o+rx{'w' if config.dir_writable else ''} "
+            f"{folder}` or `chown -R {uid} {folder}`, or use --sandbox auto or off"
+        )
 
     @property
     def has_group(self) -> bool:
