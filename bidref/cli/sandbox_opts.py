@@ -119,6 +119,16 @@ def sandbox_config(
     return SandboxConfig(level, limits, dir_writable, tuple(dict.fromkeys(folders)))
 
 
+def _real_stderr() -> bool:
+    """Whether stderr is a real file (a terminal, a pipe, a log), not a captured
+    stream that tests read together with stdout (``--json`` stays parseable)."""
+    try:
+        sys.stderr.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
+
 def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     """``specs`` with ``config`` attached; the jail announced on stderr (unless
     ``quiet``). Raises ``options.Refused`` when it cannot be given (strict)."""
@@ -131,7 +141,7 @@ def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
         p = plan(strongest)
     except SandboxError as e:
         raise Refused(str(e)) from None
-    if not quiet:
+    if not quiet and _real_stderr():
         cpus = strongest.cpus()
         cores = (
             tuple(",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1))
