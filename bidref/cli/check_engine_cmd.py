@@ -10,19 +10,11 @@ import typer
 from . import app
 from .common import EachOption, EngineOption, StartupOption, TransportOption
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
-from .sandbox_opts import (
-    CpusOption,
-    DirWritableOption,
-    MaxFileSizeOption,
-    MaxFilesOption,
-    MaxProcsOption,
-    MemoryOption,
-    SandboxOption,
-    TmpSizeOption,
-)
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 
 @app.command("check-engine")
+@sandbox_options
 def check_engine_cmd(
     engine: Annotated[
         str | None,
@@ -49,14 +41,7 @@ def check_engine_cmd(
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
-    sandbox: SandboxOption = "auto",
-    memory: MemoryOption = "1G",
-    max_procs: MaxProcsOption = 64,
-    max_files: MaxFilesOption = 256,
-    max_file_size: MaxFileSizeOption = "64M",
-    tmp_size: TmpSizeOption = "64M",
-    cpus: CpusOption = None,
-    engine_dir_writable: DirWritableOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
 
@@ -88,7 +73,7 @@ def check_engine_cmd(
     from ..rules import SECOND
     from . import options as opt
     from .remote import listen_for_remote_check
-    from .sandbox_opts import jail_engines, sandbox_config
+    from .sandbox_opts import jail_engines
 
     try:
         tc = opt.clock(bank, delay)
@@ -108,14 +93,13 @@ def check_engine_cmd(
                 f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
                 "bidref check-engine ./engine"
             )
-        jail = sandbox_config(
-            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
-            engine_dir_writable,
-        )  # fmt: skip
+        config = jail.config()
         if not remote:
             choices = [
                 replace(c, spec=s)
-                for c, s in zip(choices, jail_engines([c.spec for c in choices], jail), strict=True)
+                for c, s in zip(
+                    choices, jail_engines([c.spec for c in choices], config), strict=True
+                )
             ]
     except opt.Refused as e:
         raise opt.refusal(str(e)) from None

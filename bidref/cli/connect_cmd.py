@@ -16,21 +16,13 @@ from ..engines import EngineSpecError, resolve_engine
 from ..rules import SECOND
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
-from .sandbox_opts import (
-    CpusOption,
-    DirWritableOption,
-    MaxFileSizeOption,
-    MaxFilesOption,
-    MaxProcsOption,
-    MemoryOption,
-    SandboxOption,
-    TmpSizeOption,
-)
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
 
 
 @app.command("connect")
+@sandbox_options
 def connect(
     url: Annotated[
         str, typer.Argument(help="The seat's address as the referee printed it (ws:// or wss://).")
@@ -74,14 +66,7 @@ def connect(
             help="Play one match and exit, even when the referee (a tournament) offers more.",
         ),
     ] = False,
-    sandbox: SandboxOption = "auto",
-    memory: MemoryOption = "1G",
-    max_procs: MaxProcsOption = 64,
-    max_files: MaxFilesOption = 256,
-    max_file_size: MaxFileSizeOption = "64M",
-    tmp_size: TmpSizeOption = "64M",
-    cpus: CpusOption = None,
-    engine_dir_writable: DirWritableOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
 
@@ -106,7 +91,7 @@ def connect(
     """
     from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
     from .options import Refused
-    from .sandbox_opts import jail_engines, sandbox_config
+    from .sandbox_opts import jail_engines
 
     err = Console(stderr=True)
 
@@ -129,11 +114,8 @@ def connect(
     except EngineSpecError as e:
         raise bad(str(e)) from None
     try:
-        jail = sandbox_config(
-            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
-            engine_dir_writable,
-        )  # fmt: skip
-        spec = jail_engines([spec], jail)[0]
+        config = jail.config()
+        spec = jail_engines([spec], config)[0]
     except Refused as e:
         raise bad(str(e)) from None
     ctx: ssl.SSLContext | None = None

@@ -29,16 +29,7 @@ from .common import (
     TransportOption,
 )
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
-from .sandbox_opts import (
-    CpusOption,
-    DirWritableOption,
-    MaxFileSizeOption,
-    MaxFilesOption,
-    MaxProcsOption,
-    MemoryOption,
-    SandboxOption,
-    TmpSizeOption,
-)
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -91,6 +82,7 @@ def render_state(state: LiveState) -> Table:
 
 
 @app.command("match")
+@sandbox_options
 def match(
     engine_a: Annotated[
         str | None,
@@ -149,14 +141,7 @@ def match(
             "(for debugging an engine; about 10x larger).",
         ),
     ] = False,
-    sandbox: SandboxOption = "auto",
-    memory: MemoryOption = "1G",
-    max_procs: MaxProcsOption = 64,
-    max_files: MaxFilesOption = 256,
-    max_file_size: MaxFileSizeOption = "64M",
-    tmp_size: TmpSizeOption = "64M",
-    cpus: CpusOption = None,
-    engine_dir_writable: DirWritableOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -187,7 +172,7 @@ def match(
     (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
     from . import options as opt
-    from .sandbox_opts import jail_engines, sandbox_config
+    from .sandbox_opts import jail_engines
 
     try:
         base = opt.clock(bank, delay)
@@ -203,11 +188,8 @@ def match(
         engines, args = _engines(positional, engine or [], each or [])
         folder = opt.output_folder("--stderr-dir", stderr_dir)
         opt.stderr_logs(folder, [e.name for e in engines], force=force)
-        jail = sandbox_config(
-            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
-            engine_dir_writable, hide=[transcript, folder],
-        )  # fmt: skip
-        engines = jail_engines(engines, jail)
+        config = jail.config(hide=[transcript, folder])
+        engines = jail_engines(engines, config)
     except opt.Refused as e:
         raise opt.refusal(str(e)) from None
     remote = _Remote(args, connect_info, tls_cert, tls_key)

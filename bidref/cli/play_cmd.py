@@ -39,16 +39,7 @@ from .common import (
     signals_interrupt,
     transcript_problem,
 )
-from .sandbox_opts import (
-    CpusOption,
-    DirWritableOption,
-    MaxFileSizeOption,
-    MaxFilesOption,
-    MaxProcsOption,
-    MemoryOption,
-    SandboxOption,
-    TmpSizeOption,
-)
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 HUMAN = "human"
 
@@ -72,6 +63,7 @@ def _on_a_terminal() -> bool:
 
 
 @app.command("play")
+@sandbox_options
 def play(
     seat_a: Annotated[
         str,
@@ -89,14 +81,7 @@ def play(
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
     force: ForceOption = False,
-    sandbox: SandboxOption = "auto",
-    memory: MemoryOption = "1G",
-    max_procs: MaxProcsOption = 64,
-    max_files: MaxFilesOption = 256,
-    max_file_size: MaxFileSizeOption = "64M",
-    tmp_size: TmpSizeOption = "64M",
-    cpus: CpusOption = None,
-    engine_dir_writable: DirWritableOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -117,7 +102,7 @@ def play(
     failed to start, 4 aborted.
     """
     from .options import Refused
-    from .sandbox_opts import jail_engines, sandbox_config
+    from .sandbox_opts import jail_engines
 
     err = Console(stderr=True)
 
@@ -153,11 +138,8 @@ def play(
         except EngineSpecError as e:
             raise bad(str(e)) from None
     try:
-        jail = sandbox_config(
-            sandbox, memory, max_procs, max_files, max_file_size, tmp_size, cpus,
-            engine_dir_writable, hide=[transcript],
-        )  # fmt: skip
-        specs = [s if i in humans else jail_engines([s], jail)[0] for i, s in enumerate(specs)]
+        config = jail.config(hide=[transcript])
+        specs = [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
     except Refused as e:
         raise bad(str(e)) from None
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"

@@ -1,20 +1,24 @@
 """The engine jail's options (issue 28), declared once for every command that
 starts engines (match, tournament, check-engine, play, connect).
 
-A command adds the eight parameters below to its signature and passes their
-values to :func:`jail_engines`, which checks them, attaches the jail to every
-engine and says on stderr what jail this machine gives (or refuses, exit 2,
-under ``--sandbox strict`` when a protection is missing). docs/match.md
+A command is decorated with :func:`sandbox_options` (under ``@app.command``):
+the eight options below join its parameters, and the function receives them
+as one ``jail: JailArgs``. :meth:`JailArgs.config` checks them and
+:func:`jail_engines` attaches the jail to every engine and says on stderr what
+jail this machine gives (or refuses, exit 2, under ``--sandbox strict`` when a
+protection is missing). docs/match.md
 "Containment" says what each level stops.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast, get_type_hints
 
 import typer
 
@@ -76,47 +80,81 @@ DirWritableOption = Annotated[
 S = TypeVar("S", bound="Sequence[EngineSpec]")
 
 
-def sandbox_config(
-    sandbox: str,
-    memory: str,
-    max_procs: int,
-    max_files: int,
-    max_file_size: str,
-    tmp_size: str,
-    cpus: int | None,
-    dir_writable: bool,
-    hide: Sequence[Path | None] = (),
-) -> SandboxConfig:
-    """The checked jail settings; ``hide``: the command's own outputs (transcript,
-    results, logs), never visible to an engine. Raises ``options.Refused``."""
-    from ..sandbox.policy import (
-        Limits,
-        SandboxConfig,
-        SandboxError,
-        parse_count,
-        parse_level,
-        parse_size,
-    )
-    from .options import Refused
+@dataclass(frozen=True)
+class JailArgs:
+    """The jail options as given (checked by :meth:`config`)."""
 
-    try:
-        limits = Limits(
-            memory=parse_size(memory, "--memory"),
-            max_procs=parse_count(max_procs, "--max-procs", 4, 100_000),
-            max_files=parse_count(max_files, "--max-files", 16, 1_000_000),
-            max_file_size=parse_size(max_file_size, "--max-file-size"),
-            tmp_size=parse_size(tmp_size, "--tmp-size"),
-            cpus=None if cpus is None else parse_count(cpus, "--cpus", 1, 1024),
+    sandbox: SandboxOption = "auto"
+    memory: MemoryOption = "1G"
+    max_procs: MaxProcsOption = 64
+    max_files: MaxFilesOption = 256
+    max_file_size: MaxFileSizeOption = "64M"
+    tmp_size: TmpSizeOption = "64M"
+    cpus: CpusOption = None
+    engine_dir_writable: DirWritableOption = False
+
+    def config(self, hide: Sequence[Path | None] = ()) -> SandboxConfig:
+        """The checked jail settings; ``hide``: the command's own outputs (transcript,
+        results, logs), never visible to an engine. Raises ``options.Refused``."""
+        from ..sandbox.policy import (
+            Limits,
+            SandboxConfig,
+            SandboxError,
+            parse_count,
+            parse_level,
+            parse_size,
         )
-        level = parse_level(sandbox)
-    except SandboxError as e:
-        raise Refused(str(e)) from None
-    folders = []
-    for p in hide:
-        if p is not None:
-            p = p.resolve()
-            folders.append(str(p if p.is_dir() else p.parent))
-    return SandboxConfig(level, limits, dir_writable, tuple(dict.fromkeys(folders)))
+        from .options import Refused
+
+        try:
+            limits = Limits(
+                memory=parse_size(self.memory, "--memory"),
+                max_procs=parse_count(self.max_procs, "--max-procs", 4, 100_000),
+                max_files=parse_count(self.max_files, "--max-files", 16, 1_000_000),
+                max_file_size=parse_size(self.max_file_size, "--max-file-size"),
+                tmp_size=parse_size(self.tmp_size, "--tmp-size"),
+                cpus=None if self.cpus is None else parse_count(self.cpus, "--cpus", 1, 1024),
+            )
+            level = parse_level(self.sandbox)
+        except SandboxError as e:
+            raise Refused(str(e)) from None
+        folders = []
+        for p in hide:
+            if p is not None:
+                p = p.resolve()
+                folders.append(str(p if p.is_dir() else p.parent))
+        return SandboxConfig(level, limits, self.engine_dir_writable, tuple(dict.fromkeys(folders)))
+
+
+JAIL_DEFAULTS = JailArgs()  # what a command's ``jail`` parameter says by default
+F = TypeVar("F", bound="Any")
+
+
+def sandbox_options(fn: F) -> F:
+    """Give the command ``fn`` the jail options (see the module docstring): they
+    are declared once, on :class:`JailArgs`, and reach ``fn`` as ``jail``."""
+    own = inspect.signature(fn, eval_str=True)
+    hints = get_type_hints(JailArgs, include_extras=True)
+    added = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
+        )
+        for f in fields(JailArgs)
+    ]
+    kept = [p for p in own.parameters.values() if p.name != "jail"]
+
+    @functools.wraps(fn)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        given = {f.name: kwargs.pop(f.name) for f in fields(JailArgs) if f.name in kwargs}
+        return fn(*args, jail=JailArgs(**given), **kwargs)
+
+    command.__signature__ = own.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+    command.__annotations__ = {
+        **{k: v for k, v in get_type_hints(fn, include_extras=True).items() if k != "jail"},
+        **{p.name: p.annotation for p in added},
+    }
+    del command.__wrapped__  # typer must see the signature above, not fn's
+    return cast(F, command)
 
 
 def _real_stderr() -> bool:
@@ -153,19 +191,8 @@ def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
 
 
-def jail_config(given: dict[str, object], hide: Sequence[Path | None] = ()) -> SandboxConfig:
-    """:func:`sandbox_config` from a command's parameters (its ``locals()``), announced
-    (for commands whose engines are not resolved here: tournaments)."""
-    config = sandbox_config(
-        str(given["sandbox"]),
-        str(given["memory"]),
-        int(given["max_procs"]),  # type: ignore[call-overload]
-        int(given["max_files"]),  # type: ignore[call-overload]
-        str(given["max_file_size"]),
-        str(given["tmp_size"]),
-        given["cpus"],  # type: ignore[arg-type]
-        bool(given["engine_dir_writable"]),
-        hide,
-    )
+def announce(config: SandboxConfig) -> SandboxConfig:
+    """Say (or refuse) the jail of a command whose engines are not resolved here
+    (tournaments); ``config`` itself."""
     jail_engines([], config)
     return config

@@ -16,17 +16,7 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption
-from .sandbox_opts import (
-    CpusOption,
-    DirWritableOption,
-    MaxFileSizeOption,
-    MaxFilesOption,
-    MaxProcsOption,
-    MemoryOption,
-    SandboxOption,
-    TmpSizeOption,
-    jail_config,
-)
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_remote import (
     ConnectInfoOption,
     RemoteRefusal,
@@ -189,6 +179,7 @@ def _header_conflicts(plan: Plan, engines: list[str], options: dict[str, object]
 
 
 @app.command(epilog=EPILOG)
+@sandbox_options
 def tournament(
     engines: Annotated[
         list[str] | None,
@@ -404,14 +395,7 @@ def tournament(
             "--play-function", hidden=True, help="module:function that plays one match (testing)."
         ),
     ] = DEFAULT_PLAY,
-    sandbox: SandboxOption = "auto",
-    memory: MemoryOption = "1G",
-    max_procs: MaxProcsOption = 64,
-    max_files: MaxFilesOption = 256,
-    max_file_size: MaxFileSizeOption = "64M",
-    tmp_size: TmpSizeOption = "64M",
-    cpus: CpusOption = None,
-    engine_dir_writable: DirWritableOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
 
@@ -501,11 +485,11 @@ def tournament(
     from dataclasses import replace
 
     try:  # the engine jail (cli/sandbox_opts.py): out and stderr logs hidden from engines
-        jail = jail_config(locals(), hide=[out, stderr_dir])
+        config = announce(jail.config(hide=[out, stderr_dir]))
     except ValueError as exc:  # options.Refused
         held.close()
         raise _fail(err, str(exc)) from None
-    plan = replace(plan, stderr_dir=stderr_dir, debug=debug, sandbox=jail)
+    plan = replace(plan, stderr_dir=stderr_dir, debug=debug, sandbox=config)
 
     todo = len(missing(plan, store)) if store is not None else len(plan.keys)
     network = None
