@@ -68,6 +68,10 @@ def start_engine(
         )
     except EngineStartError as e:
         raise EngineStartError(f"{e}{start_hint(spec)}") from None
+    except BaseException:  # (an interrupt, a log that cannot be made): no group left behind
+        if jail is not None:
+            jail.close()
+        raise
 
 
 __all__ = [

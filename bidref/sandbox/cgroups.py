@@ -72,6 +72,31 @@ def _write(path: Path, value: str) -> None:
         os.close(fd)
 
 
+def sweep_stale(version: str, controllers: frozenset[str]) -> int:
+    """Remove the groups of referees that are gone (``bidref-PID-...`` with no
+    process PID: killed before they could remove them); the number removed.
+    What is still inside (nothing, normally: the kernel killed the jail with
+    its parent) is killed first."""
+    parents = (
+        {ROOT / _own_path("").lstrip("/")}
+        if version == "v2"
+        else {ROOT / c / _own_path(c).lstrip("/") for c in controllers}
+    )
+    removed = 0
+    for parent in parents:
+        for folder in parent.glob("bidref-*-*-*"):
+            pid = folder.name.split("-")[1]
+            if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                for victim in (folder / "cgroup.procs").read_text().split():
+                    os.kill(int(victim), signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+                removed += 1
+    return removed
+
+
 class Group:
     """One jail's group in every controller we can use."""
 

@@ -36,6 +36,16 @@ def _python_paths() -> list[str]:
     return sorted(paths)
 
 
+_swept: set[int] = set()
+
+
+def _sweep_once(version: str, controllers: frozenset[str]) -> None:
+    """Once per process: remove what killed referees left (cgroups.sweep_stale)."""
+    if os.getpid() not in _swept:
+        _swept.add(os.getpid())
+        cgroups.sweep_stale(version, controllers)
+
+
 class Jail:
     """See the module docstring."""
 
@@ -56,6 +66,7 @@ class Jail:
             wanted = set(m.controllers)
             if "cpuset" not in active:
                 wanted.discard("cpuset")
+            _sweep_once(m.cgroup, m.controllers)
             self.group = cgroups.Group(m.cgroup, frozenset(wanted), "AB"[config.seat % 2])
             try:
                 if "memory" in wanted:

@@ -66,12 +66,15 @@ class Arena:
         python: Sequence[str] = (sys.executable,),
         user: Sequence[str] = (),
         timeout: float = 60,
+        out: Path | None = None,
+        strict_engine: bool = False,
     ) -> Run:
+        out = out or self.out
         opts = {
             "attacks": ",".join(attacks),
             "then": then,
             "victim": str(self.victim),
-            "secret": str(self.out),
+            "secret": str(out),
             "drop": str(self.drop),
             "port": self.port,
             "abstract": self.abstract,
@@ -91,7 +94,8 @@ class Arena:
                 "import sys; from bidref.launch import main; sys.argv[0] = 'bidref'; main()",
                 "match",
                 "-e",
-                f"cmd={self.hostile} name=hostile {_quote(engine)}",
+                f"cmd={self.hostile} name=hostile {_quote(engine)}"
+                + (" sandbox=strict" if strict_engine else ""),
                 "-e",
                 f"cmd={self.victim} name=victim",
                 "--seed",
@@ -103,9 +107,9 @@ class Arena:
                 "--max-rounds",
                 "1",
                 "--transcript",
-                str(self.out / "t.jsonl"),
+                str(out / "t.jsonl"),
                 "--stderr-dir",
-                str(self.out),
+                str(out),
                 "--json",
                 *args,
             ],
@@ -118,7 +122,7 @@ class Arena:
         )
         outcome = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
         attacks_seen: dict[str, dict[str, Any]] = {}
-        log = self.out / "A-hostile.stderr.log"
+        log = out / "A-hostile.stderr.log"
         text = log.read_text(errors="replace") if log.exists() else ""
         for line in text.splitlines():
             if line.startswith("ATTACK "):
@@ -186,7 +190,9 @@ def unprivileged() -> list[str]:
     return ["setpriv", "--reuid=61450", "--regid=61450", "--clear-groups", "--"]
 
 
-def cgroups_now() -> set[str]:
-    """The jails' control groups that exist now (bidref-PID-SEAT-N folders)."""
+def leaked_cgroups() -> set[str]:
+    """The jails' control groups (bidref-PID-SEAT-N) whose referee PID is gone:
+    left behind. (Groups of referees still running, e.g. other tests', are not.)"""
     root = Path("/sys/fs/cgroup")
-    return {str(p) for pattern in ("*/bidref-*", "*/*/*/bidref-*") for p in root.glob(pattern)}
+    found = {p for pattern in ("*/bidref-*", "*/*/*/bidref-*") for p in root.glob(pattern)}
+    return {str(p) for p in found if not Path(f"/proc/{p.name.split('-')[1]}").exists()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Arena, cgroups_now, root_with_jail, unprivileged
+from .conftest import Arena, leaked_cgroups, root_with_jail, unprivileged
 
 # The attacks that leave the hostile engine playing (the resource ones end it).
 ISOLATION = (
@@ -33,7 +33,6 @@ def _nothing_dropped(arena: Arena) -> None:
 
 @needs_root
 def test_strict_every_attack_fails_and_the_victim_wins(arena: Arena) -> None:
-    before = cgroups_now()
     victim_bytes = arena.victim.read_bytes()
     run = arena.match([*ISOLATION, *LIMITS], args=["--sandbox", "strict"])
     assert run.rc == 0, run.stderr
@@ -49,7 +48,7 @@ def test_strict_every_attack_fails_and_the_victim_wins(arena: Arena) -> None:
     assert "Too many open files" in run.attacks["nofile"]["detail"]
     assert "MiB then" in run.attacks["disk"]["detail"]
     assert run.attacks["cpuset"]["detail"] in ("[0]", "[1]")
-    assert cgroups_now() <= before
+    assert leaked_cgroups() == set()
 
 
 @needs_root
@@ -71,6 +70,7 @@ def test_strict_fork_bomb_is_bounded_and_loses_by_resources(arena: Arena) -> Non
     assert run.outcome["reason"] == "resources", run.outcome
     assert run.outcome["detail"]["limit"] == "processes"
     assert run.outcome["winner"] == 1
+    assert leaked_cgroups() == set()
 
 
 def test_strict_refuses_without_every_protection(arena: Arena) -> None:
@@ -108,3 +108,24 @@ def test_off_the_same_attacks_work(arena: Arena) -> None:
     )
     assert "sandbox: off" in run.stderr
     assert run.outcome["winner"] == 0 and run.outcome["reason"] == "crash"
+
+
+@needs_root
+def test_outputs_inside_the_engines_own_folder_are_masked(arena: Arena) -> None:
+    # the transcript and logs inside the hostile engine's own (bound) folder: covered
+    out = arena.hostile.parent / "runs"
+    out.mkdir()
+    out.chmod(0o777)
+    (out / "results-secret.txt").write_text("the referee's own file\n")
+    run = arena.match(["secret"], args=["--sandbox", "auto"], out=out)
+    assert run.rc == 0, run.stderr
+    assert run.attacks["secret"]["ok"] is False, run.attacks
+    assert run.outcome["winner"] == 1
+
+
+@needs_root
+def test_an_engine_asks_for_strict_itself(arena: Arena) -> None:
+    # sandbox=strict on the engine wins over the command's off
+    run = arena.match(["signal", "tamper"], args=["--sandbox", "off"], strict_engine=True)
+    assert run.rc == 0, run.stderr
+    assert {a["ok"] for a in run.attacks.values()} == {False}, run.attacks
