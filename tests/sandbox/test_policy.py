@@ -32,7 +32,7 @@ def test_sizes_and_levels_are_checked_with_the_fix() -> None:
     assert parse_size("512M", "--memory") == 512 << 20
     with pytest.raises(SandboxError, match=r"--memory '3X': give a size such as 512M"):
         parse_size("3X", "--memory")
-    with pytest.raises(EngineSpecError, match="use auto .* strict .* or off"):
+    with pytest.raises(EngineSpecError, match=r"use auto .* strict .* or off"):
         parse_engine_args("cmd=./e sandbox=hard")
 
 
