@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
@@ -179,6 +180,10 @@ def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
         p = plan(strongest)
     except SandboxError as e:
         raise Refused(str(e)) from None
+    if "account" in p.active:
+        # the referee's files (transcripts, results, logs) closed to the seats'
+        # accounts by their modes too, not only by the jail's mount namespace
+        os.umask(os.umask(0) | 0o077)
     if not quiet and _real_stderr():
         cpus = strongest.cpus()
         cores = (

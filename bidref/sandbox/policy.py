@@ -207,7 +207,7 @@ def plan(config: SandboxConfig, m: Machine | None = None) -> Plan:
         raise SandboxError(
             "--sandbox strict: this machine cannot give "
             + "; ".join(f"{p} (needs {NEEDS[p]})" for p in missing)
-            + "; run as root with bubblewrap installed and give --cpus 1, or use --sandbox auto"
+            + "; run the referee as root with bubblewrap installed, or use --sandbox auto"
         )
     return Plan(config.level, active, missing)
 
