@@ -82,17 +82,33 @@ def command(
         bound.append(p)
     out += ["--bind" if writable else "--ro-bind", folder, folder]
     bound.append(folder)
+    needed = [folder, *extra]
     for h in hide:
         if not any(_inside(h, b) for b in bound):
             continue  # not in any bound tree: not there at all
-        if os.path.isdir(h):
-            out += ["--tmpfs", h]
-        elif os.path.exists(h):
-            out += ["--ro-bind", "/dev/null", h]
+        if not any(_inside(n, h) for n in needed):
+            out += _mask(h)
+            continue
+        if any(_inside(h, n) for n in needed):
+            continue  # outputs inside the engine's own folder: file modes only (umask 077)
+        # the engine's folder lies below it: cover what is there now but the way to
+        # the engine (files made later: by file modes)
+        with os.scandir(h) as entries:
+            for e in entries:
+                if not any(_inside(n, e.path) for n in needed):
+                    out += _mask(e.path)
     out += ["--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--chdir", folder]
     if switch:
         out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     return [*out, "--", *switch, *argv]
+
+
+def _mask(path: str) -> list[str]:
+    if os.path.isdir(path) and not os.path.islink(path):
+        return ["--tmpfs", path]
+    if os.path.isfile(path):
+        return ["--ro-bind", "/dev/null", path]
+    return []
 
 
 def switch_account(setpriv: str, uid: int) -> list[str]:

@@ -111,8 +111,9 @@ def test_off_the_same_attacks_work(arena: Arena) -> None:
 
 
 @needs_root
-def test_outputs_inside_the_engines_own_folder_are_masked(arena: Arena) -> None:
-    # the transcript and logs inside the hostile engine's own (bound) folder: covered
+def test_outputs_inside_the_engines_own_folder_are_closed_by_modes(arena: Arena) -> None:
+    # the transcript and logs inside the hostile engine's own (bound) folder: the
+    # referee made them with umask 077, the engine runs as its seat's own uid
     out = arena.hostile.parent / "runs"
     out.mkdir()
     out.chmod(0o777)
