@@ -7,8 +7,8 @@ Run (as root for the full jail; after `make -C sample_engines`)::
 (a) **per decision**: wall time per decision (the referee's clock from the first
     request to the last accepted action, over the decisions) in real matches
     between two instant C engines (sample_engines/c_first), unjailed
-    (``--sandbox off``) and jailed (the strongest jail here: ``auto``, with
-    ``--cpus 1`` where cpusets exist), interleaved match by match.
+    (``--sandbox off``), jailed (``auto``: the strongest jail here, no cpuset)
+    and, where cpusets exist, jailed with ``--cpus 1``, interleaved match by match.
     Target: jailed / unjailed <= 1.10 (medians of the per-match means).
 (b) **engine start**: from ``start_engine`` to the engine's hello line read, for
     c_first, unjailed and jailed, interleaved. Target: <= 10 ms more per start.
@@ -109,16 +109,25 @@ def main() -> None:
     print(f"machine: {len(m.cores)} cores, root={m.root}, cgroup {m.cgroup}")
     print(f"jail: {'+'.join(p.active)} (missing: {', '.join(p.missing) or 'nothing'})")
 
+    nocpu = SandboxConfig("auto", Limits(cpus=None))
     off_d: list[float] = []
     on_d: list[float] = []
+    pin_d: list[float] = []
     for i in range(args.matches):
         off_d.append(per_decision_us(None, 100 + i))
-        on_d.append(per_decision_us(jail, 100 + i))
+        on_d.append(per_decision_us(nocpu, 100 + i))
+        if cpus is not None:
+            pin_d.append(per_decision_us(jail, 100 + i))
     print("\n(a) wall time per decision, us (per-match means, c_first vs c_first)")
-    print(f"  unjailed  {dist(off_d)}")
-    print(f"  jailed    {dist(on_d)}")
+    print(f"  unjailed         {dist(off_d)}")
+    print(f"  jailed           {dist(on_d)}")
     ratio = statistics.median(on_d) / statistics.median(off_d)
     print(f"  jailed / unjailed (medians): x{ratio:.3f}   (target <= 1.10)")
+    if pin_d:
+        print(f"  jailed, --cpus 1 {dist(pin_d)}")
+        ratio = statistics.median(pin_d) / statistics.median(off_d)
+        print(f"  jailed with --cpus 1 / unjailed: x{ratio:.3f}   (each seat on its own core:")
+        print("  every reply wakes the referee on another core)")
 
     off_s: list[float] = []
     on_s: list[float] = []
