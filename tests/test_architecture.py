@@ -39,6 +39,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bidref.engines_ai",
         "bidref.sdk",
         "bidref.build",
+        # the engine jail: standard library only; engines/ starts an engine in it
+        "bidref.sandbox",
         # the one list of end reasons: the match layer's, read by replay, the pages
         # and the tournament below and beside it; it imports the standard library only
         "bidref.match.outcome",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -9,9 +10,11 @@ import typer
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption, StartupOption, TransportOption
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 
 @app.command("check-engine")
+@sandbox_options
 def check_engine_cmd(
     engine: Annotated[
         str | None,
@@ -39,6 +42,7 @@ def check_engine_cmd(
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
     freeze_idle: FreezeIdleOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
 
@@ -70,6 +74,7 @@ def check_engine_cmd(
     from ..rules import SECOND
     from . import options as opt
     from .remote import listen_for_remote_check
+    from .sandbox_opts import jail_engines
 
     tc = opt.clock(bank, delay)
     startup_ns = opt.startup_ns(startup)
@@ -85,6 +90,12 @@ def check_engine_cmd(
             f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
             "bidref check-engine ./engine"
         )
+    config = jail.config()
+    if not remote:
+        choices = [
+            replace(c, spec=s)
+            for c, s in zip(choices, jail_engines([c.spec for c in choices], config), strict=True)
+        ]
     spec = remote_spec if remote else choices[0].spec
     if spec.time_control is not None:
         tc = spec.time_control

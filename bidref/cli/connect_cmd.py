@@ -17,11 +17,13 @@ from ..engines import EngineSpecError, resolve_engine
 from ..rules import SECOND
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
 
 
 @app.command("connect")
+@sandbox_options
 def connect(
     url: Annotated[
         str, typer.Argument(help="The seat's address as the referee printed it (ws:// or wss://).")
@@ -76,6 +78,7 @@ def connect(
             help="Play one match and exit, even when the referee (a tournament) offers more.",
         ),
     ] = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
 
@@ -102,6 +105,8 @@ def connect(
     the engine failed to start, 130 interrupted.
     """
     from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
+    from .options import Refused
+    from .sandbox_opts import jail_engines
 
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
@@ -121,6 +126,11 @@ def connect(
     try:
         spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
     except EngineSpecError as e:
+        raise bad(str(e)) from None
+    try:
+        config = jail.config()
+        spec = jail_engines([spec], config)[0]
+    except Refused as e:
         raise bad(str(e)) from None
     ctx: ssl.SSLContext | None = None
     if url.startswith("wss://"):

@@ -30,6 +30,7 @@ from .common import (
     TransportOption,
 )
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -169,6 +170,7 @@ class LiveView:
 
 
 @app.command("match")
+@sandbox_options
 def match(
     engine_a: Annotated[
         str | None,
@@ -228,6 +230,7 @@ def match(
         ),
     ] = False,
     freeze_idle: FreezeIdleOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -258,6 +261,7 @@ def match(
     (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
     from . import options as opt
+    from .sandbox_opts import jail_engines
 
     base = opt.clock(bank, delay)
     startup_ns = opt.startup_ns(startup)
@@ -272,6 +276,8 @@ def match(
     engines, args = _engines(positional, engine or [], each or [])
     folder = opt.output_folder("--stderr-dir", stderr_dir)
     opt.stderr_logs(folder, [e.name for e in engines], force=force)
+    config = jail.config(hide=[transcript, folder])
+    engines = jail_engines(engines, config)
     remote = _Remote(args, connect_info, tls_cert, tls_key)
     _play(
         engines,

@@ -40,6 +40,7 @@ from .common import (
     signals_interrupt,
     transcript_problem,
 )
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 HUMAN = "human"
 
@@ -63,6 +64,7 @@ def _on_a_terminal() -> bool:
 
 
 @app.command("play")
+@sandbox_options
 def play(
     seat_a: Annotated[
         str,
@@ -81,6 +83,7 @@ def play(
     startup: StartupOption = 10.0,
     force: ForceOption = False,
     freeze_idle: FreezeIdleOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -101,6 +104,7 @@ def play(
     failed to start, 4 aborted.
     """
     from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
+    from .sandbox_opts import jail_engines
 
     args = (seat_a, seat_b)
     humans = [i for i, a in enumerate(args) if a.strip().lower() == HUMAN]
@@ -129,6 +133,8 @@ def play(
             check_runnable(specs[-1], a)  # refused before the terminal is taken
         except EngineSpecError as e:
             raise bad(str(e)) from None
+    config = jail.config(hide=[transcript])  # refused: printed, exit 2 by the one handler
+    specs = [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
         engines=(specs[0], specs[1]),
@@ -190,7 +196,9 @@ def _play(
         seats: list[Seat] = [
             HumanSeat(session, i, HUMAN)
             if i in humans
-            else WatchedEngineSeat(EngineSeat(specs[i], transport=tr, clock=clock), session)
+            else WatchedEngineSeat(
+                EngineSeat(specs[i].at_seat(i), transport=tr, clock=clock), session
+            )
             for i in (0, 1)
         ]
 
