@@ -3,15 +3,18 @@
 Run by :mod:`bidref.engines.contain` as ``python -I -S watchdog.py REFEREE_PID
 TOKEN`` with the read end of a pipe on stdin whose write end only the referee
 holds. It waits for the pipe's end of file, which comes when the referee exits
-or is killed (even by SIGKILL), then kills every process whose environment
-carries ``BIDREF_CONTAIN=TOKEN`` (the referee's engines and what they started),
-the sessions and process groups they lead, and exits. It uses the standard
+or is killed (even by SIGKILL), then thaws the referee's frozen jails (a process
+in a frozen cgroup does not die of SIGKILL until it is thawed: ``--freeze-idle``
+in a jail), kills every process whose environment carries
+``BIDREF_CONTAIN=TOKEN`` (the referee's engines and what they started), the
+sessions and process groups they lead, and exits. It uses the standard
 library only: it must start in milliseconds and never import bidref.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import signal
 import sys
@@ -56,6 +59,17 @@ def sweep(mark: bytes) -> int:
     return len(victims)
 
 
+def thaw_jails(referee: str) -> None:
+    """Let the referee's jails run again (bidref.sandbox.cgroups names them
+    ``bidref-PID-SEAT-N``): cgroup v1's freezer.state, v2's cgroup.freeze."""
+    root = "/sys/fs/cgroup"
+    v1 = glob.glob(f"{root}/freezer/bidref-{referee}-*/freezer.state")
+    v2 = glob.glob(f"{root}/**/bidref-{referee}-*/cgroup.freeze", recursive=True)
+    for path, word in [*((p, "THAWED") for p in v1), *((p, "0") for p in v2)]:
+        with contextlib.suppress(OSError), open(path, "w") as f:
+            f.write(word)
+
+
 def main() -> None:
     mark = b"BIDREF_CONTAIN=" + sys.argv[2].encode()
     for s in (signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
@@ -68,9 +82,12 @@ def main() -> None:
             continue
         except OSError:
             break
-    # Several rounds: a process may be forking while the first one runs.
+    # Several rounds: a process may be forking while the first one runs; the
+    # jails are thawed after each (the kills are pending on frozen processes).
     for _ in range(10):
-        if not sweep(mark):
+        killed = sweep(mark)
+        thaw_jails(sys.argv[1])
+        if not killed:
             break
         time.sleep(0.02)
 

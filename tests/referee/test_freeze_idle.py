@@ -5,6 +5,7 @@ referee)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -118,6 +119,66 @@ def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
     while time.monotonic() < end and any(alive(p) for p in engines):
         time.sleep(0.05)
     assert not any(alive(p) for p in engines), [(p, state(p)) for p in engines]
+
+
+def _frozen_jails(referee: int) -> dict[Path, list[int]]:
+    """The referee's jails whose cgroup v1 freezer is FROZEN, with their processes."""
+    out: dict[Path, list[int]] = {}
+    for group in Path("/sys/fs/cgroup/freezer").glob(f"bidref-{referee}-*"):
+        with contextlib.suppress(OSError):
+            if (group / "freezer.state").read_text().strip() == "FROZEN":
+                procs = (group / "cgroup.procs").read_text().split()
+                out[group] = [int(p) for p in procs]
+    return out
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/sys/fs/cgroup/freezer").is_dir(),
+    reason="a jail with a freezer group needs root and the cgroup v1 freezer",
+)
+def test_a_frozen_jailed_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
+    """SIGKILL the referee while the jail's freezer holds an engine: a frozen process
+    does not die of SIGKILL until it is thawed, so the watchdog thaws the dead
+    referee's groups before it kills what they hold."""
+    transcript = tmp_path / "t.jsonl"
+    referee = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from bidref.launch import main; main()",
+            "match",
+            f"{sys.executable} {BURNER}",
+            f"{sys.executable} {BURNER}",
+            "--freeze-idle",
+            "--sandbox",
+            "strict",
+            "--seed",
+            "3",
+            "--transcript",
+            str(transcript),
+            "--json",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "BURN_THINK_MS": "200"},
+    )
+    held: list[int] = []
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not held:
+            time.sleep(0.05)
+            if transcript.exists() and '"reply"' in transcript.read_text():
+                held = [p for procs in _frozen_jails(referee.pid).values() for p in procs]
+        assert held, "no jail was seen frozen while the other engine thought"
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    end = time.monotonic() + 10
+    while time.monotonic() < end and any(alive(p) for p in held):
+        time.sleep(0.05)
+    assert not any(alive(p) for p in held), [(p, state(p)) for p in held]
 
 
 def test_replay_check_verifies_a_frozen_match_and_shows_cpu(tmp_path: Path) -> None:
