@@ -32,12 +32,15 @@ from .common import (
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
     from rich.table import Table
 
     from ..engines.spec import EngineSpec
-    from ..match.referee import LiveState, MatchOutcome
+    from ..match.referee import LiveState, MatchOutcome, MatchSpec
     from ..net.seat import Link, NetworkSeat
+    from ..players import Seat
     from ..rules.clock import TimeControl
 
 # Shown under a start-up failure: the two usual causes of a missing hello.
@@ -168,23 +171,52 @@ class LiveView:
         return render_state(self.state, links, now)
 
 
+# match's own options, declared here so that its signature stays one line each
+_EngineA = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="ENGINE_A",
+        help="Engine in seat A: an executable, a .py file, a quoted command line, "
+        "or an engine file (.toml/.json). Or give both engines with --engine.",
+        show_default=False,
+    ),
+]
+_EngineB = Annotated[
+    str | None,
+    typer.Argument(metavar="ENGINE_B", help="Engine in seat B (same forms).", show_default=False),
+]
+_Tolerance = Annotated[
+    float,
+    typer.Option(
+        help="The referee's timing tolerance, in ms (docs/match.md, 'Clock promises'): "
+        "a reply read later than this after the deadline, that may have come in time, "
+        "aborts the match unrated instead of being judged.",
+        metavar="MS",
+    ),
+]
+_StderrDir = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="DIR",
+        help="Keep each engine's stderr (capped) in a log file in this folder.",
+        file_okay=False,
+    ),
+]
+_RawLines = Annotated[
+    bool,
+    typer.Option(
+        "--raw-lines",
+        metavar="",
+        help="Keep every raw line sent to and read from the engines in the transcript "
+        "(for debugging an engine; about 10x larger).",
+    ),
+]
+
+
 @app.command("match")
 def match(
-    engine_a: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="ENGINE_A",
-            help="Engine in seat A: an executable, a .py file, a quoted command line, "
-            "or an engine file (.toml/.json). Or give both engines with --engine.",
-            show_default=False,
-        ),
-    ] = None,
-    engine_b: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="ENGINE_B", help="Engine in seat B (same forms).", show_default=False
-        ),
-    ] = None,
+    engine_a: _EngineA = None,
+    engine_b: _EngineB = None,
     engine: EngineOption = None,
     each: EachOption = None,
     seed: SeedOption = None,
@@ -195,38 +227,15 @@ def match(
     illegal: IllegalOption = "reject",
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
-    tolerance: Annotated[
-        float,
-        typer.Option(
-            help="The referee's timing tolerance, in ms (docs/match.md, 'Clock promises'): "
-            "a reply read later than this after the deadline, that may have come in time, "
-            "aborts the match unrated instead of being judged.",
-            metavar="MS",
-        ),
-    ] = 1.0,
-    stderr_dir: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="DIR",
-            help="Keep each engine's stderr (capped) in a log file in this folder.",
-            file_okay=False,
-        ),
-    ] = None,
+    tolerance: _Tolerance = 1.0,
+    stderr_dir: _StderrDir = None,
     debug: DebugOption = False,
     force: ForceOption = False,
     json_out: JsonOption = False,
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
-    raw_lines: Annotated[
-        bool,
-        typer.Option(
-            "--raw-lines",
-            metavar="",
-            help="Keep every raw line sent to and read from the engines in the transcript "
-            "(for debugging an engine; about 10x larger).",
-        ),
-    ] = False,
+    raw_lines: _RawLines = False,
     freeze_idle: FreezeIdleOption = False,
 ) -> None:
     """Play a match between two engines and print the result.
@@ -355,21 +364,15 @@ def _play(
 ) -> None:
     import json
     import secrets
-    import sys
     from dataclasses import replace
 
     from rich.console import Console
-    from rich.live import Live
     from rich.markup import escape
 
     from ..match.referee import MatchSpec, run_match
     from ..net import is_listen
-    from ..net.seat import NetworkSeat
-    from ..players.make import engine_seats
-    from ..players.tap import DebugLog
     from .common import exit_code_for, signals_interrupt
-    from .options import describe_clock, seat_clocks
-    from .remote import listen_for_remote_engines
+    from .options import seat_clocks
 
     if seed is None:
         seed = secrets.randbits(63)  # shown and reusable; too many to search from a hand
@@ -388,19 +391,7 @@ def _play(
         raw_lines=raw_lines,
         freeze_idle=freeze_idle,
     )
-    seats = engine_seats(
-        pair, tr, stderr_dir=stderr_dir, debug=DebugLog(sys.stderr) if debug else None
-    )
-    network = listen_for_remote_engines(
-        spec,
-        remote.args,
-        connect_info=remote.connect_info,
-        tls_cert=remote.tls_cert,
-        tls_key=remote.tls_key,
-        err=Console(stderr=True),
-    )
-    if network is not None:  # a listen:// seat takes the place of its engine's seat
-        seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
+    seats = _seats(spec, stderr_dir, debug, remote)
 
     # Engines are shown and reported by the names the command line gave them
     # (unique: c_first-1, c_first-2); the name in each hello is in the transcript.
@@ -417,12 +408,7 @@ def _play(
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
-    if clocks is None:
-        when = base.describe()
-    else:
-        when = (
-            f"handicap: A {describe_clock(clocks[0])}, B {describe_clock(clocks[1])} (bank+delay)"
-        )
+    when = _when(base, clocks)
     console.print(
         f"[bold]A[/bold] {escape(pair[0].name)}  vs  [bold]B[/bold] {escape(pair[1].name)}"
         f"  ·  {escape(when)}  ·  seed {seed}",
@@ -434,21 +420,79 @@ def _play(
         if debug:
             outcome = run_match(spec, transcript_path=transcript, seats=seats)
         else:
-            view = LiveView(
-                (
-                    seats[0] if isinstance(seats[0], NetworkSeat) else None,
-                    seats[1] if isinstance(seats[1], NetworkSeat) else None,
-                )
-            )
-            # (the view is drawn again at every refresh: a network seat's connection
-            # changes between the referee's reports)
-            with Live(view, console=console, refresh_per_second=8, transient=False):
-
-                def observe(state: LiveState) -> None:
-                    view.update(replace(state, engines=shown(state.engines)))
-
-                outcome = run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
+            outcome = _run_live(console, spec, transcript, seats, shown)
     _print_result(console, replace(outcome, engines=shown(outcome.engines)), when)
+
+
+def _when(base: TimeControl, clocks: tuple[TimeControl, TimeControl] | None) -> str:
+    """The match's clock, as the header line and the result say it."""
+    from .options import describe_clock
+
+    if clocks is None:
+        return base.describe()
+    return f"handicap: A {describe_clock(clocks[0])}, B {describe_clock(clocks[1])} (bank+delay)"
+
+
+def _seats(spec: MatchSpec, stderr_dir: Path | None, debug: bool, remote: _Remote) -> list[Seat]:
+    """The match's two seats: each engine's, or for a listen:// engine argument a
+    network seat a remote engine connects to (once it has)."""
+    import sys
+
+    from rich.console import Console
+
+    from ..net import is_listen
+    from ..players.make import engine_seats
+    from ..players.tap import DebugLog
+    from .remote import listen_for_remote_engines
+
+    seats = engine_seats(
+        spec.engines,
+        spec.transport,
+        stderr_dir=stderr_dir,
+        debug=DebugLog(sys.stderr) if debug else None,
+    )
+    network = listen_for_remote_engines(
+        spec,
+        remote.args,
+        connect_info=remote.connect_info,
+        tls_cert=remote.tls_cert,
+        tls_key=remote.tls_key,
+        err=Console(stderr=True),
+    )
+    if network is not None:  # a listen:// seat takes the place of its engine's seat
+        seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
+    return seats
+
+
+def _run_live(
+    console: Console,
+    spec: MatchSpec,
+    transcript: Path | None,
+    seats: list[Seat],
+    shown: Callable[[tuple[str, str]], tuple[str, str]],
+) -> MatchOutcome:
+    """Play the match with a live view of it (``shown``: the engines' names as shown)."""
+    from dataclasses import replace
+
+    from rich.live import Live
+
+    from ..match.referee import run_match
+    from ..net.seat import NetworkSeat
+
+    view = LiveView(
+        (
+            seats[0] if isinstance(seats[0], NetworkSeat) else None,
+            seats[1] if isinstance(seats[1], NetworkSeat) else None,
+        )
+    )
+    # (the view is drawn again at every refresh: a network seat's connection
+    # changes between the referee's reports)
+    with Live(view, console=console, refresh_per_second=8, transient=False):
+
+        def observe(state: LiveState) -> None:
+            view.update(replace(state, engines=shown(state.engines)))
+
+        return run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
 
 
 def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
