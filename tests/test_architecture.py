@@ -276,11 +276,9 @@ MAX_ATTRIBUTES = 15
 # below), and records that mirror a format (``PlayerView``: the view's JSON;
 # ``Header``: the transcript header line; ``MatchRecord``: a results line).
 KNOWN_LARGE: dict[str, int] = {
-    "bidref.cli.check_engine_cmd.check_engine_cmd": 106,
-    "bidref.cli.connect_cmd.connect": 128,
-    "bidref.cli.match_cmd.match": 119,
-    "bidref.cli.match_cmd._play": 102,
-    "bidref.cli.play_cmd.play": 105,
+    "bidref.cli.check_engine_cmd.check_engine_cmd": 82,
+    "bidref.cli.connect_cmd.connect": 89,
+    "bidref.cli.match_cmd.match": 85,
     "bidref.cli.tournament_cmd.tournament": 95,
     # MatchSpec is not split on purpose: it is the picklable input of run_match (a
     # tournament worker gets one each) and mostly what the transcript header

@@ -62,16 +62,21 @@ def _on_a_terminal() -> bool:
         return False
 
 
+# play's own arguments, declared here so that its signature stays one line each
+_SeatA = Annotated[
+    str,
+    typer.Argument(
+        help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
+        "line, or an engine file)."
+    ),
+]
+_SeatB = Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")]
+
+
 @app.command("play")
 def play(
-    seat_a: Annotated[
-        str,
-        typer.Argument(
-            help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
-            "line, or an engine file)."
-        ),
-    ],
-    seat_b: Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")],
+    seat_a: _SeatA,
+    seat_b: _SeatB,
     seed: SeedOption = None,
     bank: BankOption = 120.0,
     delay: DelayOption = 10.0,
@@ -119,16 +124,7 @@ def play(
             "`bidref play` needs a terminal for the person at the keyboard "
             "(stdin and stdout must be a terminal)"
         )
-    specs: list[EngineSpec] = []
-    for i, a in enumerate(args):
-        if i in humans:
-            specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
-            continue
-        try:
-            specs.append(resolve_engine(a))
-            check_runnable(specs[-1], a)  # refused before the terminal is taken
-        except EngineSpecError as e:
-            raise bad(str(e)) from None
+    specs = _seat_specs(args, humans)
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
         engines=(specs[0], specs[1]),
@@ -156,7 +152,34 @@ def play(
     finally:
         lib_log.removeHandler(held)
         lib_log.propagate = propagate
-    for line in held.lines:
+    _print_end(console, held.lines, session, outcome)
+    raise typer.Exit(code=exit_code_for(outcome))
+
+
+def _seat_specs(args: tuple[str, str], humans: list[int]) -> list[EngineSpec]:
+    """Each seat's engine (a person's seat: a stand-in named human); an engine that
+    cannot start is refused here, before the terminal is taken."""
+    from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
+
+    specs: list[EngineSpec] = []
+    for i, a in enumerate(args):
+        if i in humans:
+            specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
+            continue
+        try:
+            specs.append(resolve_engine(a))
+            check_runnable(specs[-1], a)  # refused before the terminal is taken
+        except EngineSpecError as e:
+            raise bad(str(e)) from None
+    return specs
+
+
+def _print_end(
+    console: Console, held: list[str], session: PlaySession, outcome: MatchOutcome
+) -> None:
+    """After the match, on the terminal given back: the log lines held during it,
+    the last layout and round end, the result and where the transcript is."""
+    for line in held:
         console.print(line, style="yellow", highlight=False)
     if session.layout.placed:
         console.print(LayoutPicture(session.layout), highlight=False)
@@ -167,7 +190,6 @@ def play(
     console.print(Text(f"result: {outcome.summary()}", style=style), highlight=False)
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
-    raise typer.Exit(code=exit_code_for(outcome))
 
 
 def _play(
