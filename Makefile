@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint format typecheck engines engines-c node browser bench clean venv
+.PHONY: test demo lint format typecheck engines engines-c node browser sandbox-tools bench clean venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,18 @@ browser:
 	    echo "error: Chromium (/usr/bin/chromium) is needed by the browser tests in tests/html; install it (e.g. apt-get install chromium)" >&2; exit 1; \
 	  fi; }
 
+# bubblewrap (bwrap) jails each engine under the default --sandbox auto (docs/match.md,
+# "Containment"): `make demo` and the tests (tests/sandbox) use it. setpriv (util-linux)
+# switches a jailed engine to its seat's own account when the referee is root.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: bubblewrap (bwrap) is missing; installing Debian's bubblewrap package to jail the engines (--sandbox auto)"; \
+	    apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "error: bubblewrap (bwrap) jails the engines (--sandbox auto, tests/sandbox); install it (e.g. apt-get install bubblewrap), or run with --sandbox off" >&2; exit 1; \
+	  fi; }
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check bidref tests benchmarks sample_engines
 	$(VENV)/bin/ruff format --check bidref tests benchmarks sample_engines
@@ -56,7 +68,7 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(VENV)/bin/ruff format bidref tests benchmarks sample_engines
 
-test: $(STAMP) engines browser lint
+test: $(STAMP) engines browser sandbox-tools lint
 	$(VENV)/bin/pytest -n 2 -q
 
 # The mypyc-compiled build in build/compiled (docs/perf.md; the bidref program runs on
@@ -72,7 +84,7 @@ test-compiled: compiled
 
 test: test-compiled
 
-demo: $(STAMP) engines-c
+demo: $(STAMP) engines-c sandbox-tools
 	rm -f demo-transcript.jsonl
 	$(VENV)/bin/bidref match sample_engines/c_first/engine sample_engines/python_greedy/engine.py \
 		--seed 7 --bank 10 --delay 0.5 --transcript demo-transcript.jsonl

@@ -39,6 +39,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bidref.engines_ai",
         "bidref.sdk",
         "bidref.build",
+        # the engine jail: standard library only; engines/ starts an engine in it
+        "bidref.sandbox",
         # the one list of end reasons: the match layer's, read by replay, the pages
         # and the tournament below and beside it; it imports the standard library only
         "bidref.match.outcome",
@@ -276,10 +278,8 @@ MAX_ATTRIBUTES = 15
 # below), and records that mirror a format (``PlayerView``: the view's JSON;
 # ``Header``: the transcript header line; ``MatchRecord``: a results line).
 KNOWN_LARGE: dict[str, int] = {
-    "bidref.cli.check_engine_cmd.check_engine_cmd": 82,
-    "bidref.cli.connect_cmd.connect": 89,
-    "bidref.cli.match_cmd.match": 85,
-    "bidref.cli.tournament_cmd.tournament": 95,
+    "bidref.cli.connect_cmd.connect": 87,
+    "bidref.cli.tournament_cmd.tournament": 93,
     # MatchSpec is not split on purpose: it is the picklable input of run_match (a
     # tournament worker gets one each) and mostly what the transcript header
     # records of a match (time controls, rounds, policy, transport, deals, raw

@@ -27,6 +27,15 @@ class FakeTransport:
         self.queue: deque[Line] = deque()
         self.exited: ExitInfo | None = None
 
+    def cpu_ns(self) -> int | None:
+        return None  # a function has no CPU time of its own
+
+    def freeze(self) -> None:
+        pass  # nothing runs between lines: there is nothing to stop
+
+    def thaw(self) -> None:
+        pass
+
     def write_line(self, text: str) -> int:
         msg = json.loads(text)
         if msg["type"] == "quit":

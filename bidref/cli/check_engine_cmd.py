@@ -9,6 +9,7 @@ import typer
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption, StartupOption, TransportOption
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 if TYPE_CHECKING:
     from ..check import CheckReport
@@ -33,6 +34,7 @@ _Json = Annotated[bool, typer.Option("--json", metavar="", help="Print the repor
 
 
 @app.command("check-engine")
+@sandbox_options
 def check_engine_cmd(
     engine: _EngineArg = None,
     engine_opt: EngineOption = None,
@@ -46,6 +48,7 @@ def check_engine_cmd(
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
     freeze_idle: FreezeIdleOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
 
@@ -70,26 +73,13 @@ def check_engine_cmd(
     from rich.console import Console
 
     from ..check_engine import CheckSettings, check_engine
-    from ..net import is_listen
-    from ..net.match_seats import engine_spec_for
     from . import options as opt
     from .remote import listen_for_remote_check
 
     tc = opt.clock(bank, delay)
     startup_ns = opt.startup_ns(startup)
     tr = opt.transport(transport)
-    remote = engine is not None and is_listen(engine)
-    choices = (
-        [] if remote else opt.engines([engine] if engine else [], engine_opt or [], each or [])
-    )
-    if remote:
-        remote_spec = engine_spec_for(engine or "")  # an EngineSpecError is a UsageError
-    if not remote and len(choices) != 1:
-        raise opt.Refused(
-            f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
-            "bidref check-engine ./engine"
-        )
-    spec = remote_spec if remote else choices[0].spec
+    spec, remote = _engine_to_check(engine, engine_opt or [], each or [], jail)
     if spec.time_control is not None:
         tc = spec.time_control
     settings = CheckSettings(
@@ -115,6 +105,29 @@ def check_engine_cmd(
     else:
         _print_report(report, spec, tc)
     raise typer.Exit(code=0 if report.passed else 1)
+
+
+def _engine_to_check(
+    engine: str | None, engine_opts: list[str], each: list[str], jail: JailArgs
+) -> tuple[EngineSpec, bool]:
+    """The one engine to check, in its jail, and whether it is a remote one (a
+    listen:// address: it connects, and the jail is its own machine's)."""
+    from ..net import is_listen
+    from ..net.match_seats import engine_spec_for
+    from . import options as opt
+    from .sandbox_opts import jail_engines
+
+    if engine is not None and is_listen(engine):
+        spec = engine_spec_for(engine)  # an EngineSpecError is a UsageError
+        jail.config()  # (bad jail options are refused all the same)
+        return spec, True
+    choices = opt.engines([engine] if engine else [], engine_opts, each)
+    if len(choices) != 1:
+        raise opt.Refused(
+            f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
+            "bidref check-engine ./engine"
+        )
+    return jail_engines([choices[0].spec], jail.config())[0], False
 
 
 def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> None:

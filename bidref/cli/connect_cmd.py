@@ -13,10 +13,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engines import EngineSpecError, resolve_engine
+from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..rules import SECOND
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
 
@@ -74,6 +75,7 @@ _Once = Annotated[
 
 
 @app.command("connect")
+@sandbox_options
 def connect(
     url: _Url,
     engine: _EngineArgs,
@@ -83,6 +85,7 @@ def connect(
     ca_file: _CaFile = None,
     retry_for: _RetryFor = 120.0,
     once: _Once = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
 
@@ -125,10 +128,7 @@ def connect(
     if not (math.isfinite(retry_for) and retry_for > 0):
         raise bad(f"--retry-for {retry_for:g}: give a positive number of seconds")
     token = _token(token, token_file, bad)
-    try:
-        spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
-    except EngineSpecError as e:
-        raise bad(str(e)) from None
+    spec = _jailed_engine(engine, jail, bad)
     ctx = _ssl_context(url, ca_file, bad)
 
     def status(text: str) -> None:
@@ -163,6 +163,23 @@ def connect(
         status(f"done ({result.detail}; {matches} match(es) played)")
     else:
         status(f"done ({result.detail}; {result.connections} connection(s))")
+
+
+def _jailed_engine(
+    engine: list[str], jail: JailArgs, bad: Callable[[str], typer.Exit]
+) -> EngineSpec:
+    """The engine the command line gives (after `--`), in the jail its options say."""
+    from .options import Refused
+    from .sandbox_opts import jail_engines
+
+    try:
+        spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
+    except EngineSpecError as e:
+        raise bad(str(e)) from None
+    try:
+        return jail_engines([spec], jail.config())[0]
+    except Refused as e:
+        raise bad(str(e)) from None
 
 
 def _ssl_context(

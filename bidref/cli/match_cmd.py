@@ -30,6 +30,7 @@ from .common import (
     TransportOption,
 )
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -214,6 +215,7 @@ _RawLines = Annotated[
 
 
 @app.command("match")
+@sandbox_options
 def match(
     engine_a: _EngineA = None,
     engine_b: _EngineB = None,
@@ -237,6 +239,7 @@ def match(
     tls_key: TlsKeyOption = None,
     raw_lines: _RawLines = False,
     freeze_idle: FreezeIdleOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match between two engines and print the result.
 
@@ -267,38 +270,46 @@ def match(
     (Ctrl-C, SIGTERM or SIGHUP: the engines are ended all the same).
     """
     from . import options as opt
+    from .sandbox_opts import jail_engines
 
     base = opt.clock(bank, delay)
     startup_ns = opt.startup_ns(startup)
     tr = opt.transport(transport)
     ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
     transcript = opt.output_file("--transcript", transcript, force=force)
-    if not 0 <= tolerance <= 60_000:
-        raise opt.Refused(
-            f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)"
-        )
+    tolerance_ns = _tolerance_ns(tolerance)
     positional = [a for a in (engine_a, engine_b) if a is not None]
     engines, args = _engines(positional, engine or [], each or [])
     folder = opt.output_folder("--stderr-dir", stderr_dir)
     opt.stderr_logs(folder, [e.name for e in engines], force=force)
+    config = jail.config(hide=[transcript, folder])
+    engines = jail_engines(engines, config)
     remote = _Remote(args, connect_info, tls_cert, tls_key)
+    out = _Output(transcript, folder, debug, json_out, raw_lines)
     _play(
-        engines,
-        base,
-        seed,
-        max_rounds,
-        ill,
-        tr,
-        startup_ns,
-        round(tolerance * 1_000_000),
-        folder,
-        transcript,
-        debug,
-        json_out,
-        remote,
-        raw_lines,
-        freeze_idle,
+        engines, base, seed, max_rounds, ill, tr, startup_ns, tolerance_ns, out, remote, freeze_idle
     )
+
+
+def _tolerance_ns(tolerance: float) -> int:
+    """--tolerance MS in ns, checked."""
+    from .options import Refused
+
+    if not 0 <= tolerance <= 60_000:
+        raise Refused(f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)")
+    return round(tolerance * 1_000_000)
+
+
+@dataclass(frozen=True)
+class _Output:
+    """What the match writes and shows besides the referee's work: the transcript,
+    each engine's stderr log, --debug's lines, --json's result, --raw-lines."""
+
+    transcript: Path | None
+    stderr_dir: Path | None
+    debug: bool
+    json_out: bool
+    raw_lines: bool
 
 
 @dataclass(frozen=True)
@@ -354,12 +365,8 @@ def _play(
     tr: Literal["pipe", "pty"],
     startup_ns: int,
     tolerance_ns: int,
-    stderr_dir: Path | None,
-    transcript: Path | None,
-    debug: bool,
-    json_out: bool,
+    out: _Output,
     remote: _Remote,
-    raw_lines: bool = False,
     freeze_idle: bool = False,
 ) -> None:
     import json
@@ -374,6 +381,7 @@ def _play(
     from .common import exit_code_for, signals_interrupt
     from .options import seat_clocks
 
+    transcript, stderr_dir, debug = out.transcript, out.stderr_dir, out.debug
     if seed is None:
         seed = secrets.randbits(63)  # shown and reusable; too many to search from a hand
     clocks = seat_clocks(pair, base)
@@ -388,7 +396,7 @@ def _play(
         startup_timeout_ns=startup_ns,
         timing_tolerance_ns=tolerance_ns,
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
-        raw_lines=raw_lines,
+        raw_lines=out.raw_lines,
         freeze_idle=freeze_idle,
     )
     seats = _seats(spec, stderr_dir, debug, remote)
@@ -400,7 +408,7 @@ def _play(
         a, b = (engines[i] if is_listen(remote.args[i]) else pair[i].name for i in (0, 1))
         return a, b
 
-    if json_out:
+    if out.json_out:
         with signals_interrupt():
             outcome = run_match(spec, transcript_path=transcript, seats=seats)
         outcome = replace(outcome, engines=shown(outcome.engines))

@@ -6,7 +6,8 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -40,6 +41,7 @@ from .common import (
     signals_interrupt,
     transcript_problem,
 )
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 HUMAN = "human"
 
@@ -74,6 +76,7 @@ _SeatB = Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same 
 
 
 @app.command("play")
+@sandbox_options
 def play(
     seat_a: _SeatA,
     seat_b: _SeatB,
@@ -86,6 +89,7 @@ def play(
     startup: StartupOption = 10.0,
     force: ForceOption = False,
     freeze_idle: FreezeIdleOption = False,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
 
@@ -124,7 +128,7 @@ def play(
             "`bidref play` needs a terminal for the person at the keyboard "
             "(stdin and stdout must be a terminal)"
         )
-    specs = _seat_specs(args, humans)
+    specs = _seat_specs(args, humans, jail, transcript)
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
         engines=(specs[0], specs[1]),
@@ -142,24 +146,20 @@ def play(
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns
     console = Console()
-    held = _Held()
-    lib_log = logging.getLogger("bidref")
-    lib_log.addHandler(held)
-    propagate, lib_log.propagate = lib_log.propagate, False
-    try:
-        with signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
-            outcome, session = _play(spec, specs, humans, names, tr, transcript, clock, console)
-    finally:
-        lib_log.removeHandler(held)
-        lib_log.propagate = propagate
-    _print_end(console, held.lines, session, outcome)
+    with _held_log() as held, signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
+        outcome, session = _play(spec, specs, humans, names, tr, transcript, clock, console)
+    _print_end(console, held, session, outcome)
     raise typer.Exit(code=exit_code_for(outcome))
 
 
-def _seat_specs(args: tuple[str, str], humans: list[int]) -> list[EngineSpec]:
-    """Each seat's engine (a person's seat: a stand-in named human); an engine that
-    cannot start is refused here, before the terminal is taken."""
+def _seat_specs(
+    args: tuple[str, str], humans: list[int], jail: JailArgs, transcript: Path | None
+) -> list[EngineSpec]:
+    """Each seat's engine, in the jail the options say (a person's seat: a stand-in
+    named human); an engine that cannot start, or a jail this machine cannot give, is
+    refused here, before the terminal is taken."""
     from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
+    from .sandbox_opts import jail_engines
 
     specs: list[EngineSpec] = []
     for i, a in enumerate(args):
@@ -171,7 +171,23 @@ def _seat_specs(args: tuple[str, str], humans: list[int]) -> list[EngineSpec]:
             check_runnable(specs[-1], a)  # refused before the terminal is taken
         except EngineSpecError as e:
             raise bad(str(e)) from None
-    return specs
+    config = jail.config(hide=[transcript])  # refused: printed, exit 2 by the one handler
+    return [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
+
+
+@contextmanager
+def _held_log() -> Iterator[list[str]]:
+    """The library's log lines while the match has the screen: held (they would tear
+    it), to be shown after it."""
+    held = _Held()
+    lib_log = logging.getLogger("bidref")
+    lib_log.addHandler(held)
+    propagate, lib_log.propagate = lib_log.propagate, False
+    try:
+        yield held.lines
+    finally:
+        lib_log.removeHandler(held)
+        lib_log.propagate = propagate
 
 
 def _print_end(
@@ -212,7 +228,9 @@ def _play(
         seats: list[Seat] = [
             HumanSeat(session, i, HUMAN)
             if i in humans
-            else WatchedEngineSeat(EngineSeat(specs[i], transport=tr, clock=clock), session)
+            else WatchedEngineSeat(
+                EngineSeat(specs[i].at_seat(i), transport=tr, clock=clock), session
+            )
             for i in (0, 1)
         ]
 

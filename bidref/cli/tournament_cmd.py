@@ -13,6 +13,7 @@ import os
 import signal
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption
+from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_options import (
     DEFAULT_BANK_S,
     DEFAULT_DEALS,
@@ -99,6 +101,7 @@ One engine against the field, on a dask cluster, the engines sent to the workers
 
 
 @app.command(epilog=EPILOG)
+@sandbox_options
 def tournament(
     engines: EnginesArgument = None,
     engine: EngineOption = None,
@@ -132,6 +135,7 @@ def tournament(
     tls_key: TlsKeyOption = None,
     startup: StartupOption = None,
     play_function: PlayFunctionOption = DEFAULT_PLAY,
+    jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
 
@@ -150,8 +154,6 @@ def tournament(
     cross-table for round robins.
     """
     from bidref.tournament.plans import Wanted
-
-    from . import options
 
     err, console = _consoles()
     play = _load_play(err, play_function)
@@ -172,11 +174,10 @@ def tournament(
     )
     with _refusals(err):
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
-        if ship_engines and cluster is None:
-            raise options.Refused(
-                "--ship-engines sends engines to --cluster workers: add --cluster"
-            )
+        _check_running(running)
         _check_outputs(outputs)
+        # the engine jail (cli/sandbox_opts.py): out and the stderr logs hidden from engines
+        running = replace(running, sandbox=announce(jail.config(hide=[out, stderr_dir])))
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -271,6 +272,14 @@ def _check_options(
         raise options.Refused(str(exc)) from None
 
 
+def _check_running(running: Running) -> None:
+    """Refuse --ship-engines without --cluster (there is nobody to send them to)."""
+    from . import options
+
+    if running.ship_engines and running.cluster is None:
+        raise options.Refused("--ship-engines sends engines to --cluster workers: add --cluster")
+
+
 def _check_outputs(outputs: Outputs) -> None:
     """The --export files and the --stderr-dir folder, before anything starts."""
     from bidref.tournament.folder import check_export_paths
@@ -362,7 +371,7 @@ def _open(
             outputs.out, wanted, defaults, check=running.real_engines, force=outputs.force
         )
     plan = replace(plan, stderr_dir=outputs.stderr_dir, debug=outputs.debug)
-    return replace(plan, freeze_idle=running.freeze_idle), store
+    return replace(plan, freeze_idle=running.freeze_idle, sandbox=running.sandbox), store
 
 
 def _todo(plan: Plan, store: ResultsStore | None) -> int:

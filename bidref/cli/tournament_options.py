@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
+
+if TYPE_CHECKING:
+    from ..sandbox.policy import SandboxConfig
 
 DEFAULT_DEALS = 50
 DEFAULT_BANK_S = 120.0
@@ -266,6 +269,7 @@ class Running:
     startup: float | None
     ship_engines: bool = False  # --cluster workers get the engines' files from here
     freeze_idle: bool = False  # the engine not on move is stopped (--freeze-idle)
+    sandbox: SandboxConfig | None = None  # the engines' jail (--sandbox and the limits)
 
     @property
     def real_engines(self) -> bool:

@@ -48,18 +48,30 @@ def start_engine(
         cls = PtyTransport
     else:
         raise ValueError(f"unknown transport {transport!r}: use pipe or pty")
+    from ..sandbox.jail import open_jail
+    from ..sandbox.policy import SandboxError
+
+    try:
+        jail = open_jail(spec.command, spec.cwd, spec.jail_config())
+    except (SandboxError, OSError) as e:
+        raise EngineStartError(f"cannot jail engine {spec.name!r}: {e}") from None
     try:
         return cls(
-            spec.command,
-            cwd=spec.cwd,
+            spec.command if jail is None else jail.argv,
+            cwd=spec.cwd if jail is None else jail.cwd,
             env=dict(spec.env),
             clock=clock,
             stderr_log=stderr_log,
             max_line=max_line,
             group=group,
+            jail=jail,
         )
     except EngineStartError as e:
         raise EngineStartError(f"{e}{start_hint(spec)}") from None
+    except BaseException:  # (an interrupt, a log that cannot be made): no group left behind
+        if jail is not None:
+            jail.close()
+        raise
 
 
 __all__ = [

@@ -52,6 +52,15 @@ NS_PER_TICK: Final = _ns_per_tick()
 class Jail(Protocol):
     """What a jail offers the transport of the engine it holds (see the module doc)."""
 
+    @property
+    def freezes(self) -> bool:
+        """Whether :meth:`freeze` stops the jail (it has a freezer group)."""
+        ...
+
+    def close(self) -> None:
+        """End what is left in the jail and remove it, once the engine is reaped."""
+        ...
+
     def freeze(self) -> None:
         """Stop every process in the jail (returns once they are stopped)."""
         ...
@@ -61,7 +70,8 @@ class Jail(Protocol):
         ...
 
     def cpu_ns(self) -> int | None:
-        """User + system time of everything the jail ever ran (ns), or None."""
+        """User + system time of everything the jail ever ran (ns), or None where it
+        does not count (no accounting group: /proc's process tree is read instead)."""
         ...
 
 

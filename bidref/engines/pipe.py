@@ -9,12 +9,16 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import contain
 from .framing import MAX_LINE
 from .io import IoGroup
 from .process import ProcessTransport
 from .transport import Clock, EngineStartError, StderrSink, drain
+
+if TYPE_CHECKING:
+    from ..sandbox.jail import Jail
 
 
 class PipeTransport(ProcessTransport):
@@ -30,8 +34,10 @@ class PipeTransport(ProcessTransport):
         stderr_log: Path | None = None,
         max_line: int = MAX_LINE,
         group: IoGroup | None = None,
+        jail: Jail | None = None,
     ) -> None:
         self.clock = clock
+        self.jail = jail
         # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
         self._sink = StderrSink(stderr_log, clock=clock)
         full_env = contain.engine_env(None if env is None else {**os.environ, **env})
@@ -46,10 +52,14 @@ class PipeTransport(ProcessTransport):
                 bufsize=0,
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=contain.child_setup(),  # see bidref.engines.contain
+                preexec_fn=contain.child_setup()
+                if jail is None
+                else jail.preexec(contain.child_setup()),  # see bidref.engines.contain
             )
         except OSError as e:
             self._sink.close()
+            if jail is not None:
+                jail.close()
             raise EngineStartError(f"cannot start {list(argv)!r}: {e.strerror or e}") from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.pid = self.proc.pid

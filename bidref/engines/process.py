@@ -10,6 +10,8 @@ says how to reap the process and what to release after it (:meth:`_reap`,
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 from collections.abc import Callable
 from typing import Final
@@ -108,9 +110,13 @@ class ProcessTransport:
         return self._closed or exit_info_of(self.pid, "running")
 
     def cpu_ns(self) -> int | None:
+        # A jail with a CPU-accounting group counts everything it ever ran; one
+        # without (no root) counts nothing, and /proc's process tree does.
         jail = self.jail
         if jail is not None:
-            return jail.cpu_ns()
+            ns = jail.cpu_ns()
+            if ns is not None:
+                return ns
         cpu = self._cpu
         return None if cpu is None else cpu.read()
 
@@ -121,19 +127,29 @@ class ProcessTransport:
         if self._closed is not None or self._frozen:
             return
         self._frozen = True
-        if self.jail is not None:
+        if self.jail is not None and self.jail.freezes:
             self.jail.freeze()
         else:
-            signal_group(self.pid, signal.SIGSTOP)
+            self._signal_all(signal.SIGSTOP)
 
     def thaw(self) -> None:
         if not self._frozen:
             return
         self._frozen = False
-        if self.jail is not None:
+        if self.jail is not None and self.jail.freezes:
             self.jail.thaw()
         else:
-            signal_group(self.pid, signal.SIGCONT)
+            self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, sig: signal.Signals) -> None:
+        """``sig`` to the engine's process group; in a jail without a freezer also to
+        every descendant outside it: bubblewrap starts the engine in a session of
+        its own, which the group signal does not reach."""
+        signal_group(self.pid, sig)
+        if self.jail is not None:
+            for pid in escaped_descendants(self.pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
 
     def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
         return self._closed or wait_exit(self.pid, timeout_ns, "running")
@@ -163,6 +179,8 @@ class ProcessTransport:
             self._noted,
         )
         contain.ended(self.pid)
+        if self.jail is not None:  # after the reap: what is left in its group dies with it
+            self.jail.close()
         self._reader.closed = True
         drainer.join(timeout=1.0)  # before the descriptor can be closed and reused
         self._release()

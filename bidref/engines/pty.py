@@ -16,6 +16,7 @@ import time
 import tty
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pexpect
 
@@ -24,6 +25,9 @@ from .framing import MAX_LINE
 from .io import IoGroup
 from .process import ProcessTransport
 from .transport import Clock, EngineStartError, StderrSink
+
+if TYPE_CHECKING:
+    from ..sandbox.jail import Jail
 
 
 class PtyTransport(ProcessTransport):
@@ -39,8 +43,10 @@ class PtyTransport(ProcessTransport):
         stderr_log: Path | None = None,
         max_line: int = MAX_LINE,
         group: IoGroup | None = None,
+        jail: Jail | None = None,
     ) -> None:
         self.clock = clock
+        self.jail = jail
         # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
         self._sink = StderrSink(stderr_log, clock=clock)
         full_env = contain.engine_env({**os.environ, **(env or {})})
@@ -53,10 +59,14 @@ class PtyTransport(ProcessTransport):
                 env=full_env,
                 echo=False,
                 use_poll=True,
-                preexec_fn=contain.child_setup(),  # see bidref.engines.contain
+                preexec_fn=contain.child_setup()
+                if jail is None
+                else jail.preexec(contain.child_setup()),  # see bidref.engines.contain
             )
         except (pexpect.ExceptionPexpect, OSError) as e:
             self._sink.close()
+            if jail is not None:
+                jail.close()
             raise EngineStartError(f"cannot start {argv!r}: {e}") from None
         self.pid = int(self.child.pid)
         self._fd = int(self.child.child_fd)

@@ -38,7 +38,10 @@ engine file or a quoted command line; relative to ``dir``), ``name``, ``dir``
 ``option.K=V`` (sent in the hello; ``V`` is read as JSON when it can be, so
 ``option.depth=3`` is the number 3 and ``option.book=x.txt`` a string),
 ``env.K=V`` (added to the environment), ``tc=BANK+DELAY`` (seconds: this
-engine's own clock, a handicap) and ``transport=pipe|pty``. ``--each`` takes the
+engine's own clock, a handicap), ``transport=pipe|pty``, ``sandbox=auto|off|strict``
+(this engine's jail level: the stricter of it and the command's ``--sandbox``)
+and ``dir_writable=yes|no`` (its working folder writable inside the jail;
+engine files take ``sandbox`` and ``dir_writable`` too). ``--each`` takes the
 same keys for every engine; an engine's own setting wins.
 
 Names: an engine is called by its ``name=``, else its engine file's ``name``,
@@ -67,6 +70,7 @@ from typing import Any, Literal
 from bidref.errors import UsageError
 
 from ..rules.clock import SECOND, TimeControl
+from ..sandbox.policy import Level, SandboxConfig, SandboxError, parse_level
 
 TRANSPORTS = ("pipe", "pty")
 # The longest bank or delay taken (seconds): more is a typo, and engines written
@@ -90,6 +94,27 @@ class EngineSpec:
     # This engine's own clock (a handicap match) and transport; None: the match's.
     time_control: TimeControl | None = None
     transport: Literal["pipe", "pty"] | None = None
+    # The command's jail (bidref.sandbox; None: none), and this engine's own
+    # ``sandbox=`` level (the stricter one wins) and ``dir_writable=``.
+    sandbox: SandboxConfig | None = None
+    sandbox_level: Level | None = None
+    dir_writable: bool | None = None
+
+    def at_seat(self, seat: int) -> EngineSpec:
+        """This engine in ``seat`` (its jail's own account and cores are the seat's)."""
+        return self if self.sandbox is None else replace(self, sandbox=self.sandbox.for_seat(seat))
+
+    def jail_config(self) -> SandboxConfig | None:
+        """The jail this engine gets: the command's, made stricter by its own level."""
+        base = self.sandbox
+        if base is None:
+            if self.sandbox_level in (None, "off"):
+                return None
+            base = SandboxConfig(level="off")
+        config = base.stricter(self.sandbox_level)
+        if self.dir_writable is not None:
+            config = replace(config, dir_writable=self.dir_writable)
+        return config
 
     def __post_init__(self) -> None:
         if not self.command:
@@ -245,11 +270,11 @@ def load_engine_file(path: Path) -> EngineSpec:
         raise EngineSpecError(f"cannot read engine file {str(path)!r}: {e}") from None
     if not isinstance(data, dict):
         raise EngineSpecError(f"engine file {str(path)!r} must hold a table/object")
-    unknown = set(data) - {"name", "command", "cwd", "env", "options"}
+    unknown = set(data) - {"name", "command", "cwd", "env", "options", "sandbox", "dir_writable"}
     if unknown:
         raise EngineSpecError(
             f"engine file {str(path)!r}: unknown keys {sorted(unknown)}; "
-            "use name, command, cwd, env, options"
+            "use name, command, cwd, env, options, sandbox, dir_writable"
         )
     cmd = data.get("command")
     if isinstance(cmd, str):
@@ -275,7 +300,35 @@ def load_engine_file(path: Path) -> EngineSpec:
     if not isinstance(options, dict):
         raise EngineSpecError(f"engine file {str(path)!r}: 'options' must be a table/object")
     name = data.get("name") or path.stem
-    return EngineSpec(str(name), tuple(cmd), str(cwd), dict(env), dict(options))
+    where = f"engine file {str(path)!r}: sandbox"
+    level = None if "sandbox" not in data else _level(str(data["sandbox"]), where)
+    writable = data.get("dir_writable")
+    if writable is not None and not isinstance(writable, bool):
+        raise EngineSpecError(f"engine file {str(path)!r}: 'dir_writable' must be true or false")
+    return EngineSpec(
+        str(name),
+        tuple(cmd),
+        str(cwd),
+        dict(env),
+        dict(options),
+        sandbox_level=level,
+        dir_writable=writable,
+    )
+
+
+def _level(text: str, flag: str) -> Level:
+    try:
+        return parse_level(text, flag)
+    except SandboxError as e:
+        raise EngineSpecError(str(e)) from None
+
+
+def _yes_no(text: str, flag: str) -> bool:
+    if text in ("yes", "true", "1"):
+        return True
+    if text in ("no", "false", "0"):
+        return False
+    raise EngineSpecError(f"{flag}{text!r}: use yes or no")
 
 
 def resolve_engine(arg: str) -> EngineSpec:
@@ -427,6 +480,8 @@ class EngineArgs:
     env: Mapping[str, str] = field(default_factory=dict)
     time_control: TimeControl | None = None
     transport: Literal["pipe", "pty"] | None = None
+    sandbox_level: Level | None = None
+    dir_writable: bool | None = None
     text: str = ""  # as given, for messages and the tournament's record
 
     def under(self, each: EngineArgs) -> EngineArgs:
@@ -440,11 +495,13 @@ class EngineArgs:
             env={**each.env, **self.env},
             time_control=self.time_control or each.time_control,
             transport=self.transport or each.transport,
+            sandbox_level=self.sandbox_level or each.sandbox_level,
+            dir_writable=self.dir_writable if self.dir_writable is not None else each.dir_writable,
             text=self.text,
         )
 
 
-ENGINE_KEYS = "cmd, name, dir, arg, option.K, env.K, tc, transport"
+ENGINE_KEYS = "cmd, name, dir, arg, option.K, env.K, tc, transport, sandbox, dir_writable"
 
 
 def _option_value(text: str) -> Any:
@@ -487,6 +544,10 @@ def parse_engine_args(text: str, flag: str = "--engine") -> EngineArgs:
             found["time_control"] = parse_time_control(value)
         elif key == "transport":
             found["transport"] = parse_transport(value, f"{flag} transport=")
+        elif key == "sandbox":
+            found["sandbox_level"] = _level(value, f"{flag} sandbox=")
+        elif key == "dir_writable":
+            found["dir_writable"] = _yes_no(value, f"{flag} dir_writable=")
         else:
             raise EngineSpecError(f"{where}: unknown key {key!r}; the keys are {ENGINE_KEYS}")
     return EngineArgs(
@@ -498,6 +559,8 @@ def parse_engine_args(text: str, flag: str = "--engine") -> EngineArgs:
         env=found["env"],
         time_control=found.get("time_control"),
         transport=found.get("transport"),
+        sandbox_level=found.get("sandbox_level"),
+        dir_writable=found.get("dir_writable"),
         text=text,
     )
 
@@ -532,6 +595,8 @@ def engine_from_args(a: EngineArgs, flag: str = "--engine") -> EngineSpec:
         options={**spec.options, **a.options},
         time_control=a.time_control,
         transport=a.transport,
+        sandbox_level=a.sandbox_level or spec.sandbox_level,
+        dir_writable=a.dir_writable if a.dir_writable is not None else spec.dir_writable,
     )
 
 

@@ -39,6 +39,7 @@ class EndReason(StrEnum):
     ILLEGAL = "illegal"
     CRASH = "crash"
     PROTOCOL = "protocol"
+    RESOURCES = "resources"
     STARTUP = "startup"
     ABORTED = "aborted"
 
@@ -102,6 +103,7 @@ _SEAT_REASONS: Final = frozenset(
         EndReason.ILLEGAL,
         EndReason.CRASH,
         EndReason.PROTOCOL,
+        EndReason.RESOURCES,
         EndReason.STARTUP,
     }
 )
@@ -113,6 +115,7 @@ _TEXT: Final = {
     EndReason.ILLEGAL: "an illegal action, under the forfeit policy",
     EndReason.CRASH: "an engine exited or closed its stdout",
     EndReason.PROTOCOL: "an engine broke the protocol or one of its caps",
+    EndReason.RESOURCES: "an engine ran into one of its jail's limits (memory, processes)",
     EndReason.STARTUP: "an engine did not start or sent no valid hello",
     EndReason.ABORTED: "no result can be proven (interrupted, or a referee timing fault)",
 }
@@ -283,6 +286,8 @@ def end_sentence(
     elif reason is EndReason.PROTOCOL:
         line = detail.get("line")
         what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
+    elif reason is EndReason.RESOURCES:  # "exceeded its memory limit (killed by ...)"
+        what = problem or f"exceeded its {detail.get('limit', 'jail')} limit"
     elif reason is EndReason.STARTUP:  # the problem quotes the engine's stderr already
         return f"{won}: {who(seat)} did not start: {problem}"
     else:  # a seat's end this function has no words of its own for yet

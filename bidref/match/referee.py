@@ -125,7 +125,7 @@ def run_match(
         group = IoGroup()  # one wait moves both engines' I/O
         seats = [
             EngineSeat(
-                e,
+                e.at_seat(i),
                 transport=spec.transport,
                 clock=clock,
                 max_line=spec.max_line,

@@ -567,6 +567,18 @@ class EngineSession:
             problem = info.describe()
         else:
             problem = write_problem or "closed its stdout but is still running"
+        breach = getattr(self.seat, "breach", None)
+        limit = breach() if breach is not None else None
+        if limit is not None:  # the kernel ended it, or refused it, at a jail limit
+            return SessionEnd(
+                EndReason.RESOURCES,
+                {
+                    "seat": self.index,
+                    "limit": limit,
+                    "problem": f"exceeded its {limit} limit ({problem})",
+                    "stderr_tail": self.seat.stderr_tail()[-500:],
+                },
+            )
         return SessionEnd(
             EndReason.CRASH,
             {

@@ -111,7 +111,7 @@ def listening_seats(
             else:
                 seats.append(
                     EngineSeat(
-                        engine,
+                        engine.at_seat(i),
                         transport=spec.transport,
                         clock=clock,
                         max_line=spec.max_line,

@@ -219,6 +219,11 @@ class EngineSeat:
     def stderr_tail(self) -> str:
         return "" if self._t is None else self._t.stderr_tail()
 
+    def breach(self) -> str | None:
+        """The jail limit this engine ran into ("memory", "processes"), or None."""
+        jail = None if self._t is None else getattr(self._t, "jail", None)
+        return None if jail is None else jail.breach()
+
     def settle_stderr(self, timeout_ns: int) -> None:
         if self._t is not None:
             self._t.settle_stderr(timeout_ns)

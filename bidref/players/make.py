@@ -42,7 +42,7 @@ def engine_seats(
     seats: list[Seat] = []
     for i, e in enumerate(engines):
         seat: Seat = EngineSeat(
-            e,
+            e.at_seat(i),  # each seat its own account and cores
             transport=e.transport or transport,
             clock=clock,
             stderr_log=None

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ..match.outcome import EndReason, end_sentence
 from .schedule import MatchKey, Pairing
+
+if TYPE_CHECKING:
+    from ..sandbox.policy import SandboxConfig
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class MatchJob:
     stderr_prefix: str = ""  # ... in files named PREFIX + A-name.stderr.log
     debug_log: str | None = None  # write every line to and from the engines here
     freeze_idle: bool = False  # stop the engine not on move (MatchSpec.freeze_idle)
+    sandbox: SandboxConfig | None = None  # the engines' jail (bidref.sandbox); None: none
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,10 @@ def _engine_spec(e: EngineEntry) -> EngineSpec:
     )
 
 
+def _jailed(e: EngineSpec, job: MatchJob) -> EngineSpec:
+    return e if job.sandbox is None else dataclasses.replace(e, sandbox=job.sandbox)
+
+
 def _json_detail(detail: dict[str, object]) -> dict[str, object]:
     """The referee's detail as JSON values, long texts cut to MAX_DETAIL characters."""
     out: dict[str, object] = {}
@@ -74,7 +78,10 @@ def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
 
     s = job.settings
     base = _time_control((s.bank_ms, s.delay_ms))
-    engines = (_engine_spec(job.engine_a), _engine_spec(job.engine_b))
+    engines = (
+        _jailed(_engine_spec(job.engine_a), job),
+        _jailed(_engine_spec(job.engine_b), job),
+    )
     own = [e.time_control for e in engines]
     spec = MatchSpec(
         engines=engines,

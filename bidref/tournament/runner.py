@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bidref import __version__
 from bidref.errors import UsageError
@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 RESULTS_FILE = "results.jsonl"
 TRANSCRIPTS_DIR = "transcripts"
 DEBUG_DIR = "debug"  # --debug: one log of every engine line per match
+
+if TYPE_CHECKING:
+    from ..sandbox.policy import SandboxConfig
 
 
 class TournamentError(UsageError, ValueError):  # ValueError: as before, for one release
@@ -98,6 +101,7 @@ class Plan:
     stderr_dir: Path | None = None
     debug: bool = False
     freeze_idle: bool = False  # stop the engine not on move (MatchSpec.freeze_idle)
+    sandbox: SandboxConfig | None = None  # the engines' jail (bidref.sandbox)
 
     @property
     def engines(self) -> list[EngineEntry]:
@@ -165,6 +169,7 @@ class Plan:
             if self.stderr_dir is None
             else str((self.stderr_dir / folder).resolve()),
             stderr_prefix=f"{stem}-",
+            sandbox=self.sandbox,
             debug_log=str((self.out_dir / DEBUG_DIR / folder / f"{stem}.log").resolve())
             if self.debug
             else None,

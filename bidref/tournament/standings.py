@@ -45,6 +45,7 @@ FAULT_COLUMNS: dict[str, str] = {
     EndReason.TIME: "time_losses",
     EndReason.CRASH: "crashes",
     EndReason.STARTUP: "crashes",
+    EndReason.RESOURCES: "crashes",  # killed or refused at a jail limit
     EndReason.ILLEGAL: "illegal_forfeits",
     EndReason.PROTOCOL: "protocol_errors",
 }

@@ -158,6 +158,8 @@ def test_a_referee_stopped_by_a_signal_ends_its_engines(
             "--json",
             "--transcript",
             str(t),
+            "--sandbox",  # (the engines' own processes, watched from here)
+            "off",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

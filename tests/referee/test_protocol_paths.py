@@ -493,7 +493,7 @@ def test_ctrl_c_aborts_the_match_and_still_closes_the_seats() -> None:
 
 def test_every_end_reason_is_reachable() -> None:
     # The tests above cover: balance, round_limit, resign, time, illegal, crash,
-    # protocol, startup, aborted — one name each, no more.
+    # protocol, startup, aborted — one name each, no more; resources: tests/sandbox.
     assert set(END_REASONS) == {
         "balance",
         "round_limit",
@@ -502,6 +502,7 @@ def test_every_end_reason_is_reachable() -> None:
         "illegal",
         "crash",
         "protocol",
+        "resources",
         "startup",
         "aborted",
     }

@@ -1,0 +1,203 @@
+"""The engine jail's options (issue 28), declared once for every command that
+starts engines (match, tournament, check-engine, play, connect).
+
+A command is decorated with :func:`sandbox_options` (under ``@app.command``):
+the eight options below join its parameters, and the function receives them
+as one ``jail: JailArgs``. :meth:`JailArgs.config` checks them and
+:func:`jail_engines` attaches the jail to every engine and says on stderr what
+jail this machine gives (or refuses, exit 2, under ``--sandbox strict`` when a
+protection is missing). docs/match.md
+"Containment" says what each level stops.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast, get_type_hints
+
+import typer
+
+if TYPE_CHECKING:
+    from ..engines.spec import EngineSpec
+    from ..sandbox import SandboxConfig
+
+PANEL = "Engine jail (docs/match.md, Containment)"
+
+SandboxOption = Annotated[
+    str,
+    typer.Option(
+        metavar="[auto|off|strict]",
+        help="auto: the strongest jail this machine allows (said on stderr); strict: refuse "
+        "to start without namespaces, own accounts, cgroup limits and cpusets (root + "
+        "bubblewrap); off: no jail.",
+        rich_help_panel=PANEL,
+    ),
+]
+MemoryOption = Annotated[
+    str,
+    typer.Option(metavar="SIZE", help="Memory per engine, e.g. 512M or 2G.", rich_help_panel=PANEL),
+]
+MaxProcsOption = Annotated[
+    int,
+    typer.Option(metavar="N", help="Processes and threads per engine.", rich_help_panel=PANEL),
+]
+MaxFilesOption = Annotated[
+    int,
+    typer.Option(metavar="N", help="Open files per engine.", rich_help_panel=PANEL),
+]
+MaxFileSizeOption = Annotated[
+    str,
+    typer.Option(metavar="SIZE", help="Largest file an engine may write.", rich_help_panel=PANEL),
+]
+TmpSizeOption = Annotated[
+    str,
+    typer.Option(metavar="SIZE", help="Size of each engine's private /tmp.", rich_help_panel=PANEL),
+]
+CpusOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="N",
+        help="Give each seat N cores of its own (a cpuset it cannot leave; root). Default: "
+        "none under auto, 1 under strict.",
+        rich_help_panel=PANEL,
+    ),
+]
+DirWritableOption = Annotated[
+    bool,
+    typer.Option(
+        "--engine-dir-writable",
+        help="Let each engine write in its own folder (read-only by default); per engine: "
+        '--engine "... dir_writable=yes".',
+        rich_help_panel=PANEL,
+    ),
+]
+
+S = TypeVar("S", bound="Sequence[EngineSpec]")
+
+
+@dataclass(frozen=True)
+class JailArgs:
+    """The jail options as given (checked by :meth:`config`)."""
+
+    sandbox: SandboxOption = "auto"
+    memory: MemoryOption = "1G"
+    max_procs: MaxProcsOption = 64
+    max_files: MaxFilesOption = 256
+    max_file_size: MaxFileSizeOption = "64M"
+    tmp_size: TmpSizeOption = "64M"
+    cpus: CpusOption = None
+    engine_dir_writable: DirWritableOption = False
+
+    def config(self, hide: Sequence[Path | None] = ()) -> SandboxConfig:
+        """The checked jail settings; ``hide``: the command's own outputs (transcript,
+        results, logs), never visible to an engine. Raises ``options.Refused``."""
+        from ..sandbox.policy import (
+            Limits,
+            SandboxConfig,
+            SandboxError,
+            parse_count,
+            parse_level,
+            parse_size,
+        )
+        from .options import Refused
+
+        try:
+            limits = Limits(
+                memory=parse_size(self.memory, "--memory"),
+                max_procs=parse_count(self.max_procs, "--max-procs", 4, 100_000),
+                max_files=parse_count(self.max_files, "--max-files", 16, 1_000_000),
+                max_file_size=parse_size(self.max_file_size, "--max-file-size"),
+                tmp_size=parse_size(self.tmp_size, "--tmp-size"),
+                cpus=None if self.cpus is None else parse_count(self.cpus, "--cpus", 1, 1024),
+            )
+            level = parse_level(self.sandbox)
+        except SandboxError as e:
+            raise Refused(str(e)) from None
+        folders = []
+        for p in hide:
+            if p is not None:
+                p = p.resolve()
+                folders.append(str(p if p.is_dir() else p.parent))
+        return SandboxConfig(level, limits, self.engine_dir_writable, tuple(dict.fromkeys(folders)))
+
+
+JAIL_DEFAULTS = JailArgs()  # what a command's ``jail`` parameter says by default
+F = TypeVar("F", bound="Any")
+
+
+def sandbox_options(fn: F) -> F:
+    """Give the command ``fn`` the jail options (see the module docstring): they
+    are declared once, on :class:`JailArgs`, and reach ``fn`` as ``jail``."""
+    own = inspect.signature(fn, eval_str=True)
+    hints = get_type_hints(JailArgs, include_extras=True)
+    added = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
+        )
+        for f in fields(JailArgs)
+    ]
+    kept = [p for p in own.parameters.values() if p.name != "jail"]
+
+    @functools.wraps(fn)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        given = {f.name: kwargs.pop(f.name) for f in fields(JailArgs) if f.name in kwargs}
+        return fn(*args, jail=JailArgs(**given), **kwargs)
+
+    command.__signature__ = own.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+    command.__annotations__ = {
+        **{k: v for k, v in get_type_hints(fn, include_extras=True).items() if k != "jail"},
+        **{p.name: p.annotation for p in added},
+    }
+    del command.__wrapped__  # typer must see the signature above, not fn's
+    return cast(F, command)
+
+
+def _real_stderr() -> bool:
+    """Whether stderr is a real file (a terminal, a pipe, a log), not a captured
+    stream that tests read together with stdout (``--json`` stays parseable)."""
+    try:
+        sys.stderr.fileno()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
+
+def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
+    """``specs`` with ``config`` attached; the jail announced on stderr (unless
+    ``quiet``). Raises ``options.Refused`` when it cannot be given (strict)."""
+    from ..sandbox.policy import SandboxError, machine, plan, seat_cores
+    from .options import Refused
+
+    levels = [config.stricter(s.sandbox_level) for s in specs] or [config]
+    strongest = max(levels, key=lambda c: ("off", "auto", "strict").index(c.level))
+    try:
+        p = plan(strongest)
+    except SandboxError as e:
+        raise Refused(str(e)) from None
+    if "account" in p.active:
+        # the referee's files (transcripts, results, logs) closed to the seats'
+        # accounts by their modes too, not only by the jail's mount namespace
+        os.umask(os.umask(0) | 0o077)
+    if not quiet and _real_stderr():
+        cpus = strongest.cpus()
+        cores = (
+            tuple(",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1))
+            if cpus
+            else ()
+        )
+        print(p.describe(strongest, cores), file=sys.stderr, flush=True)
+    out = [replace(s, sandbox=config) for s in specs]
+    return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
+
+
+def announce(config: SandboxConfig) -> SandboxConfig:
+    """Say (or refuse) the jail of a command whose engines are not resolved here
+    (tournaments); ``config`` itself."""
+    jail_engines([], config)
+    return config

@@ -1,0 +1,196 @@
+"""One engine's jail: its command line, what its process does before exec, and
+its control group (limits, cpuset, freezer, CPU time), removed with it.
+
+:func:`open_jail` makes it when the engine starts (:func:`bidref.engines.start_engine`);
+the transport keeps it as ``transport.jail`` (None without one) and closes it
+after the engine is reaped. The referee may call :meth:`Jail.freeze`,
+:meth:`Jail.thaw` and :meth:`Jail.cpu_ns` when :attr:`Jail.has_group`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import resource
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from . import accounts, bwrap, cgroups
+from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
+
+log = logging.getLogger(__name__)
+
+LIMIT_NAMES = {"memory": "--memory", "processes": "--max-procs"}
+
+
+def _python_paths() -> list[str]:
+    """What a Python engine needs read-only: this interpreter (venv and base) and
+    the bidref package (for ``bidref.sdk``)."""
+    import bidref
+
+    pkg = Path(bidref.__file__).resolve().parent
+    paths = {sys.prefix, sys.base_prefix, str(pkg)}
+    paths.add(os.path.dirname(os.path.realpath(sys.executable)))
+    return sorted(paths)
+
+
+_swept: set[int] = set()
+
+
+def _sweep_once(version: str, controllers: frozenset[str]) -> None:
+    """Once per process: remove what killed referees left (cgroups.sweep_stale)."""
+    if os.getpid() not in _swept:
+        _swept.add(os.getpid())
+        cgroups.sweep_stale(version, controllers)
+
+
+class Jail:
+    """See the module docstring."""
+
+    def __init__(self, argv: Sequence[str], cwd: str | None, config: SandboxConfig) -> None:
+        m = machine()
+        self.plan: Plan = plan(config, m)
+        self.config = config
+        lim = config.limits
+        self.group: cgroups.Group | None = None
+        self.cores: tuple[int, ...] = ()
+        self.uid: int | None = None
+        argv = bwrap.absolute(argv, cwd)
+        folder = bwrap.engine_folder(argv, cwd)
+        active = self.plan.active
+        if "account" in active:
+            self.uid = self._account(folder, config)
+        if m.cgroup is not None and ("cgroups" in active or "cpuset" in active):
+            wanted = set(m.controllers)
+            if "cpuset" not in active:
+                wanted.discard("cpuset")
+            _sweep_once(m.cgroup, m.controllers)
+            self.group = cgroups.Group(m.cgroup, frozenset(wanted), "AB"[config.seat % 2])
+            try:
+                if "memory" in wanted:
+                    self.group.limit_memory(lim.memory)
+                if "pids" in wanted:
+                    self.group.limit_pids(lim.max_procs)
+                if "cpuset" in active:
+                    self.cores = seat_cores(config.cpus() or 1, config.seat, m.cores)
+                    self.group.pin(self.cores)
+            except OSError as e:
+                self.group.remove()
+                raise SandboxError(f"cannot set the engine's cgroup limits: {e}") from None
+        self.cwd = folder or cwd
+        if "namespaces" in active and m.bwrap is not None:
+            private = None
+            if folder is None:  # a command with no folder of its own: an empty one
+                private = "/tmp"
+            switch = (
+                bwrap.switch_account(m.setpriv, self.uid)
+                if self.uid is not None and m.setpriv
+                else []
+            )
+            extra = [*_python_paths(), *(w for w in argv if os.path.isabs(w))]
+            self.argv = bwrap.command(
+                m.bwrap,
+                argv,
+                folder=folder or "/tmp",
+                writable=config.dir_writable and private is None,
+                extra_ro=extra,
+                hide=config.hide,
+                tmp_size=lim.tmp_size,
+                switch=switch,
+            )
+            self.cwd = None
+        else:
+            self.argv = list(argv)
+
+    @staticmethod
+    def _account(folder: str | None, config: SandboxConfig) -> int | None:
+        """The seat's own uid, when the engine's folder lets it in; under ``auto``
+        an engine in a folder closed to it runs without (``strict`` refuses)."""
+        uid = accounts.uid_of(config.seat)
+        if folder is None or accounts.can(uid, Path(folder), config.dir_writable):
+            return uid
+        what = "write" if config.dir_writable else "read"
+        if config.level != "strict":
+            log.warning(
+                "engine folder %r is not %sable by uid %d: the engine runs without its "
+                "own account (chmod the folder to give it one)",
+                folder,
+                what,
+                uid,
+            )
+            return None
+        raise SandboxError(
+            f"the engine's folder {folder!r} is not {what}able by its seat's own "
+            f"account (uid {uid}): `chmod o+rx{'w' if config.dir_writable else ''} "
+            f"{folder}` or `chown -R {uid} {folder}`, or use --sandbox auto or off"
+        )
+
+    @property
+    def has_group(self) -> bool:
+        return self.group is not None
+
+    def preexec(self, inner: Callable[[], None]) -> Callable[[], None]:
+        """The child's set-up before exec: ``inner`` (containment), then join the
+        group and lower the limits (for good: soft and hard alike)."""
+        procs = self.group.join_fn() if self.group is not None else ()
+        lim = self.config.limits
+        memory = self.group is None or "memory" not in self.group.dirs
+        nproc = self.uid is not None and (self.group is None or "pids" not in self.group.dirs)
+        rlimits = [
+            (resource.RLIMIT_NOFILE, lim.max_files),
+            (resource.RLIMIT_FSIZE, lim.max_file_size),
+            (resource.RLIMIT_CORE, 0),
+        ]
+        if memory:
+            rlimits.append((resource.RLIMIT_DATA, lim.memory))
+        if nproc:
+            rlimits.append((resource.RLIMIT_NPROC, lim.max_procs))
+
+        def setup() -> None:
+            inner()
+            for path in procs:
+                fd = os.open(path, os.O_WRONLY)
+                os.write(fd, b"0")
+                os.close(fd)
+            for which, value in rlimits:
+                resource.setrlimit(which, (value, value))
+
+        return setup
+
+    @property
+    def freezes(self) -> bool:
+        """Whether :meth:`freeze` stops the engine (a freezer group); without one the
+        transport signals the engine's processes instead."""
+        return self.group is not None and "freezer" in self.group.dirs
+
+    def freeze(self) -> None:
+        if self.group is not None and "freezer" in self.group.dirs:
+            self.group.freeze()
+
+    def thaw(self) -> None:
+        if self.group is not None and "freezer" in self.group.dirs:
+            self.group.thaw()
+
+    def cpu_ns(self) -> int | None:
+        """User + system CPU time of everything the jail ran, or None without a group."""
+        if self.group is None or "cpuacct" not in self.group.dirs:
+            return None
+        return self.group.cpu_ns()
+
+    def breach(self) -> str | None:
+        """The limit the engine ran into ("memory", "processes"), or None."""
+        return None if self.group is None else self.group.breach()
+
+    def close(self) -> None:
+        if self.group is not None:
+            with contextlib.suppress(OSError):
+                self.group.remove()
+
+
+def open_jail(argv: Sequence[str], cwd: str | None, config: SandboxConfig | None) -> Jail | None:
+    """The jail of an engine about to start, or None (``off``, or no config)."""
+    if config is None or config.level == "off":
+        return None
+    return Jail(argv, cwd, config)

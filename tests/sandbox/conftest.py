@@ -1,0 +1,198 @@
+"""Hostile-engine tests of the engine jail (issue 28): a hostile engine
+(hostile.py) tries every attack of the issue against a victim (victim.py),
+through the real `bidref match` command, and reports what it managed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).parent
+REPO = HERE.parent.parent
+
+
+@dataclass
+class Run:
+    rc: int
+    outcome: dict[str, Any]
+    attacks: dict[str, dict[str, Any]]
+    stderr: str
+
+
+@dataclass
+class Arena:
+    """Two engine folders apart, the referee's output folder, a host folder to
+    drop files in, a TCP listener and an abstract unix socket on this host."""
+
+    root: Path
+    port: int
+    abstract: str
+
+    @property
+    def hostile(self) -> Path:
+        return self.root / "hostile" / "hostile.py"
+
+    @property
+    def victim(self) -> Path:
+        return self.root / "victim" / "victim.py"
+
+    @property
+    def out(self) -> Path:
+        return self.root / "out"
+
+    @property
+    def drop(self) -> Path:
+        return self.root / "drop"
+
+    def match(
+        self,
+        attacks: Sequence[str],
+        *,
+        then: str = "resign",
+        args: Sequence[str] = (),
+        lethal: bool = False,
+        python: Sequence[str] = (sys.executable,),
+        user: Sequence[str] = (),
+        timeout: float = 60,
+        out: Path | None = None,
+        strict_engine: bool = False,
+    ) -> Run:
+        out = out or self.out
+        opts = {
+            "attacks": ",".join(attacks),
+            "then": then,
+            "victim": str(self.victim),
+            "secret": str(out),
+            "drop": str(self.drop),
+            "port": self.port,
+            "abstract": self.abstract,
+            "lethal": lethal,
+        }
+        engine = " ".join(
+            f"option.{k}={json.dumps(v)}" for k, v in opts.items()
+        )  # values are JSON: strings quoted
+        # (another interpreter, for an unprivileged referee: this one's packages)
+        paths = [str(REPO), sysconfig.get_paths()["purelib"]]
+        env = {**os.environ, "PYTHONPATH": ":".join(paths)}
+        r = subprocess.run(
+            [
+                *user,
+                *python,
+                "-c",
+                "import sys; from bidref.launch import main; sys.argv[0] = 'bidref'; main()",
+                "match",
+                "-e",
+                f"cmd={self.hostile} name=hostile {_quote(engine)}"
+                + (" sandbox=strict" if strict_engine else ""),
+                "-e",
+                f"cmd={self.victim} name=victim",
+                "--seed",
+                "5",
+                "--bank",
+                "60",
+                "--delay",
+                "2",
+                "--max-rounds",
+                "1",
+                "--transcript",
+                str(out / "t.jsonl"),
+                "--stderr-dir",
+                str(out),
+                "--json",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=self.root,
+            env=env,
+            check=False,
+        )
+        outcome = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
+        attacks_seen: dict[str, dict[str, Any]] = {}
+        log = out / "A-hostile.stderr.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        for line in text.splitlines():
+            if line.startswith("ATTACK "):
+                a = json.loads(line[7:])
+                attacks_seen[a["name"]] = a
+        return Run(r.returncode, outcome, attacks_seen, r.stderr)
+
+
+def _quote(text: str) -> str:
+    # each option.K=V word as one shell word inside the --engine string
+    import shlex
+
+    return " ".join(shlex.quote(w) for w in text.split(" "))
+
+
+@pytest.fixture
+def arena() -> Iterator[Arena]:
+    # not under pytest's tmp_path: its folders are closed to other accounts, and the
+    # unprivileged referee of some tests writes here
+    top = Path(tempfile.mkdtemp(prefix="bidref-sandbox-"))
+    try:
+        yield from _arena(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _arena(tmp_path: Path) -> Iterator[Arena]:
+    root = tmp_path / "arena"
+    for sub in ("hostile", "victim", "out", "drop"):
+        (root / sub).mkdir(parents=True)
+    shutil.copy(HERE / "hostile.py", root / "hostile" / "hostile.py")
+    shutil.copy(HERE / "victim.py", root / "victim" / "victim.py")
+    (root / "out" / "results-secret.txt").write_text("the referee's own file\n")
+    # readable (not writable) by the seats' own accounts and by a throwaway user;
+    # the tmp_path above it is closed to them
+    for p in (tmp_path, root, root / "hostile", root / "victim"):
+        p.chmod(0o755)
+    (root / "out").chmod(0o777)
+    (root / "drop").chmod(0o777)
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    tcp.listen(8)
+    name = f"bidref-collude-{os.getpid()}-{id(root)}"
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind("\0" + name)
+    unix.listen(8)
+    try:
+        yield Arena(root, tcp.getsockname()[1], name)
+    finally:
+        tcp.close()
+        unix.close()
+
+
+def root_with_jail() -> str | None:
+    """Why the strict tests cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root (CI runs as root): the seats' own accounts and cgroups"
+    if shutil.which("bwrap") is None:
+        return "needs bubblewrap: `make sandbox-tools`"
+    return None
+
+
+def unprivileged() -> list[str]:
+    """A command prefix running as a uid with no account and no privileges."""
+    return ["setpriv", "--reuid=61450", "--regid=61450", "--clear-groups", "--"]
+
+
+def leaked_cgroups() -> set[str]:
+    """The jails' control groups (bidref-PID-SEAT-N) whose referee PID is gone:
+    left behind. (Groups of referees still running, e.g. other tests', are not.)"""
+    root = Path("/sys/fs/cgroup")
+    found = {p for pattern in ("*/bidref-*", "*/*/*/bidref-*") for p in root.glob(pattern)}
+    return {str(p) for p in found if not Path(f"/proc/{p.name.split('-')[1]}").exists()}

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""A hostile engine (tests/sandbox): it plays legally, and at its first request
+tries the attacks of issue 28 named in its hello option ``attacks``, reporting
+each on stderr as ``ATTACK {"name": ..., "ok": true|false, "detail": ...}``
+(``ok``: the attack worked). Then it ``resign``s, ``play``s on or ``exit``s
+(option ``then``).
+
+Every attack is bounded: at most 3 GiB, 300 children, 10,000 files, 200 MiB
+written, and only 127.0.0.1. Options: ``victim`` (the victim's program),
+``secret`` (a folder of the referee's to read), ``drop`` (a host folder to
+write to), ``port`` (a TCP port on 127.0.0.1), ``abstract`` (an abstract unix
+socket name), ``lethal`` (SIGKILL the victim rather than SIGSTOP+SIGCONT).
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import resource
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+MIB = 1 << 20
+
+
+def report(name: str, ok: bool, detail: object = "") -> None:
+    sys.stderr.write("ATTACK " + json.dumps({"name": name, "ok": ok, "detail": str(detail)}) + "\n")
+    sys.stderr.flush()
+
+
+def find_victim() -> int | None:
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                # (its program, not the referee's command line naming it)
+                if any(a.endswith(b"/victim.py") for a in f.read().split(b"\0")):
+                    return int(name)
+        except OSError:
+            continue
+    return None
+
+
+def attack(name: str, opts: dict[str, Any], hand: object) -> tuple[bool, object]:
+    if name in ("signal", "mem", "ptrace", "autogroup"):
+        pid = find_victim()
+        if pid is None:
+            return False, "no victim in /proc"
+        if name == "signal":
+            if opts.get("lethal"):
+                os.kill(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGSTOP)
+                os.kill(pid, signal.SIGCONT)
+            return True, pid
+        if name == "mem":
+            with open(f"/proc/{pid}/maps") as f:
+                start = int(next(ln for ln in f if " rw-p " in ln).split("-")[0], 16)
+            with open(f"/proc/{pid}/mem", "rb") as f:
+                f.seek(start)
+                return len(f.read(64)) == 64, hex(start)
+        if name == "ptrace":
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.ptrace(16, pid, 0, 0) != 0:  # PTRACE_ATTACH
+                return False, os.strerror(ctypes.get_errno())
+            time.sleep(0.05)
+            libc.ptrace(17, pid, 0, 0)  # PTRACE_DETACH
+            return True, pid
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write("19")
+        return True, pid
+    if name == "cpuset":
+        n = os.cpu_count() or 1
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, range(n))
+        burners = []
+        for _ in range(4):  # 4 busy processes, 0.2 s each, in their own sessions
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()
+                end = time.monotonic() + 0.2
+                while time.monotonic() < end:
+                    pass
+                os._exit(0)
+            burners.append(pid)
+        for pid in burners:
+            os.waitpid(pid, 0)
+        cores = sorted(os.sched_getaffinity(0))
+        return n > 1 and len(cores) == n, cores
+    if name == "tamper":
+        with open(opts["victim"], "ab"):
+            return True, opts["victim"]
+    if name == "plant":
+        path = os.path.join(os.path.dirname(opts["victim"]), "planted-by-hostile")
+        with open(path, "w") as f:
+            f.write("x")
+        return True, path
+    if name == "secret":
+        names = os.listdir(opts["secret"])
+        for n in names:
+            p = os.path.join(opts["secret"], n)
+            if os.path.isfile(p):
+                with open(p, "rb") as f:
+                    return True, f"{n}: {f.read(40)!r}"
+        return bool(names), names
+    if name == "nofile":
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (10_000, 10_000))
+        fds = []
+        try:
+            while len(fds) < 10_000:
+                fds.append(os.open("/dev/null", os.O_RDONLY))
+        except OSError as e:
+            detail: object = f"{len(fds)} then {e.strerror}"
+        else:
+            detail = len(fds)
+        for fd in fds:
+            os.close(fd)
+        return len(fds) >= 10_000 - 20, detail
+    if name == "disk":
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        path = os.path.join(opts["drop"], "hostile-200M")
+        written = 0
+        chunk = b"\0" * MIB
+        try:
+            with open(path, "wb") as f:
+                while written < 200 * MIB:
+                    f.write(chunk)
+                    written += MIB
+                f.flush()
+        except OSError as e:
+            return False, f"{written // MIB} MiB then {e.strerror}"
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return True, f"{written // MIB} MiB"
+    if name == "tcp":
+        with socket.create_connection(("127.0.0.1", int(opts["port"])), timeout=1):
+            return True, opts["port"]
+    if name == "collude":
+        got = []
+        with contextlib.suppress(OSError):
+            with open(os.path.join(opts["drop"], "collude.txt"), "w") as f:
+                f.write(json.dumps(hand))
+            got.append("file")
+        with contextlib.suppress(OSError):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(1)
+            s.connect("\0" + opts["abstract"])
+            s.sendall(json.dumps(hand).encode())
+            s.close()
+            got.append("abstract socket")
+        return bool(got), got
+    if name == "memory":
+        held = []
+        try:
+            while len(held) < 48:  # 48 x 64 MiB = 3 GiB, every page touched
+                held.append(b"\1" * (64 * MIB))
+        except MemoryError:
+            pass
+        size = len(held) * 64
+        del held
+        return size >= 3072, f"{size} MiB"
+    if name == "fork":
+        kids = []
+        try:
+            while len(kids) < 300:
+                pid = os.fork()
+                if pid == 0:
+                    time.sleep(3)
+                    os._exit(0)
+                kids.append(pid)
+        except OSError as e:
+            detail = f"{len(kids)} then {e.strerror}"
+        else:
+            detail = len(kids)
+        for pid in kids:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        return len(kids) >= 300, detail
+    raise ValueError(f"unknown attack {name!r}")
+
+
+def main() -> None:
+    opts: dict[str, Any] = {}
+    attacked = False
+
+    def send(obj: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "hello":
+            opts = msg.get("options", {})
+            send({"type": "hello", "name": "hostile", "protocol": "bidref/1"})
+        elif kind == "request":
+            if not attacked:
+                attacked = True
+                hand = msg["view"].get("hand")
+                for name in filter(None, str(opts.get("attacks", "")).split(",")):
+                    try:
+                        ok, detail = attack(name, opts, hand)
+                    except Exception as e:  # the attack failed: say how
+                        ok, detail = False, f"{type(e).__name__}: {e}"
+                    report(name, ok, detail)
+                then = opts.get("then", "play")
+                if then == "resign":
+                    send({"type": "resign", "message": "attacks done"})
+                    continue
+                if then == "exit":
+                    sys.exit(3)
+            send({"type": "action", "id": msg["id"], "action": msg["legal"][0]})
+        elif kind == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()
