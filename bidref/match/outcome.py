@@ -127,6 +127,7 @@ _CAUSE: Final = {
     EndReason.ILLEGAL: "an illegal action (forfeit)",
     EndReason.CRASH: "a crash",
     EndReason.PROTOCOL: "a protocol error",
+    EndReason.RESOURCES: "a jail limit (memory, processes)",
     EndReason.STARTUP: "a failed start",
     EndReason.ABORTED: "aborted by the referee",
 }
