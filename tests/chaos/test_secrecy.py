@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .harness import assert_nothing_left, bidref, engine, match, new_token
+from .harness import UNJAILED, assert_nothing_left, bidref, engine, match, new_token
 
 pytestmark = pytest.mark.e2e
 
@@ -75,6 +75,7 @@ def test_in_a_tournament_no_process_shows_the_seed_and_nothing_piles_up(tmp_path
         [
             *bidref(),
             "tournament",
+            *UNJAILED,
             f"peek={engine('peek', peeker)}",
             f"fork={engine('daemon', forker)}",
             "--seed",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .harness import (
+    UNJAILED,
     assert_nothing_left,
     bidref,
     engine,
@@ -29,6 +30,7 @@ def _start(engine_a: str, engine_b: str, folder: Path) -> subprocess.Popen[bytes
         [
             *bidref(),
             "match",
+            *UNJAILED,
             engine_a,
             engine_b,
             "--bank",
@@ -187,6 +189,7 @@ def test_sigkill_of_a_tournament_worker_ends_its_engines(tmp_path: Path) -> None
         [
             *bidref(),
             "tournament",
+            *UNJAILED,
             f"h={engine('hang', hang)}",
             f"s={engine('stubborn', stubborn)}",
             "--deals",

@@ -92,8 +92,13 @@ def test_a_jail_set_on_the_transport_answers_for_cpu_time_and_holds() -> None:
     from tests.procinfo import state
 
     class Jail:
+        freezes = True  # a freezer group: the transport asks it, not the signals
+
         def __init__(self) -> None:
             self.calls: list[str] = []
+
+        def close(self) -> None:
+            self.calls.append("close")
 
         def freeze(self) -> None:
             self.calls.append("freeze")
@@ -124,5 +129,5 @@ def test_a_jail_set_on_the_transport_answers_for_cpu_time_and_holds() -> None:
         t.freeze()
     finally:
         info = t.close(None, 200_000_000)  # thawed first: it ends as any other
-    assert jail.calls == ["freeze", "thaw", "freeze", "thaw"]
+    assert jail.calls == ["freeze", "thaw", "freeze", "thaw", "close"]  # closed after the reap
     assert info.how in ("sigterm", "sigkill", "exited")

@@ -88,10 +88,8 @@ def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
             f"{sys.executable} {BURNER}",
             f"{sys.executable} {BURNER}",
             "--freeze-idle",
-            # unjailed: the engine not on move is stopped by SIGSTOP (state T); in a
-            # jail with a freezer it is frozen by its cgroup instead (tests/sandbox)
             "--sandbox",
-            "off",
+            "off",  # the group SIGSTOP path, seen in /proc from here (a jail hides it)
             "--seed",
             "3",
             "--transcript",
