@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,32 +11,39 @@ from .common import EachOption, EngineOption, FreezeIdleOption, StartupOption, T
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
+if TYPE_CHECKING:
+    from ..check import CheckReport
+    from ..engines import EngineSpec
+    from ..rules import TimeControl
+
+# check-engine's own options, declared here so that its signature stays one line each
+_EngineArg = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="ENGINE",
+        help="The engine: a program, a .py file, an engine file (.toml/.json) or a "
+        'command line in quotes, e.g. "node my_engine.js" (or give it with --engine).',
+        show_default=False,
+    ),
+]
+_Bank = Annotated[
+    float, typer.Option(metavar="SECONDS", help="Bank in seconds announced and enforced.")
+]
+_Delay = Annotated[float, typer.Option(metavar="SECONDS", help="Delay per turn in seconds.")]
+_Json = Annotated[bool, typer.Option("--json", metavar="", help="Print the report as JSON.")]
+
 
 @app.command("check-engine")
 @sandbox_options
 def check_engine_cmd(
-    engine: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="ENGINE",
-            help="The engine: a program, a .py file, an engine file (.toml/.json) or a "
-            'command line in quotes, e.g. "node my_engine.js" (or give it with --engine).',
-            show_default=False,
-        ),
-    ] = None,
+    engine: _EngineArg = None,
     engine_opt: EngineOption = None,
     each: EachOption = None,
-    bank: Annotated[
-        float, typer.Option(metavar="SECONDS", help="Bank in seconds announced and enforced.")
-    ] = 2.0,
-    delay: Annotated[
-        float, typer.Option(metavar="SECONDS", help="Delay per turn in seconds.")
-    ] = 0.2,
+    bank: _Bank = 2.0,
+    delay: _Delay = 0.2,
     startup: StartupOption = 10.0,
     transport: TransportOption = "pipe",
-    as_json: Annotated[
-        bool, typer.Option("--json", metavar="", help="Print the report as JSON.")
-    ] = False,
+    as_json: _Json = False,
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
@@ -65,38 +71,15 @@ def check_engine_cmd(
     import json
 
     from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
 
     from ..check_engine import CheckSettings, check_engine
-    from ..net import is_listen
-    from ..net.match_seats import engine_spec_for
-    from ..rules import SECOND
     from . import options as opt
     from .remote import listen_for_remote_check
-    from .sandbox_opts import jail_engines
 
     tc = opt.clock(bank, delay)
     startup_ns = opt.startup_ns(startup)
     tr = opt.transport(transport)
-    remote = engine is not None and is_listen(engine)
-    choices = (
-        [] if remote else opt.engines([engine] if engine else [], engine_opt or [], each or [])
-    )
-    if remote:
-        remote_spec = engine_spec_for(engine or "")  # an EngineSpecError is a UsageError
-    if not remote and len(choices) != 1:
-        raise opt.Refused(
-            f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
-            "bidref check-engine ./engine"
-        )
-    config = jail.config()
-    if not remote:
-        choices = [
-            replace(c, spec=s)
-            for c, s in zip(choices, jail_engines([c.spec for c in choices], config), strict=True)
-        ]
-    spec = remote_spec if remote else choices[0].spec
+    spec, remote = _engine_to_check(engine, engine_opt or [], each or [], jail)
     if spec.time_control is not None:
         tc = spec.time_control
     settings = CheckSettings(
@@ -120,30 +103,64 @@ def check_engine_cmd(
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
-        console = Console()
-        table = Table(
-            title=f"check-engine {report.engine_name or spec.name} "
-            f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"
-        )
-        table.add_column("item")
-        table.add_column("result")
-        table.add_column("detail", overflow="fold")
-        marks = {
-            "pass": "[green]PASS[/]",
-            "fail": "[bold red]FAIL[/]",
-            "skipped": "[yellow]skipped[/]",
-        }
-        for r in report.results:
-            # (a skipped item's detail, "skipped (because ...)", says skipped once)
-            detail = r.detail.removeprefix("skipped ") if r.skipped else r.detail
-            table.add_row(r.item, marks[r.status], escape(detail))
-        console.print(table)
-        n_ok = sum(r.passed for r in report.results)
-        failed, skipped = len(report.failed_items()), len(report.skipped_items())
-        verdict = "[green]all passed[/]" if report.passed else "[bold red]failed[/]"
-        console.print(
-            f"{n_ok}/{len(report.results)} items passed, {failed} failed"
-            + (f", {skipped} skipped (not run)" if skipped else "")
-            + f": {verdict}"
-        )
+        _print_report(report, spec, tc)
     raise typer.Exit(code=0 if report.passed else 1)
+
+
+def _engine_to_check(
+    engine: str | None, engine_opts: list[str], each: list[str], jail: JailArgs
+) -> tuple[EngineSpec, bool]:
+    """The one engine to check, in its jail, and whether it is a remote one (a
+    listen:// address: it connects, and the jail is its own machine's)."""
+    from ..net import is_listen
+    from ..net.match_seats import engine_spec_for
+    from . import options as opt
+    from .sandbox_opts import jail_engines
+
+    if engine is not None and is_listen(engine):
+        spec = engine_spec_for(engine)  # an EngineSpecError is a UsageError
+        jail.config()  # (bad jail options are refused all the same)
+        return spec, True
+    choices = opt.engines([engine] if engine else [], engine_opts, each)
+    if len(choices) != 1:
+        raise opt.Refused(
+            f"check-engine checks one engine, got {len(choices)}: give one, e.g. "
+            "bidref check-engine ./engine"
+        )
+    return jail_engines([choices[0].spec], jail.config())[0], False
+
+
+def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> None:
+    """The report as a table of items, then how many passed."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..rules import SECOND
+
+    console = Console()
+    table = Table(
+        title=f"check-engine {report.engine_name or spec.name} "
+        f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"
+    )
+    table.add_column("item")
+    table.add_column("result")
+    table.add_column("detail", overflow="fold")
+    marks = {
+        "pass": "[green]PASS[/]",
+        "fail": "[bold red]FAIL[/]",
+        "skipped": "[yellow]skipped[/]",
+    }
+    for r in report.results:
+        # (a skipped item's detail, "skipped (because ...)", says skipped once)
+        detail = r.detail.removeprefix("skipped ") if r.skipped else r.detail
+        table.add_row(r.item, marks[r.status], escape(detail))
+    console.print(table)
+    n_ok = sum(r.passed for r in report.results)
+    failed, skipped = len(report.failed_items()), len(report.skipped_items())
+    verdict = "[green]all passed[/]" if report.passed else "[bold red]failed[/]"
+    console.print(
+        f"{n_ok}/{len(report.results)} items passed, {failed} failed"
+        + (f", {skipped} skipped (not run)" if skipped else "")
+        + f": {verdict}"
+    )

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engines import EngineSpecError, resolve_engine
+from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..rules import SECOND
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
@@ -22,62 +22,69 @@ from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
 
 
+# connect's options, declared here so that its signature stays one line each
+_Url = Annotated[
+    str, typer.Argument(help="The seat's address as the referee printed it (ws:// or wss://).")
+]
+_EngineArgs = Annotated[
+    list[str],
+    typer.Argument(
+        help="The engine command, after `--`: an executable, a .py file, or a command line.",
+        show_default=False,
+    ),
+]
+_Token = Annotated[
+    str | None,
+    typer.Option(
+        metavar="TOKEN",
+        envvar="BIDREF_TOKEN",
+        help="The seat's token as the referee printed it. On a command line it shows "
+        "in the process list (ps) to every user of this machine: prefer "
+        "BIDREF_TOKEN=TOKEN or --token-file.",
+        show_envvar=False,
+    ),
+]
+_TokenFile = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="Read the seat's token from FILE (its first line), e.g. one made with "
+        "`umask 077; echo TOKEN > seat.token`.",
+        dir_okay=False,
+    ),
+]
+_CaFile = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="Trust this certificate (PEM) for wss://, e.g. the referee's self-signed one.",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+_RetryFor = Annotated[
+    float,
+    typer.Option(metavar="SECONDS", help="Give up after this many seconds without a connection."),
+]
+_Once = Annotated[
+    bool,
+    typer.Option(
+        "--once", help="Play one match and exit, even when the referee (a tournament) offers more."
+    ),
+]
+
+
 @app.command("connect")
 @sandbox_options
 def connect(
-    url: Annotated[
-        str, typer.Argument(help="The seat's address as the referee printed it (ws:// or wss://).")
-    ],
-    engine: Annotated[
-        list[str],
-        typer.Argument(
-            help="The engine command, after `--`: an executable, a .py file, or a command line.",
-            show_default=False,
-        ),
-    ],
-    token: Annotated[
-        str | None,
-        typer.Option(
-            metavar="TOKEN",
-            envvar="BIDREF_TOKEN",
-            help="The seat's token as the referee printed it. On a command line it shows "
-            "in the process list (ps) to every user of this machine: prefer "
-            "BIDREF_TOKEN=TOKEN or --token-file.",
-            show_envvar=False,
-        ),
-    ] = None,
-    token_file: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="FILE",
-            help="Read the seat's token from FILE (its first line), e.g. one made with "
-            "`umask 077; echo TOKEN > seat.token`.",
-            dir_okay=False,
-        ),
-    ] = None,
+    url: _Url,
+    engine: _EngineArgs,
+    token: _Token = None,
+    token_file: _TokenFile = None,
     transport: TransportOption = "pipe",
-    ca_file: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="FILE",
-            help="Trust this certificate (PEM) for wss://, e.g. the referee's self-signed one.",
-            exists=True,
-            dir_okay=False,
-        ),
-    ] = None,
-    retry_for: Annotated[
-        float,
-        typer.Option(
-            metavar="SECONDS", help="Give up after this many seconds without a connection."
-        ),
-    ] = 120.0,
-    once: Annotated[
-        bool,
-        typer.Option(
-            "--once",
-            help="Play one match and exit, even when the referee (a tournament) offers more.",
-        ),
-    ] = False,
+    ca_file: _CaFile = None,
+    retry_for: _RetryFor = 120.0,
+    once: _Once = False,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play in a referee's network seat with a local engine, like lichess-bot.
@@ -105,8 +112,6 @@ def connect(
     the engine failed to start, 130 interrupted.
     """
     from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
-    from .options import Refused
-    from .sandbox_opts import jail_engines
 
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
@@ -123,23 +128,8 @@ def connect(
     if not (math.isfinite(retry_for) and retry_for > 0):
         raise bad(f"--retry-for {retry_for:g}: give a positive number of seconds")
     token = _token(token, token_file, bad)
-    try:
-        spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
-    except EngineSpecError as e:
-        raise bad(str(e)) from None
-    try:
-        config = jail.config()
-        spec = jail_engines([spec], config)[0]
-    except Refused as e:
-        raise bad(str(e)) from None
-    ctx: ssl.SSLContext | None = None
-    if url.startswith("wss://"):
-        try:
-            ctx = ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
-        except (OSError, ssl.SSLError) as e:
-            raise bad(
-                f"--ca-file {str(ca_file)!r}: cannot load it ({e}); give a PEM file"
-            ) from None
+    spec = _jailed_engine(engine, jail, bad)
+    ctx = _ssl_context(url, ca_file, bad)
 
     def status(text: str) -> None:
         err.print(f"connect: {escape(text)}", highlight=False)
@@ -173,6 +163,35 @@ def connect(
         status(f"done ({result.detail}; {matches} match(es) played)")
     else:
         status(f"done ({result.detail}; {result.connections} connection(s))")
+
+
+def _jailed_engine(
+    engine: list[str], jail: JailArgs, bad: Callable[[str], typer.Exit]
+) -> EngineSpec:
+    """The engine the command line gives (after `--`), in the jail its options say."""
+    from .options import Refused
+    from .sandbox_opts import jail_engines
+
+    try:
+        spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
+    except EngineSpecError as e:
+        raise bad(str(e)) from None
+    try:
+        return jail_engines([spec], jail.config())[0]
+    except Refused as e:
+        raise bad(str(e)) from None
+
+
+def _ssl_context(
+    url: str, ca_file: Path | None, bad: Callable[[str], typer.Exit]
+) -> ssl.SSLContext | None:
+    """For a wss:// URL, the TLS context (trusting ``ca_file`` too); None for ws://."""
+    if not url.startswith("wss://"):
+        return None
+    try:
+        return ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
+    except (OSError, ssl.SSLError) as e:
+        raise bad(f"--ca-file {str(ca_file)!r}: cannot load it ({e}); give a PEM file") from None
 
 
 def _token(given: str | None, path: Path | None, bad: Callable[[str], typer.Exit]) -> str:

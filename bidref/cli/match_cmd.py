@@ -33,12 +33,15 @@ from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
     from rich.table import Table
 
     from ..engines.spec import EngineSpec
-    from ..match.referee import LiveState, MatchOutcome
+    from ..match.referee import LiveState, MatchOutcome, MatchSpec
     from ..net.seat import Link, NetworkSeat
+    from ..players import Seat
     from ..rules.clock import TimeControl
 
 # Shown under a start-up failure: the two usual causes of a missing hello.
@@ -169,24 +172,53 @@ class LiveView:
         return render_state(self.state, links, now)
 
 
+# match's own options, declared here so that its signature stays one line each
+_EngineA = Annotated[
+    str | None,
+    typer.Argument(
+        metavar="ENGINE_A",
+        help="Engine in seat A: an executable, a .py file, a quoted command line, "
+        "or an engine file (.toml/.json). Or give both engines with --engine.",
+        show_default=False,
+    ),
+]
+_EngineB = Annotated[
+    str | None,
+    typer.Argument(metavar="ENGINE_B", help="Engine in seat B (same forms).", show_default=False),
+]
+_Tolerance = Annotated[
+    float,
+    typer.Option(
+        help="The referee's timing tolerance, in ms (docs/match.md, 'Clock promises'): "
+        "a reply read later than this after the deadline, that may have come in time, "
+        "aborts the match unrated instead of being judged.",
+        metavar="MS",
+    ),
+]
+_StderrDir = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="DIR",
+        help="Keep each engine's stderr (capped) in a log file in this folder.",
+        file_okay=False,
+    ),
+]
+_RawLines = Annotated[
+    bool,
+    typer.Option(
+        "--raw-lines",
+        metavar="",
+        help="Keep every raw line sent to and read from the engines in the transcript "
+        "(for debugging an engine; about 10x larger).",
+    ),
+]
+
+
 @app.command("match")
 @sandbox_options
 def match(
-    engine_a: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="ENGINE_A",
-            help="Engine in seat A: an executable, a .py file, a quoted command line, "
-            "or an engine file (.toml/.json). Or give both engines with --engine.",
-            show_default=False,
-        ),
-    ] = None,
-    engine_b: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="ENGINE_B", help="Engine in seat B (same forms).", show_default=False
-        ),
-    ] = None,
+    engine_a: _EngineA = None,
+    engine_b: _EngineB = None,
     engine: EngineOption = None,
     each: EachOption = None,
     seed: SeedOption = None,
@@ -197,38 +229,15 @@ def match(
     illegal: IllegalOption = "reject",
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
-    tolerance: Annotated[
-        float,
-        typer.Option(
-            help="The referee's timing tolerance, in ms (docs/match.md, 'Clock promises'): "
-            "a reply read later than this after the deadline, that may have come in time, "
-            "aborts the match unrated instead of being judged.",
-            metavar="MS",
-        ),
-    ] = 1.0,
-    stderr_dir: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="DIR",
-            help="Keep each engine's stderr (capped) in a log file in this folder.",
-            file_okay=False,
-        ),
-    ] = None,
+    tolerance: _Tolerance = 1.0,
+    stderr_dir: _StderrDir = None,
     debug: DebugOption = False,
     force: ForceOption = False,
     json_out: JsonOption = False,
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
-    raw_lines: Annotated[
-        bool,
-        typer.Option(
-            "--raw-lines",
-            metavar="",
-            help="Keep every raw line sent to and read from the engines in the transcript "
-            "(for debugging an engine; about 10x larger).",
-        ),
-    ] = False,
+    raw_lines: _RawLines = False,
     freeze_idle: FreezeIdleOption = False,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
@@ -268,10 +277,7 @@ def match(
     tr = opt.transport(transport)
     ill: Literal["reject", "forfeit"] = "forfeit" if illegal == "forfeit" else "reject"
     transcript = opt.output_file("--transcript", transcript, force=force)
-    if not 0 <= tolerance <= 60_000:
-        raise opt.Refused(
-            f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)"
-        )
+    tolerance_ns = _tolerance_ns(tolerance)
     positional = [a for a in (engine_a, engine_b) if a is not None]
     engines, args = _engines(positional, engine or [], each or [])
     folder = opt.output_folder("--stderr-dir", stderr_dir)
@@ -279,23 +285,31 @@ def match(
     config = jail.config(hide=[transcript, folder])
     engines = jail_engines(engines, config)
     remote = _Remote(args, connect_info, tls_cert, tls_key)
+    out = _Output(transcript, folder, debug, json_out, raw_lines)
     _play(
-        engines,
-        base,
-        seed,
-        max_rounds,
-        ill,
-        tr,
-        startup_ns,
-        round(tolerance * 1_000_000),
-        folder,
-        transcript,
-        debug,
-        json_out,
-        remote,
-        raw_lines,
-        freeze_idle,
+        engines, base, seed, max_rounds, ill, tr, startup_ns, tolerance_ns, out, remote, freeze_idle
     )
+
+
+def _tolerance_ns(tolerance: float) -> int:
+    """--tolerance MS in ns, checked."""
+    from .options import Refused
+
+    if not 0 <= tolerance <= 60_000:
+        raise Refused(f"--tolerance {tolerance:g}: give a number of ms from 0 to 60000 (default 1)")
+    return round(tolerance * 1_000_000)
+
+
+@dataclass(frozen=True)
+class _Output:
+    """What the match writes and shows besides the referee's work: the transcript,
+    each engine's stderr log, --debug's lines, --json's result, --raw-lines."""
+
+    transcript: Path | None
+    stderr_dir: Path | None
+    debug: bool
+    json_out: bool
+    raw_lines: bool
 
 
 @dataclass(frozen=True)
@@ -351,32 +365,23 @@ def _play(
     tr: Literal["pipe", "pty"],
     startup_ns: int,
     tolerance_ns: int,
-    stderr_dir: Path | None,
-    transcript: Path | None,
-    debug: bool,
-    json_out: bool,
+    out: _Output,
     remote: _Remote,
-    raw_lines: bool = False,
     freeze_idle: bool = False,
 ) -> None:
     import json
     import secrets
-    import sys
     from dataclasses import replace
 
     from rich.console import Console
-    from rich.live import Live
     from rich.markup import escape
 
     from ..match.referee import MatchSpec, run_match
     from ..net import is_listen
-    from ..net.seat import NetworkSeat
-    from ..players.make import engine_seats
-    from ..players.tap import DebugLog
     from .common import exit_code_for, signals_interrupt
-    from .options import describe_clock, seat_clocks
-    from .remote import listen_for_remote_engines
+    from .options import seat_clocks
 
+    transcript, stderr_dir, debug = out.transcript, out.stderr_dir, out.debug
     if seed is None:
         seed = secrets.randbits(63)  # shown and reusable; too many to search from a hand
     clocks = seat_clocks(pair, base)
@@ -391,22 +396,10 @@ def _play(
         startup_timeout_ns=startup_ns,
         timing_tolerance_ns=tolerance_ns,
         stderr_dir=None if stderr_dir is None else str(stderr_dir),
-        raw_lines=raw_lines,
+        raw_lines=out.raw_lines,
         freeze_idle=freeze_idle,
     )
-    seats = engine_seats(
-        pair, tr, stderr_dir=stderr_dir, debug=DebugLog(sys.stderr) if debug else None
-    )
-    network = listen_for_remote_engines(
-        spec,
-        remote.args,
-        connect_info=remote.connect_info,
-        tls_cert=remote.tls_cert,
-        tls_key=remote.tls_key,
-        err=Console(stderr=True),
-    )
-    if network is not None:  # a listen:// seat takes the place of its engine's seat
-        seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
+    seats = _seats(spec, stderr_dir, debug, remote)
 
     # Engines are shown and reported by the names the command line gave them
     # (unique: c_first-1, c_first-2); the name in each hello is in the transcript.
@@ -415,7 +408,7 @@ def _play(
         a, b = (engines[i] if is_listen(remote.args[i]) else pair[i].name for i in (0, 1))
         return a, b
 
-    if json_out:
+    if out.json_out:
         with signals_interrupt():
             outcome = run_match(spec, transcript_path=transcript, seats=seats)
         outcome = replace(outcome, engines=shown(outcome.engines))
@@ -423,12 +416,7 @@ def _play(
         raise typer.Exit(code=exit_code_for(outcome))
 
     console = Console()
-    if clocks is None:
-        when = base.describe()
-    else:
-        when = (
-            f"handicap: A {describe_clock(clocks[0])}, B {describe_clock(clocks[1])} (bank+delay)"
-        )
+    when = _when(base, clocks)
     console.print(
         f"[bold]A[/bold] {escape(pair[0].name)}  vs  [bold]B[/bold] {escape(pair[1].name)}"
         f"  ·  {escape(when)}  ·  seed {seed}",
@@ -440,21 +428,79 @@ def _play(
         if debug:
             outcome = run_match(spec, transcript_path=transcript, seats=seats)
         else:
-            view = LiveView(
-                (
-                    seats[0] if isinstance(seats[0], NetworkSeat) else None,
-                    seats[1] if isinstance(seats[1], NetworkSeat) else None,
-                )
-            )
-            # (the view is drawn again at every refresh: a network seat's connection
-            # changes between the referee's reports)
-            with Live(view, console=console, refresh_per_second=8, transient=False):
-
-                def observe(state: LiveState) -> None:
-                    view.update(replace(state, engines=shown(state.engines)))
-
-                outcome = run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
+            outcome = _run_live(console, spec, transcript, seats, shown)
     _print_result(console, replace(outcome, engines=shown(outcome.engines)), when)
+
+
+def _when(base: TimeControl, clocks: tuple[TimeControl, TimeControl] | None) -> str:
+    """The match's clock, as the header line and the result say it."""
+    from .options import describe_clock
+
+    if clocks is None:
+        return base.describe()
+    return f"handicap: A {describe_clock(clocks[0])}, B {describe_clock(clocks[1])} (bank+delay)"
+
+
+def _seats(spec: MatchSpec, stderr_dir: Path | None, debug: bool, remote: _Remote) -> list[Seat]:
+    """The match's two seats: each engine's, or for a listen:// engine argument a
+    network seat a remote engine connects to (once it has)."""
+    import sys
+
+    from rich.console import Console
+
+    from ..net import is_listen
+    from ..players.make import engine_seats
+    from ..players.tap import DebugLog
+    from .remote import listen_for_remote_engines
+
+    seats = engine_seats(
+        spec.engines,
+        spec.transport,
+        stderr_dir=stderr_dir,
+        debug=DebugLog(sys.stderr) if debug else None,
+    )
+    network = listen_for_remote_engines(
+        spec,
+        remote.args,
+        connect_info=remote.connect_info,
+        tls_cert=remote.tls_cert,
+        tls_key=remote.tls_key,
+        err=Console(stderr=True),
+    )
+    if network is not None:  # a listen:// seat takes the place of its engine's seat
+        seats = [network[i] if is_listen(remote.args[i]) else seats[i] for i in (0, 1)]
+    return seats
+
+
+def _run_live(
+    console: Console,
+    spec: MatchSpec,
+    transcript: Path | None,
+    seats: list[Seat],
+    shown: Callable[[tuple[str, str]], tuple[str, str]],
+) -> MatchOutcome:
+    """Play the match with a live view of it (``shown``: the engines' names as shown)."""
+    from dataclasses import replace
+
+    from rich.live import Live
+
+    from ..match.referee import run_match
+    from ..net.seat import NetworkSeat
+
+    view = LiveView(
+        (
+            seats[0] if isinstance(seats[0], NetworkSeat) else None,
+            seats[1] if isinstance(seats[1], NetworkSeat) else None,
+        )
+    )
+    # (the view is drawn again at every refresh: a network seat's connection
+    # changes between the referee's reports)
+    with Live(view, console=console, refresh_per_second=8, transient=False):
+
+        def observe(state: LiveState) -> None:
+            view.update(replace(state, engines=shown(state.engines)))
+
+        return run_match(spec, transcript_path=transcript, seats=seats, observer=observe)
 
 
 def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:

@@ -6,7 +6,8 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -63,17 +64,22 @@ def _on_a_terminal() -> bool:
         return False
 
 
+# play's own arguments, declared here so that its signature stays one line each
+_SeatA = Annotated[
+    str,
+    typer.Argument(
+        help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
+        "line, or an engine file)."
+    ),
+]
+_SeatB = Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")]
+
+
 @app.command("play")
 @sandbox_options
 def play(
-    seat_a: Annotated[
-        str,
-        typer.Argument(
-            help="Seat A: 'human', or an engine (an executable, a .py file, a quoted command "
-            "line, or an engine file)."
-        ),
-    ],
-    seat_b: Annotated[str, typer.Argument(help="Seat B: 'human' or an engine (same forms).")],
+    seat_a: _SeatA,
+    seat_b: _SeatB,
     seed: SeedOption = None,
     bank: BankOption = 120.0,
     delay: DelayOption = 10.0,
@@ -104,7 +110,6 @@ def play(
     failed to start, 4 aborted.
     """
     from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
-    from .sandbox_opts import jail_engines
 
     args = (seat_a, seat_b)
     humans = [i for i, a in enumerate(args) if a.strip().lower() == HUMAN]
@@ -123,18 +128,7 @@ def play(
             "`bidref play` needs a terminal for the person at the keyboard "
             "(stdin and stdout must be a terminal)"
         )
-    specs: list[EngineSpec] = []
-    for i, a in enumerate(args):
-        if i in humans:
-            specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
-            continue
-        try:
-            specs.append(resolve_engine(a))
-            check_runnable(specs[-1], a)  # refused before the terminal is taken
-        except EngineSpecError as e:
-            raise bad(str(e)) from None
-    config = jail.config(hide=[transcript])  # refused: printed, exit 2 by the one handler
-    specs = [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
+    specs = _seat_specs(args, humans, jail, transcript)
     tr: Literal["pipe", "pty"] = "pty" if transport == "pty" else "pipe"
     spec = MatchSpec(
         engines=(specs[0], specs[1]),
@@ -152,17 +146,56 @@ def play(
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns
     console = Console()
+    with _held_log() as held, signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
+        outcome, session = _play(spec, specs, humans, names, tr, transcript, clock, console)
+    _print_end(console, held, session, outcome)
+    raise typer.Exit(code=exit_code_for(outcome))
+
+
+def _seat_specs(
+    args: tuple[str, str], humans: list[int], jail: JailArgs, transcript: Path | None
+) -> list[EngineSpec]:
+    """Each seat's engine, in the jail the options say (a person's seat: a stand-in
+    named human); an engine that cannot start, or a jail this machine cannot give, is
+    refused here, before the terminal is taken."""
+    from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
+    from .sandbox_opts import jail_engines
+
+    specs: list[EngineSpec] = []
+    for i, a in enumerate(args):
+        if i in humans:
+            specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
+            continue
+        try:
+            specs.append(resolve_engine(a))
+            check_runnable(specs[-1], a)  # refused before the terminal is taken
+        except EngineSpecError as e:
+            raise bad(str(e)) from None
+    config = jail.config(hide=[transcript])  # refused: printed, exit 2 by the one handler
+    return [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
+
+
+@contextmanager
+def _held_log() -> Iterator[list[str]]:
+    """The library's log lines while the match has the screen: held (they would tear
+    it), to be shown after it."""
     held = _Held()
     lib_log = logging.getLogger("bidref")
     lib_log.addHandler(held)
     propagate, lib_log.propagate = lib_log.propagate, False
     try:
-        with signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
-            outcome, session = _play(spec, specs, humans, names, tr, transcript, clock, console)
+        yield held.lines
     finally:
         lib_log.removeHandler(held)
         lib_log.propagate = propagate
-    for line in held.lines:
+
+
+def _print_end(
+    console: Console, held: list[str], session: PlaySession, outcome: MatchOutcome
+) -> None:
+    """After the match, on the terminal given back: the log lines held during it,
+    the last layout and round end, the result and where the transcript is."""
+    for line in held:
         console.print(line, style="yellow", highlight=False)
     if session.layout.placed:
         console.print(LayoutPicture(session.layout), highlight=False)
@@ -173,7 +206,6 @@ def play(
     console.print(Text(f"result: {outcome.summary()}", style=style), highlight=False)
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
-    raise typer.Exit(code=exit_code_for(outcome))
 
 
 def _play(

@@ -152,82 +152,91 @@ def _show_stderr(console: Console, report: ReplayReport, after: dict[int, str]) 
             console.print(Text(_safe(text.rstrip("\n"))))
 
 
+# The command's options, declared here so that its signature stays one line each.
+_Transcripts = Annotated[
+    list[Path],
+    typer.Argument(
+        help=(
+            "A transcript written by `bidref match --transcript`; '-' reads stdin. "
+            "With --check, any number of them."
+        ),
+        show_default=False,
+        metavar="TRANSCRIPT...",
+    ),
+]
+_Round = Annotated[
+    int | None,
+    typer.Option(
+        "--round", min=1, help="Show only round N, with the layout after every placement."
+    ),
+]
+_StepOpt = Annotated[
+    bool,
+    typer.Option(
+        "--step", help="Walk event by event with the layout after each placement (Enter: next)."
+    ),
+]
+_Final = Annotated[
+    bool, typer.Option("--final", help="Show only each round's final layout and the results.")
+]
+_Json = Annotated[
+    bool,
+    typer.Option("--json", help="Print the verified event stream as JSON lines, then a verdict."),
+]
+_Svg = Annotated[
+    Path | None,
+    typer.Option(
+        "--svg",
+        help="Write one SVG per layout state and an index.html stepping through them into DIR.",
+        metavar="DIR",
+    ),
+]
+_Html = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Write the match as one self-contained HTML page to step through (no network).",
+        metavar="OUT.html",
+    ),
+]
+_Width = Annotated[int, typer.Option("--width", min=24, help="Width of the terminal pictures.")]
+_Moves = Annotated[
+    Path | None,
+    typer.Option(
+        "--moves",
+        help="Write the game as a move file that `bidref validate FILE` checks again.",
+        metavar="FILE",
+        dir_okay=False,
+    ),
+]
+_Logs = Annotated[
+    bool,
+    typer.Option(
+        "--logs", help="Show the engines' log lines in place, with their times, and their stderr."
+    ),
+]
+_Check = Annotated[
+    bool,
+    typer.Option(
+        "--check",
+        help="Only verify, and print the verdict: no game shown (the fastest; for scripts).",
+    ),
+]
+
+
 @app.command("replay")
 def replay_command(
-    transcripts: Annotated[
-        list[Path],
-        typer.Argument(
-            help=(
-                "A transcript written by `bidref match --transcript`; '-' reads stdin. "
-                "With --check, any number of them."
-            ),
-            show_default=False,
-            metavar="TRANSCRIPT...",
-        ),
-    ],
-    round_: Annotated[
-        int | None,
-        typer.Option(
-            "--round", min=1, help="Show only round N, with the layout after every placement."
-        ),
-    ] = None,
-    step: Annotated[
-        bool,
-        typer.Option(
-            "--step", help="Walk event by event with the layout after each placement (Enter: next)."
-        ),
-    ] = False,
-    final: Annotated[
-        bool, typer.Option("--final", help="Show only each round's final layout and the results.")
-    ] = False,
-    as_json: Annotated[
-        bool,
-        typer.Option(
-            "--json", help="Print the verified event stream as JSON lines, then a verdict."
-        ),
-    ] = False,
-    svg: Annotated[
-        Path | None,
-        typer.Option(
-            "--svg",
-            help="Write one SVG per layout state and an index.html stepping through them into DIR.",
-            metavar="DIR",
-        ),
-    ] = None,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            help="Write the match as one self-contained HTML page to step through (no network).",
-            metavar="OUT.html",
-        ),
-    ] = None,
-    width: Annotated[
-        int, typer.Option("--width", min=24, help="Width of the terminal pictures.")
-    ] = DEFAULT_WIDTH,
-    moves: Annotated[
-        Path | None,
-        typer.Option(
-            "--moves",
-            help="Write the game as a move file that `bidref validate FILE` checks again.",
-            metavar="FILE",
-            dir_okay=False,
-        ),
-    ] = None,
-    logs: Annotated[
-        bool,
-        typer.Option(
-            "--logs",
-            help="Show the engines' log lines in place, with their times, and their stderr.",
-        ),
-    ] = False,
-    check: Annotated[
-        bool,
-        typer.Option(
-            "--check",
-            help="Only verify, and print the verdict: no game shown (the fastest; for scripts).",
-        ),
-    ] = False,
+    transcripts: _Transcripts,
+    round_: _Round = None,
+    step: _StepOpt = False,
+    final: _Final = False,
+    as_json: _Json = False,
+    svg: _Svg = None,
+    html: _Html = None,
+    width: _Width = DEFAULT_WIDTH,
+    moves: _Moves = None,
+    logs: _Logs = False,
+    check: _Check = False,
 ) -> None:
     """Verify a match transcript through the rules and show the game.
 
@@ -253,71 +262,25 @@ def replay_command(
     else 2 if any cannot be read, else 3 if any is truncated, else 0.
     """
     if check:
-        display = {
-            "--round": round_ is not None,
-            "--step": step,
-            "--final": final,
-            "--json": as_json,
-            "--svg": svg is not None,
-            "--html": html is not None,
-            "--moves": moves is not None,
-            "--logs": logs,
-        }
-        also = [flag for flag, given in display.items() if given]
-        if also:
-            typer.echo(
-                f"--check only verifies, so it shows nothing that {', '.join(also)} would: "
-                "drop one or the other",
-                err=True,
-            )
-            raise typer.Exit(code=2)
-        raise typer.Exit(code=_check_all(transcripts))
-    if len(transcripts) != 1:
-        typer.echo(
-            f"give one transcript to show ({len(transcripts)} given); to verify many, add --check",
-            err=True,
+        _refuse_with_check(
+            {
+                "--round": round_ is not None,
+                "--step": step,
+                "--final": final,
+                "--json": as_json,
+                "--svg": svg is not None,
+                "--html": html is not None,
+                "--moves": moves is not None,
+                "--logs": logs,
+            }
         )
-        raise typer.Exit(code=2)
-    transcript = transcripts[0]
-    name = str(transcript)
-    data = _read(transcript)
-    if data is None:
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=_check_all(transcripts))
+    name, data = _one_transcript(transcripts)
     report = replay(data)
     if moves is not None:
-        try:
-            moves.write_text(move_file_text(report, name), encoding="utf-8")
-        except OSError as e:
-            typer.echo(f"{moves}: cannot write the move file: {e.strerror or e}", err=True)
-            raise typer.Exit(code=2) from None
-    rounds = sorted({s.round for s in report.steps if s.kind == "round_start"})
-    if round_ is not None and round_ not in rounds and report.problem is not None:
-        # the replay stopped before that round: say where and why, not "no such round"
-        typer.echo(
-            _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
-        )
-        typer.echo(f"{name}: the replay stopped before round {round_}", err=True)
-        raise typer.Exit(code=1)
-    if round_ is not None and round_ not in rounds and report.truncated:
-        last = max(report.lines, 1)
-        typer.echo(_safe(f"{name}:{last}: truncated: {report.truncated}"), err=True)
-        typer.echo(f"{name}: there is no round {round_} before the transcript stops", err=True)
-        raise typer.Exit(code=2)
-    if round_ is not None and round_ not in rounds:
-        shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
-        typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
-        raise typer.Exit(code=2)
-    pictures = None
-    try:
-        if svg is not None:
-            pictures = write_transcript_svgs(svg, data, f"bidref replay {name}")
-        if html is not None:
-            problem = report.problem
-            warning = f"bidref replay: line {problem.line}: {problem.message}" if problem else None
-            write_replay_html(html, data, f"bidref replay {name}", warning)
-    except OSError as e:
-        typer.echo(f"{e.filename or svg or html}: cannot write: {e.strerror or e}", err=True)
-        raise typer.Exit(code=2) from None
+        _write_moves(moves, report, name)
+    _check_round(name, report, round_)
+    pictures = _write_pages(name, data, report, svg, html)
     if as_json:
         for item in report.stream:
             typer.echo(json.dumps(item, ensure_ascii=False))
@@ -327,24 +290,8 @@ def replay_command(
     # An option that writes a file (--html, --svg, --moves) writes it and says
     # where; the game is shown in the terminal too only when asked for.
     writes = html is not None or svg is not None or moves is not None
-    shows = round_ is not None or step or final or logs
-    if shows or not writes:
-        interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
-        after: dict[int, str] = {}
-        if logs:
-            placed, after = _stderr(report)
-            report.steps = _with_logs(report, placed)
-        _show(
-            console,
-            report,
-            round_only=round_,
-            step=step,
-            final=final,
-            width=min(width, console.width),
-            interactive=interactive,
-        )
-        if logs:
-            _show_stderr(console, report, after)
+    if round_ is not None or step or final or logs or not writes:
+        _show_game(console, report, round_, step=step, final=final, logs=logs, width=width)
     # (soft_wrap: a long path stays on one line, whole, for a script or a click)
     if svg is not None:
         console.print(f"SVG: {pictures} pictures and index.html in {svg}", soft_wrap=True)
@@ -356,6 +303,116 @@ def replay_command(
         )
     _verdict(name, report, console)
     raise typer.Exit(code=report.exit_code)
+
+
+def _refuse_with_check(display: dict[str, bool]) -> None:
+    """--check with a display option (``display``: each flag, whether given): say so
+    and exit 2."""
+    also = [flag for flag, given in display.items() if given]
+    if also:
+        typer.echo(
+            f"--check only verifies, so it shows nothing that {', '.join(also)} would: "
+            "drop one or the other",
+            err=True,
+        )
+        raise typer.Exit(code=2)
+
+
+def _one_transcript(transcripts: list[Path]) -> tuple[str, bytes]:
+    """The one transcript to show: its name and bytes (or exit 2, saying why)."""
+    if len(transcripts) != 1:
+        typer.echo(
+            f"give one transcript to show ({len(transcripts)} given); to verify many, add --check",
+            err=True,
+        )
+        raise typer.Exit(code=2)
+    transcript = transcripts[0]
+    data = _read(transcript)
+    if data is None:
+        raise typer.Exit(code=2)
+    return str(transcript), data
+
+
+def _write_moves(moves: Path, report: ReplayReport, name: str) -> None:
+    """--moves: the game as a move file (or exit 2, saying why it cannot be written)."""
+    try:
+        moves.write_text(move_file_text(report, name), encoding="utf-8")
+    except OSError as e:
+        typer.echo(f"{moves}: cannot write the move file: {e.strerror or e}", err=True)
+        raise typer.Exit(code=2) from None
+
+
+def _check_round(name: str, report: ReplayReport, round_: int | None) -> None:
+    """--round N names a round of the transcript, or exit saying why there is none:
+    the replay stopped before it (1), the transcript stops before it, or it has no
+    such round (2)."""
+    rounds = sorted({s.round for s in report.steps if s.kind == "round_start"})
+    if round_ is None or round_ in rounds:
+        return
+    if report.problem is not None:
+        # the replay stopped before that round: say where and why, not "no such round"
+        typer.echo(
+            _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
+        )
+        typer.echo(f"{name}: the replay stopped before round {round_}", err=True)
+        raise typer.Exit(code=1)
+    if report.truncated:
+        last = max(report.lines, 1)
+        typer.echo(_safe(f"{name}:{last}: truncated: {report.truncated}"), err=True)
+        typer.echo(f"{name}: there is no round {round_} before the transcript stops", err=True)
+        raise typer.Exit(code=2)
+    shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
+    typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
+    raise typer.Exit(code=2)
+
+
+def _write_pages(
+    name: str, data: bytes, report: ReplayReport, svg: Path | None, html: Path | None
+) -> int | None:
+    """--svg and --html: write them (or exit 2, saying why not); the number of SVG
+    pictures written."""
+    pictures = None
+    try:
+        if svg is not None:
+            pictures = write_transcript_svgs(svg, data, f"bidref replay {name}")
+        if html is not None:
+            problem = report.problem
+            warning = f"bidref replay: line {problem.line}: {problem.message}" if problem else None
+            write_replay_html(html, data, f"bidref replay {name}", warning)
+    except OSError as e:
+        typer.echo(f"{e.filename or svg or html}: cannot write: {e.strerror or e}", err=True)
+        raise typer.Exit(code=2) from None
+    return pictures
+
+
+def _show_game(
+    console: Console,
+    report: ReplayReport,
+    round_: int | None,
+    *,
+    step: bool,
+    final: bool,
+    logs: bool,
+    width: int,
+) -> None:
+    """The game in the terminal (with --logs, the engines' log lines in place and
+    their stderr after)."""
+    interactive = console.is_terminal and typer.get_text_stream("stdin").isatty()
+    after: dict[int, str] = {}
+    if logs:
+        placed, after = _stderr(report)
+        report.steps = _with_logs(report, placed)
+    _show(
+        console,
+        report,
+        round_only=round_,
+        step=step,
+        final=final,
+        width=min(width, console.width),
+        interactive=interactive,
+    )
+    if logs:
+        _show_stderr(console, report, after)
 
 
 def _read(transcript: Path) -> bytes | None:

@@ -155,8 +155,6 @@ def tournament(
     """
     from bidref.tournament.plans import Wanted
 
-    from . import options
-
     err, console = _consoles()
     play = _load_play(err, play_function)
     outputs = Outputs(
@@ -176,10 +174,7 @@ def tournament(
     )
     with _refusals(err):
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
-        if ship_engines and cluster is None:
-            raise options.Refused(
-                "--ship-engines sends engines to --cluster workers: add --cluster"
-            )
+        _check_running(running)
         _check_outputs(outputs)
         # the engine jail (cli/sandbox_opts.py): out and the stderr logs hidden from engines
         running = replace(running, sandbox=announce(jail.config(hide=[out, stderr_dir])))
@@ -275,6 +270,14 @@ def _check_options(
         return Sprt(*sprt) if sprt is not None else None
     except ValueError as exc:
         raise options.Refused(str(exc)) from None
+
+
+def _check_running(running: Running) -> None:
+    """Refuse --ship-engines without --cluster (there is nobody to send them to)."""
+    from . import options
+
+    if running.ship_engines and running.cluster is None:
+        raise options.Refused("--ship-engines sends engines to --cluster workers: add --cluster")
 
 
 def _check_outputs(outputs: Outputs) -> None:

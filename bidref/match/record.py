@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from .. import __version__
 from ..engines import Clock
@@ -49,11 +49,10 @@ from ..transcript.lines import (
 from ..transcript.lines import (
     Charge as ChargeField,
 )
+from .meters import NO_CPU
 from .outcome import MatchOutcome
 from .session import EngineSession
 from .spec import MatchSpec
-
-_NO_CPU: Final[tuple[int | None, int | None]] = (None, None)
 
 
 def _charge(charge: Charge) -> ChargeField:
@@ -173,7 +172,7 @@ class MatchRecord:
         t: int,
         mclock: MatchClock,
         charge: Charge,
-        cpu: tuple[int | None, int | None] = _NO_CPU,
+        cpu: tuple[int | None, int | None] = NO_CPU,
     ) -> None:
         tx = self.tx
         seq, t_ns = tx.stamp(t)
@@ -195,7 +194,7 @@ class MatchRecord:
         raw: str,
         message: str,
         t: int,
-        cpu: tuple[int | None, int | None] = _NO_CPU,
+        cpu: tuple[int | None, int | None] = NO_CPU,
     ) -> None:
         tx = self.tx
         assert code in ("illegal", "bad_action")

@@ -67,6 +67,7 @@ from ..rules import (
 from ..transcript import SaltSource, TranscriptWriter, default_salt
 from ..transcript.lines import PrivateItem, Request, RequestClock
 from .ending import MatchEnd, end_engines, tell_then_prepare
+from .meters import NO_CPU, SeatMeters
 from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
 from .record import MatchRecord
 from .session import (
@@ -87,7 +88,6 @@ from .spec import (
 from .wire import Branch, SeatLines, seat_event_lines
 
 PREPARE_MARGIN_NS: Final = 5 * MILLISECOND  # stop preparing branches this long before a deadline
-_NO_CPU: Final[tuple[int | None, int | None]] = (None, None)
 
 
 # (MatchSpec, the illegal-action policies and LiveState: bidref/match/spec.py)
@@ -141,15 +141,6 @@ def run_match(
     referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
     referee.group = group
     return referee.run()
-
-
-def _hold_of(seat: Seat) -> tuple[Callable[[], None], Callable[[], None]] | None:
-    """A seat's (freeze, thaw), or None for a seat that cannot be stopped (a person)."""
-    freeze = getattr(seat, "freeze", None)
-    thaw = getattr(seat, "thaw", None)
-    if freeze is None or thaw is None:
-        return None
-    return freeze, thaw
 
 
 class _Stats:
@@ -207,23 +198,8 @@ class _Referee:
         self.encoder = RequestEncoder()
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
-        self.over = False  # the match result is known: stop talking to engines
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
-        # Each seat's CPU time (Seat.cpu_ns, None where a seat cannot tell) for the
-        # transcript's reply lines: the mover's is read just after its request is
-        # written (off the referee's critical path: the engine is thinking) and
-        # when its reply is read; only the second is between a reply and the next
-        # request. cpu_rest: each seat's at its last reply (or after the hellos).
-        readers = [getattr(s, "cpu_ns", None) for s in seats]
-        self.cpu_readers: list[Callable[[], int | None] | None] | None = (
-            readers if any(r is not None for r in readers) else None
-        )
-        self.cpu_rest: list[int | None] = [None, None]
-        self.cpu_req: int | None = None  # the mover's, at its request (or last reply)
-        # --freeze-idle: each seat's (freeze, thaw), where it has them
-        self.holds: list[tuple[Callable[[], None], Callable[[], None]] | None] | None = None
-        if spec.freeze_idle:
-            self.holds = [_hold_of(s) for s in seats]
+        self.meters = SeatMeters(seats, spec.freeze_idle)  # CPU times, --freeze-idle
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -257,7 +233,7 @@ class _Referee:
             end = MatchEnd(None, EndReason.ABORTED, {"cause": "interrupted"}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
-            self._thaw_all()
+            self.meters.thaw_all()
             for sess in self.sessions:
                 if sess.opened:
                     with contextlib.suppress(Exception):
@@ -292,35 +268,7 @@ class _Referee:
             self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
         # engines that asked for it get each legal action's points in their requests
         self.encoder.points = (wants_points[0], wants_points[1])
-        readers = self.cpu_readers
-        if readers is not None:  # each engine's idle time counts from here
-            self.cpu_rest = [None if r is None else r() for r in readers]
-        for hold in self.holds or ():
-            if hold is not None:  # nobody is on move before the first request
-                hold[0]()
-
-    def _cpu_at_request(self, p: int) -> None:
-        """Seat ``p``'s CPU time as its request has just been written."""
-        readers = self.cpu_readers
-        assert readers is not None
-        read = readers[p]
-        self.cpu_req = None if read is None else read()
-
-    def _cpu_at_reply(self, p: int) -> tuple[int | None, int | None]:
-        """What seat ``p`` used since its request (or its last rejected reply) and,
-        before that, since its previous reply: its decision's CPU time and its CPU
-        time while not on move (None where unknown)."""
-        readers = self.cpu_readers
-        read = None if readers is None else readers[p]
-        if read is None:
-            return _NO_CPU
-        now = read()
-        req, rest = self.cpu_req, self.cpu_rest[p]
-        # (never below 0: a child that left the engine's tree takes its time along)
-        used = None if now is None or req is None else max(0, now - req)
-        idle = None if req is None or rest is None else max(0, req - rest)
-        self.cpu_rest[p] = self.cpu_req = now  # a retry's stretch starts here
-        return used, idle
+        self.meters.start()
 
     # -- the game --------------------------------------------------------------------------
 
@@ -351,23 +299,12 @@ class _Referee:
         sess = self.sessions[p]
         mclock = self.mclock = self.mclock.begin(p, match.turn)
         rid = self.req_id = self.req_id + 1
-        banks = mclock.banks
-        available = mclock.delay_left + banks[p]
-        clock = clock_members(
-            mclock.delay_left // MILLISECOND,
-            banks[p] // MILLISECOND,
-            banks[1 - p] // MILLISECOND,
-            available // MILLISECOND,
-        )
-        prepared = self.prepared
-        self.prepared = None
-        if prepared is not None and prepared[0] is match and prepared[1] == rid:
-            line = prepared[2] + clock + prepared[3]
-        else:
-            head, tail = self.encoder.encode_parts(match, rid)
-            line = head + clock + tail
-        if self.holds is not None:
-            self._to_move(p)
+        available = mclock.delay_left + mclock.banks[p]
+        line = self._request_line(match, p, rid, available)
+        meters = self.meters
+        tx = self.rec.tx
+        if meters.holds is not None:
+            meters.before_request(p, tx.enabled)
         pending = self.outbox[p]
         if pending:
             # events not yet sent to the player to move go in the same write
@@ -380,19 +317,9 @@ class _Referee:
         deadline = start + available
         if self.stats.first_request is None:
             self.stats.first_request = start
-        tx = self.rec.tx
         if tx.enabled:
-            seq, t_ns = tx.stamp(start)
-            request = Request(seq, t_ns, p, rid)
-            if not tx.compact:  # (what /2 derives, made only for /1)
-                request.round, request.turn = match.round_number, match.turn
-                request.phase = match.phase._value_
-                request.clock = RequestClock(mclock.delay_left, banks[p], banks[1 - p])
-                request.deadline_ns = deadline - self.rec.origin
-            tx.put(request, flush=False)
-            tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
-            if self.cpu_readers is not None and self.holds is None:
-                self._cpu_at_request(p)  # (with --freeze-idle: read while it was stopped)
+            self._record_request(match, p, rid, line, start, deadline)
+            meters.after_request(p)  # (with --freeze-idle: read while it was stopped)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
@@ -404,7 +331,7 @@ class _Referee:
             _, action_text, text, t, was_prepared = sess.next_action(deadline, came)
             if not was_prepared:
                 came = None
-            cpu = self._cpu_at_reply(p) if tx.enabled else _NO_CPU
+            cpu = meters.at_reply(p) if tx.enabled else NO_CPU
             # A reply can be read before the request's stamp (it came early): no time.
             elapsed = t - start if t > start else 0
             branch = branches.get(action_text)
@@ -431,32 +358,40 @@ class _Referee:
             self._accept(p, rid, action, branch, text, t, elapsed, cpu)
             return
 
-    def _to_move(self, p: int) -> None:
-        """--freeze-idle: stop the other seat, let seat ``p`` run (just before its
-        request is written: its time starts at the request's stamp as always).
-        What the stopped one is sent meanwhile waits in its pipe (writes never
-        block: what the pipe does not take is queued). (A seat is also stopped
-        as soon as its reply is accepted, and both once the hellos are done;
-        stopping a stopped seat costs nothing.)"""
-        holds = self.holds
-        assert holds is not None
-        other, own = holds[1 - p], holds[p]
-        if other is not None:
-            other[0]()
-        if self.cpu_readers is not None and self.rec.tx.enabled:
-            # its CPU time as its request is written is the one while stopped: exact,
-            # whatever this thread is delayed by between the thaw and the write
-            self._cpu_at_request(p)
-        if own is not None:
-            own[1]()
+    def _request_line(self, match: Match, p: int, rid: int, available: int) -> str:
+        """The request line of decision ``rid`` (seat ``p`` to act, with ``available``
+        ns): the prepared branch's, if it is this one, with the clock filled in."""
+        mclock = self.mclock
+        banks = mclock.banks
+        clock = clock_members(
+            mclock.delay_left // MILLISECOND,
+            banks[p] // MILLISECOND,
+            banks[1 - p] // MILLISECOND,
+            available // MILLISECOND,
+        )
+        prepared = self.prepared
+        self.prepared = None
+        if prepared is not None and prepared[0] is match and prepared[1] == rid:
+            return prepared[2] + clock + prepared[3]
+        head, tail = self.encoder.encode_parts(match, rid)
+        return head + clock + tail
 
-    def _thaw_all(self) -> None:
-        """The match is over: both engines must run to read how it ended and their
-        quit line (a stopped one would make the teardown wait for SIGKILL)."""
-        for hold in self.holds or ():
-            if hold is not None:
-                with contextlib.suppress(Exception):
-                    hold[1]()
+    def _record_request(
+        self, match: Match, p: int, rid: int, line: str, start: int, deadline: int
+    ) -> None:
+        """The transcript's request line (not flushed: see _decision) and its raw text."""
+        tx = self.rec.tx
+        mclock = self.mclock
+        banks = mclock.banks
+        seq, t_ns = tx.stamp(start)
+        request = Request(seq, t_ns, p, rid)
+        if not tx.compact:  # (what /2 derives, made only for /1)
+            request.round, request.turn = match.round_number, match.turn
+            request.phase = match.phase._value_
+            request.clock = RequestClock(mclock.delay_left, banks[p], banks[1 - p])
+            request.deadline_ns = deadline - self.rec.origin
+        tx.put(request, flush=False)
+        tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
 
     def _prepare(
         self, match: Match, seat: Seat, start: int, deadline: int
@@ -513,12 +448,7 @@ class _Referee:
             mclock = self.mclock.spend(elapsed)
         self.mclock = mclock
         self.match = branch.match
-        hold = None if self.holds is None else self.holds[p]
-        if hold is not None:
-            # --freeze-idle: it has replied, stopped until its next request (even
-            # when that is its own next decision: the referee's work in between,
-            # e.g. a person's screen drawn, is nobody's time to think on)
-            hold[0]()
+        self.meters.replied(p)
         self.encoder = branch.encoder
         self.prepared = branch.request
         stats = self.stats
@@ -568,22 +498,21 @@ class _Referee:
         ``MatchSpec.eager_events``, and at the end."""
         if lines is None:
             lines = seat_event_lines(events)
+        # over: the match result is known, stop talking to engines (the last dispatch)
         own0, own1, over = lines
         self.outbox[0].extend(own0)
         self.outbox[1].extend(own1)
-        if over:
-            self.over = True
         tx = self.rec.tx
         if tx.enabled:
             self.rec.events(events, t, self.match)
             tx.flush()  # the reply and its events: one write
-        if not self.over and self.match is not None and not self.spec.eager_events:
+        if not over and self.match is not None and not self.spec.eager_events:
             return  # each seat gets its lines with its next request
         for s, out in enumerate(self.outbox):
             if out:
                 text = "\n".join(out)
                 out.clear()
-                if self.over:
+                if over:
                     self.sessions[s].send_quietly(text)
                 else:
                     self.sessions[s].send(text)
@@ -602,7 +531,7 @@ class _Referee:
         return TimeLoss(bank + delay, bank, delay, None if at is None else at - self.rec.origin)
 
     def _finish(self, end: MatchEnd) -> MatchOutcome:
-        self._thaw_all()
+        self.meters.thaw_all()
         t = self.clock()
         m = self.match
         time_loss = self._time_loss(end)

@@ -63,7 +63,10 @@ def illegal_policy(name: str) -> IllegalPolicy:
 
 @dataclass(frozen=True)
 class MatchSpec:
-    """Everything that defines a match. Picklable (tournament workers get one each)."""
+    """Everything that defines a match. Picklable (tournament workers get one each).
+
+    Flat on purpose (16 fields, one above the size rule's ~15): each is one
+    independent setting; why it is not split is in tests/test_architecture.py."""
 
     engines: tuple[EngineSpec, EngineSpec]
     seed: int | None = None  # None: a random seed (recorded, revealed at the end)

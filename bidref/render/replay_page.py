@@ -117,15 +117,10 @@ def balance_chart(tl: Timeline) -> tuple[str, dict[str, float]]:
     return "".join(out), {"x0": x0, "x1": x1}
 
 
-def replay_page(
-    tl: Timeline, title: str, warning: str | None = None, assets: str | None = None
-) -> str:
-    """The whole page for ``tl``; ``warning`` (e.g. what ``bidref replay`` found wrong
-    in the transcript) is shown at the top. ``assets``: the address of a folder that
-    serves ``replay.js`` and ``replay.css`` (one copy shared by many pages); None puts
-    them inside the page."""
-    chart, span = balance_chart(tl)
-    data = {
+def _page_data(tl: Timeline, span: dict[str, float]) -> dict[str, object]:
+    """What the page's script reads (the ``match-data`` JSON): the steps, layouts,
+    rounds and players of ``tl``; ``span``: the chart's x range."""
+    return {
         "names": list(tl.names),
         "engines": [
             {k: e.get(k) for k in ("name", "author", "version") if e.get(k) is not None}
@@ -144,6 +139,28 @@ def replay_page(
         "result_text": None if tl.result is None else result_text(tl.result, tl.names),
         "chart": span,
     }
+
+
+def _asset_tags(assets: str | None) -> tuple[str, str]:
+    """The page's style and script elements: inside the page (``assets`` None) or
+    loaded from the folder at the address ``assets``."""
+    if assets is None:
+        return f"<style>{asset('replay.css')}</style>", f"<script>{asset('replay.js')}</script>"
+    return (
+        f'<link rel="stylesheet" href="{escape(assets)}replay.css">',
+        f'<script src="{escape(assets)}replay.js"></script>',
+    )
+
+
+def replay_page(
+    tl: Timeline, title: str, warning: str | None = None, assets: str | None = None
+) -> str:
+    """The whole page for ``tl``; ``warning`` (e.g. what ``bidref replay`` found wrong
+    in the transcript) is shown at the top. ``assets``: the address of a folder that
+    serves ``replay.js`` and ``replay.css`` (one copy shared by many pages); None puts
+    them inside the page."""
+    chart, span = balance_chart(tl)
+    data = _page_data(tl, span)
     warnings = [w for w in (warning, tl.problem) if w]
     limit = f" · at most {tl.max_rounds} rounds" if tl.max_rounds else ""
     a, b = (escape(x) for x in tl.names)
@@ -152,12 +169,7 @@ def replay_page(
         '<svg width="0" height="0" style="position:absolute" aria-hidden="true" '
         f'id="tile-defs">{tile_defs()}</svg>'
     )
-    if assets is None:
-        style = f"<style>{asset('replay.css')}</style>"
-        script = f"<script>{asset('replay.js')}</script>"
-    else:
-        style = f'<link rel="stylesheet" href="{escape(assets)}replay.css">'
-        script = f'<script src="{escape(assets)}replay.js"></script>'
+    style, script = _asset_tags(assets)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

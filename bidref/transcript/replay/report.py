@@ -61,8 +61,10 @@ class GameRecord:
 
 @dataclass
 class ReplayReport:
-    ok: bool = True
-    problem: Mismatch | None = None
+    """What replaying a transcript found: how far it agrees (``problem``, ``truncated``),
+    its steps and lines for the pages, and the match it records."""
+
+    problem: Mismatch | None = None  # the first disagreement (then not ``ok``)
     truncated: str | None = None  # where and why the transcript stops early
     empty: bool = False  # not one line: nothing to verify (``truncated`` says so)
     lines: int = 0  # lines read
@@ -77,6 +79,12 @@ class ReplayReport:
     game: GameRecord = field(default_factory=GameRecord)
     stderr_logs: dict[int, str | None] = field(default_factory=dict)  # by seat
     header: Header | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Every line read agrees (a truncated transcript is ok up to where it stops).
+        (Derived, not stored: it is the absence of a ``problem``, never set apart.)"""
+        return self.problem is None
 
     @property
     def stream(self) -> list[dict[str, Any]]:

@@ -27,6 +27,53 @@ def check_seed(n: int, s: SeedReveal, header: Header, game: GameState) -> None:
             )
 
 
+def _check_rules_end(n: int, d: Result, reason: EndReason, header: Header, m: Match) -> None:
+    """A result the rules decided (a balance or the round limit): the replayed game
+    ended so, with that winner after that many rounds."""
+    res = m.result
+    if res is None or res.reason != reason:
+        raise Mismatch(
+            n,
+            f"the result says {d.reason!r}, but the game "
+            + ("is not over" if res is None else f"ended by {res.reason!r}"),
+        )
+    if reason is EndReason.ROUND_LIMIT and d.detail.get("max_rounds") != header.max_rounds:
+        raise Mismatch(
+            n,
+            f"detail max_rounds {d.detail.get('max_rounds')!r}, but the header's is "
+            f"{header.max_rounds!r}",
+        )
+    if d.winner != res.winner or d.rounds != res.rounds:
+        said = {"winner": d.winner, "rounds": d.rounds}
+        raise Mismatch(
+            n, f"result disagrees: {diff(said, {'winner': res.winner, 'rounds': res.rounds})}"
+        )
+
+
+def _check_forfeit(
+    n: int, d: Result, seat: int, header: Header, last_reply: Any, rejection: dict[str, Any] | None
+) -> None:
+    """A forfeit for an illegal action: the header's policy forfeits, and the seat's
+    last reply was rejected for what the detail says."""
+    if header.illegal != "forfeit":
+        raise Mismatch(
+            n,
+            f"a forfeit for an illegal action, but the header's policy is "
+            f"{header.illegal!r}: an illegal action gets a retry",
+        )
+    if last_reply is None or last_reply.seat != seat or last_reply.status == "accepted":
+        raise Mismatch(
+            n,
+            f"a forfeit for an illegal action, but seat {seat}'s last reply was not rejected",
+        )
+    said = {k: d.detail.get(k) for k in rejection or {}}  # extra fields may follow
+    if rejection is not None and said != rejection:
+        raise Mismatch(
+            n,
+            "the forfeit's detail disagrees with the rejected reply: " + diff(said, rejection),
+        )
+
+
 def check_result(
     n: int,
     d: Result,
@@ -52,24 +99,7 @@ def check_result(
         raise Mismatch(n, f"unknown end reason {d.reason!r}")
     reason = EndReason(d.reason)
     if reason.by_rules:
-        res = m.result
-        if res is None or res.reason != reason:
-            raise Mismatch(
-                n,
-                f"the result says {d.reason!r}, but the game "
-                + ("is not over" if res is None else f"ended by {res.reason!r}"),
-            )
-        if reason is EndReason.ROUND_LIMIT and detail.get("max_rounds") != header.max_rounds:
-            raise Mismatch(
-                n,
-                f"detail max_rounds {detail.get('max_rounds')!r}, but the header's is "
-                f"{header.max_rounds!r}",
-            )
-        if winner != res.winner or d.rounds != res.rounds:
-            said = {"winner": winner, "rounds": d.rounds}
-            raise Mismatch(
-                n, f"result disagrees: {diff(said, {'winner': res.winner, 'rounds': res.rounds})}"
-            )
+        _check_rules_end(n, d, reason, header, m)
     elif reason.by_seat:
         if m.result is not None:
             raise Mismatch(
@@ -91,25 +121,7 @@ def check_result(
                 n, f"a resignation of seat {seat}, but no resign line of that seat came before"
             )
         if reason is EndReason.ILLEGAL:
-            if header.illegal != "forfeit":
-                raise Mismatch(
-                    n,
-                    f"a forfeit for an illegal action, but the header's policy is "
-                    f"{header.illegal!r}: an illegal action gets a retry",
-                )
-            if last_reply is None or last_reply.seat != seat or last_reply.status == "accepted":
-                raise Mismatch(
-                    n,
-                    f"a forfeit for an illegal action, but seat {seat}'s last reply "
-                    "was not rejected",
-                )
-            said = {k: detail.get(k) for k in rejection or {}}  # extra fields may follow
-            if rejection is not None and said != rejection:
-                raise Mismatch(
-                    n,
-                    "the forfeit's detail disagrees with the rejected reply: "
-                    + diff(said, rejection),
-                )
+            _check_forfeit(n, d, seat, header, last_reply, rejection)
     else:
         assert reason is EndReason.ABORTED
         if winner is not None or d.rated is not False:
