@@ -75,24 +75,17 @@ def test_an_engine_that_burns_cpu_while_idle_gets_none_while_frozen(tmp_path: Pa
     assert [e["how"] for e in exits] == ["quit", "quit"], exits
 
 
-@pytest.mark.timeout(120)
-def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
-    """SIGKILL the referee mid-match: the engine it had stopped ends all the same
-    (the death signal and the watchdog send SIGKILL, which a stopped process obeys)."""
+def _referee_burning(tmp_path: Path, sandbox: str) -> tuple[Path, subprocess.Popen[bytes]]:
+    """`bidref match --freeze-idle` between two engines that spin while idle."""
     transcript = tmp_path / "t.jsonl"
+    argv = ["match", f"{sys.executable} {BURNER}", f"{sys.executable} {BURNER}"]
+    argv += ["--freeze-idle", "--sandbox", sandbox, "--seed", "3"]
     referee = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "from bidref.launch import main; main()",
-            "match",
-            f"{sys.executable} {BURNER}",
-            f"{sys.executable} {BURNER}",
-            "--freeze-idle",
-            "--sandbox",
-            "off",  # the group SIGSTOP path, seen in /proc from here (a jail hides it)
-            "--seed",
-            "3",
+            *argv,
             "--transcript",
             str(transcript),
             "--json",
@@ -102,6 +95,15 @@ def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
         env={**os.environ, "BURN_THINK_MS": "200"},
     )
+    return transcript, referee
+
+
+@pytest.mark.timeout(120)
+def test_a_stopped_engine_dies_with_a_killed_referee(tmp_path: Path) -> None:
+    """SIGKILL the referee mid-match: the engine it had stopped ends all the same
+    (the death signal and the watchdog send SIGKILL, which a stopped process obeys)."""
+    # the group SIGSTOP path, seen in /proc from here (a jail hides it)
+    transcript, referee = _referee_burning(tmp_path, "off")
     try:
         end = time.monotonic() + 60
         stopped: list[int] = []
@@ -141,29 +143,7 @@ def test_a_frozen_jailed_engine_dies_with_a_killed_referee(tmp_path: Path) -> No
     """SIGKILL the referee while the jail's freezer holds an engine: a frozen process
     does not die of SIGKILL until it is thawed, so the watchdog thaws the dead
     referee's groups before it kills what they hold."""
-    transcript = tmp_path / "t.jsonl"
-    referee = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "from bidref.launch import main; main()",
-            "match",
-            f"{sys.executable} {BURNER}",
-            f"{sys.executable} {BURNER}",
-            "--freeze-idle",
-            "--sandbox",
-            "strict",
-            "--seed",
-            "3",
-            "--transcript",
-            str(transcript),
-            "--json",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "BURN_THINK_MS": "200"},
-    )
+    transcript, referee = _referee_burning(tmp_path, "strict")
     held: list[int] = []
     try:
         end = time.monotonic() + 60
