@@ -32,6 +32,9 @@ def _python_paths() -> list[str]:
 
     pkg = Path(bidref.__file__).resolve().parent
     paths = {sys.prefix, sys.base_prefix, str(pkg)}
+    # The compiled build (build/compiled, docs/perf.md) keeps mypyc's shared runtime
+    # beside the package: bound alone, not the folder, which may be the checkout.
+    paths |= {str(f) for f in pkg.parent.glob("*__mypyc*")}
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
     return sorted(paths)
 
