@@ -7,6 +7,7 @@ process is in (so limits nest) and removed with the engine.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import signal
@@ -21,15 +22,23 @@ _serial = itertools.count(1)
 
 def _own_path(controller: str) -> str:
     """This process's group in ``controller``'s hierarchy ("" in v2: the unified one)."""
+    return _own_paths(os.getpid()).get(controller, "/")
+
+
+@functools.lru_cache(maxsize=4)
+def _own_paths(pid: int) -> dict[str, str]:
+    """Read once per process (``pid``: a forked worker reads its own): each jail
+    is made beside the last, and the file costs a few hundred us to read."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
-        return "/"
+        return {}
+    out: dict[str, str] = {}
     for line in lines:
         _, ctrls, path = line.split(":", 2)
-        if controller in ctrls.split(",") or (controller == "" and ctrls == ""):
-            return path
-    return "/"
+        for c in ctrls.split(",") if ctrls else [""]:
+            out.setdefault(c, path)
+    return out
 
 
 def _writable(folder: Path) -> bool:
@@ -119,6 +128,12 @@ class Group:
                 folder.mkdir()
                 self.dirs[c] = folder
         self.procs_files = tuple(sorted({str(d / "cgroup.procs") for d in self.dirs.values()}))
+        # How a starting child joins. In v1 it writes "0" into each ``tasks`` file:
+        # that moves one thread (all a child has between fork and exec) and skips
+        # the global threadgroup lock, whose RCU grace period made each start
+        # 5-35 ms slower; ``cgroup.procs`` (v2: the only way) takes that lock.
+        join = "cgroup.procs" if version == "v2" else "tasks"
+        self.join_files = tuple(sorted({str(d / join) for d in self.dirs.values()}))
 
     # -- limits --------------------------------------------------------------
     def limit_memory(self, nbytes: int) -> None:
@@ -146,8 +161,8 @@ class Group:
 
     # -- the processes -------------------------------------------------------
     def join_fn(self) -> tuple[str, ...]:
-        """The ``cgroup.procs`` files a starting child writes its pid into."""
-        return self.procs_files
+        """The files a starting child (one thread, before exec) writes "0" into."""
+        return self.join_files
 
     def pids(self) -> set[int]:
         out: set[int] = set()
@@ -219,3 +234,4 @@ class Group:
                     time.sleep(0.005)
         self.dirs = {}
         self.procs_files = ()
+        self.join_files = ()

@@ -10,6 +10,7 @@ after the engine is reaped. The referee may call :meth:`Jail.freeze`,
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import resource
@@ -25,7 +26,8 @@ log = logging.getLogger(__name__)
 LIMIT_NAMES = {"memory": "--memory", "processes": "--max-procs"}
 
 
-def _python_paths() -> list[str]:
+@functools.cache
+def _python_paths() -> tuple[str, ...]:
     """What a Python engine needs read-only: this interpreter (venv and base) and
     the bidref package (for ``bidref.sdk``)."""
     import bidref
@@ -36,7 +38,7 @@ def _python_paths() -> list[str]:
     # beside the package: bound alone, not the folder, which may be the checkout.
     paths |= {str(f) for f in pkg.parent.glob("*__mypyc*")}
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
-    return sorted(paths)
+    return tuple(sorted(paths))
 
 
 _swept: set[int] = set()
