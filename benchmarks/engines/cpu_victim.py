@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark engine (benchmarks/sandbox_overhead.py): a fixed amount of CPU work
-per decision, its wall time written to stderr as ``WORK <ns>``; plays the first
-legal action. Standard library only."""
+per decision, written to stderr as ``WORK <start_ns> <end_ns> <cpu_ns>``
+(CLOCK_MONOTONIC at its start and end, and the CPU time this thread spent on
+it); plays the first legal action. Standard library only."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ def main() -> None:
         if msg.get("type") == "hello":
             reply = {"type": "hello", "name": "cpu_victim", "protocol": "bidref/1"}
         elif msg.get("type") == "request":
+            cpu = time.thread_time_ns()
             t = time.monotonic_ns()
             x = 0
             for i in range(WORK):
                 x ^= i * i
-            sys.stderr.write(f"WORK {time.monotonic_ns() - t}\n")
+            end = time.monotonic_ns()
+            sys.stderr.write(f"WORK {t} {end} {time.thread_time_ns() - cpu}\n")
             reply = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
         elif msg.get("type") == "quit":
             return

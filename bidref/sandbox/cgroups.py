@@ -1,7 +1,11 @@
 """Per-engine control groups, v1 (one hierarchy per controller) or v2 (unified),
 detected at run time. A jail's group holds its memory and process limits, its
 cpuset, its freezer and its CPU-time counter; it is made under the group this
-process is in (so limits nest) and removed with the engine.
+process is in (so limits nest) and removed with the engine. In the ``cpu``
+controller it is one scheduling entity of the default weight: however many
+busy processes an engine starts, together they weigh as much as the opponent's
+jail and as the referee (without it each process, or each session, weighs as
+much as the opponent's whole engine).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 from typing import Final
 
 ROOT: Final = Path("/sys/fs/cgroup")
-WANTED: Final = ("memory", "pids", "cpuset", "freezer", "cpuacct")
+WANTED: Final = ("memory", "pids", "cpuset", "freezer", "cpuacct", "cpu")
 _serial = itertools.count(1)
 
 
@@ -62,7 +66,7 @@ def probe() -> tuple[str | None, frozenset[str]]:
             return None, frozenset()
         if not _writable(base):
             return None, frozenset()
-        names: set[str] = {c for c in ("memory", "pids", "cpuset") if c in have}
+        names: set[str] = {c for c in ("memory", "pids", "cpuset", "cpu") if c in have}
         names |= {"freezer", "cpuacct"}  # cgroup.freeze and cpu.stat are core files in v2
         return "v2", frozenset(names)
     names = set[str]()
@@ -118,7 +122,7 @@ class Group:
             folder = base / name
             folder.mkdir()
             # the controllers must be enabled for the children of our group
-            wanted = [c for c in ("memory", "pids", "cpuset") if c in controllers]
+            wanted = [c for c in ("memory", "pids", "cpuset", "cpu") if c in controllers]
             with contextlib.suppress(OSError):
                 _write(base / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
             self.dirs = dict.fromkeys(controllers, folder)
