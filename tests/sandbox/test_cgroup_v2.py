@@ -1,0 +1,100 @@
+"""The cgroup v2 side of the jail's groups, on a real unified hierarchy.
+
+A machine runs either v1 (one hierarchy per controller: the CI machine) or v2;
+a v1 machine usually mounts the unified hierarchy too (``/sys/fs/cgroup/unified``,
+"hybrid"), with no controllers but with v2's own files: ``cgroup.procs``,
+``cgroup.freeze``, ``cgroup.kill`` and ``cpu.stat``. That is enough to run the
+v2 code of :class:`bidref.sandbox.cgroups.Group` for real there: joining,
+freezing, CPU time, the kill and the removal. (Memory, pids and cpuset limits
+in v2 need the controllers, which such a machine keeps in v1.)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bidref.sandbox import cgroups
+
+
+def _unified() -> Path | None:
+    """Where a writable cgroup2 hierarchy is mounted, or None."""
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == "cgroup2":
+            where = Path(fields[1])
+            if os.access(where, os.W_OK) and (where / "cgroup.procs").exists():
+                return where
+    return None
+
+
+UNIFIED = _unified()
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or UNIFIED is None,
+    reason="needs root and a cgroup2 hierarchy (CI: the hybrid one at /sys/fs/cgroup/unified)",
+)
+
+
+def test_a_v2_group_joins_freezes_counts_and_kills(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert UNIFIED is not None
+    monkeypatch.setattr(cgroups, "ROOT", UNIFIED)
+    g = cgroups.Group("v2", frozenset({"freezer", "cpuacct"}), "V")
+    (folder,) = set(g.dirs.values())
+    assert folder.parent == UNIFIED and folder.name.startswith(f"bidref-{os.getpid()}-V-")
+    # v2 has one way in: cgroup.procs (a child writes "0" before exec)
+    assert g.join_fn() == (str(folder / "cgroup.procs"),)
+    files = g.join_fn()
+    burn = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"  # a grandchild: it must go with the group too
+        "    os.setsid()\n"
+        "end = time.monotonic() + 20\n"
+        "while time.monotonic() < end: pass\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", burn],
+        preexec_fn=lambda: [Path(f).write_text("0") for f in files] and None,
+    )
+    try:
+        deadline = time.monotonic() + 5
+        while len(g.pids()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pids = g.pids()
+        assert proc.pid in pids and len(pids) == 2
+        g.freeze()
+        time.sleep(0.1)
+        a = g.cpu_ns()
+        time.sleep(0.3)
+        assert g.cpu_ns() - a < 20_000_000  # frozen: (next to) no CPU
+        g.thaw()
+        time.sleep(0.3)
+        assert g.cpu_ns() - a > 50_000_000  # two busy processes again
+    finally:
+        g.remove()
+        proc.wait(timeout=5)
+    assert proc.returncode == -signal.SIGKILL
+    assert not folder.exists()
+    for pid in pids:  # the grandchild (its own session) went with the group
+        assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
+
+
+def test_a_dead_referees_v2_groups_are_swept(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert UNIFIED is not None
+    monkeypatch.setattr(cgroups, "ROOT", UNIFIED)
+    # a pid that is certainly gone: a child that has exited and been reaped
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = UNIFIED / f"bidref-{gone.pid}-A-1"
+    stale.mkdir()
+    try:
+        assert cgroups.sweep_stale("v2", frozenset({"freezer"})) >= 1
+        assert not stale.exists()
+    finally:
+        if stale.exists():
+            stale.rmdir()
