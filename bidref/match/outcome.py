@@ -115,7 +115,9 @@ _TEXT: Final = {
     EndReason.ILLEGAL: "an illegal action, under the forfeit policy",
     EndReason.CRASH: "an engine exited or closed its stdout",
     EndReason.PROTOCOL: "an engine broke the protocol or one of its caps",
-    EndReason.RESOURCES: "an engine ran into one of its jail's limits (memory, processes)",
+    EndReason.RESOURCES: (
+        "an engine ran into one of its jail's limits (memory, processes, open files, file size)"
+    ),
     EndReason.STARTUP: "an engine did not start or sent no valid hello",
     EndReason.ABORTED: "no result can be proven (interrupted, or a referee timing fault)",
 }
@@ -127,7 +129,7 @@ _CAUSE: Final = {
     EndReason.ILLEGAL: "an illegal action (forfeit)",
     EndReason.CRASH: "a crash",
     EndReason.PROTOCOL: "a protocol error",
-    EndReason.RESOURCES: "a jail limit (memory, processes)",
+    EndReason.RESOURCES: "a jail limit (memory, processes, open files, file size)",
     EndReason.STARTUP: "a failed start",
     EndReason.ABORTED: "aborted by the referee",
 }
@@ -287,7 +289,7 @@ def end_sentence(
     elif reason is EndReason.PROTOCOL:
         line = detail.get("line")
         what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
-    elif reason is EndReason.RESOURCES:  # "exceeded its memory limit (killed by ...)"
+    elif reason is EndReason.RESOURCES:  # "exceeded its memory limit (1 GiB; killed by ...)"
         what = problem or f"exceeded its {detail.get('limit', 'jail')} limit"
     elif reason is EndReason.STARTUP:  # the problem quotes the engine's stderr already
         return f"{won}: {who(seat)} did not start: {problem}"

@@ -568,14 +568,18 @@ class EngineSession:
         else:
             problem = write_problem or "closed its stdout but is still running"
         breach = getattr(self.seat, "breach", None)
-        limit = breach() if breach is not None else None
-        if limit is not None:  # the kernel ended it, or refused it, at a jail limit
+        hit = breach(info) if breach is not None else None
+        if hit is not None:  # it ended at a jail limit (bidref/sandbox/breach.py)
             return SessionEnd(
                 EndReason.RESOURCES,
                 {
                     "seat": self.index,
-                    "limit": limit,
-                    "problem": f"exceeded its {limit} limit ({problem})",
+                    "limit": hit.limit,
+                    "limit_value": hit.value,
+                    "evidence": hit.evidence,
+                    "exit_code": info.exit_code if info else None,
+                    "signal": info.signal if info else None,
+                    "problem": hit.sentence(problem),
                     "stderr_tail": self.seat.stderr_tail()[-500:],
                 },
             )

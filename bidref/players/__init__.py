@@ -50,6 +50,9 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # Stop the player while it is not on move / let it run again (an engine:
         # its process group gets SIGSTOP / SIGCONT, or its jail is frozen).
     def stderr_tail(self) -> str   # the last diagnostics (for crash reports), or ""
+    def breach(self, info: ExitInfo | None) -> Breach | None   # optional
+        # A player that ended (as ``info``) in a jail: the limit it ran into, if any
+        # (an engine seat asks its jail: bidref/sandbox/breach.py).
     def settle_stderr(self, timeout_ns: int) -> None   # optional
         # Once the player has exited, wait (bounded) until all its diagnostics are read.
     def stderr_bytes(self) -> int
@@ -68,7 +71,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bidref.errors import BidrefError
 
@@ -84,6 +87,9 @@ from ..engines import (
     start_engine,
 )
 from ..engines.framing import MAX_LINE
+
+if TYPE_CHECKING:
+    from ..sandbox.breach import Breach
 
 
 class SeatStartError(BidrefError):
@@ -219,10 +225,15 @@ class EngineSeat:
     def stderr_tail(self) -> str:
         return "" if self._t is None else self._t.stderr_tail()
 
-    def breach(self) -> str | None:
-        """The jail limit this engine ran into ("memory", "processes"), or None."""
+    def breach(self, info: ExitInfo | None) -> Breach | None:
+        """The jail limit this engine, which ended as ``info`` (None: it closed its
+        stdout but runs on), ran into, or None (bidref/sandbox/breach.py)."""
         jail = None if self._t is None else getattr(self._t, "jail", None)
-        return None if jail is None else jail.breach()
+        if jail is None:
+            return None
+        code, sig = (None, None) if info is None else (info.exit_code, info.signal)
+        found: Breach | None = jail.breach(code, sig, self.stderr_tail())
+        return found
 
     def settle_stderr(self, timeout_ns: int) -> None:
         if self._t is not None:

@@ -19,11 +19,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import accounts, bwrap, cgroups
+from .breach import Breach, judge
 from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
 
 log = logging.getLogger(__name__)
-
-LIMIT_NAMES = {"memory": "--memory", "processes": "--max-procs"}
 
 
 @functools.cache
@@ -84,6 +83,9 @@ class Jail:
             except OSError as e:
                 self.group.remove()
                 raise SandboxError(f"cannot set the engine's cgroup limits: {e}") from None
+        # No memory cgroup: memory is limited by RLIMIT_DATA (kept: the group's
+        # folders are gone once it is removed)
+        self.memory_by_rlimit = self.group is None or "memory" not in self.group.dirs
         self.cwd = folder or cwd
         if "namespaces" in active and m.bwrap is not None:
             private = None
@@ -106,8 +108,10 @@ class Jail:
                 switch=switch,
             )
             self.cwd = None
+            self.wrapped = True  # its process is bubblewrap's (breach(): exit codes)
         else:
             self.argv = list(argv)
+            self.wrapped = False
 
     @staticmethod
     def _account(folder: str | None, config: SandboxConfig) -> int | None:
@@ -141,7 +145,7 @@ class Jail:
         group and lower the limits (for good: soft and hard alike)."""
         procs = self.group.join_fn() if self.group is not None else ()
         lim = self.config.limits
-        memory = self.group is None or "memory" not in self.group.dirs
+        memory = self.memory_by_rlimit
         nproc = self.uid is not None and (self.group is None or "pids" not in self.group.dirs)
         rlimits = [
             (resource.RLIMIT_NOFILE, lim.max_files),
@@ -184,9 +188,31 @@ class Jail:
             return None
         return self.group.cpu_ns()
 
-    def breach(self) -> str | None:
-        """The limit the engine ran into ("memory", "processes"), or None."""
-        return None if self.group is None else self.group.breach()
+    def rlimits(self) -> dict[str, int]:
+        """The limits :meth:`preexec` sets as rlimits (what the kernel enforces by
+        a failed call or a signal, counting nothing), by their names in
+        :data:`bidref.sandbox.breach.LIMIT_OPTIONS`."""
+        lim = self.config.limits
+        out = {"open files": lim.max_files, "file size": lim.max_file_size}
+        if self.memory_by_rlimit:
+            out["memory"] = lim.memory
+        # (RLIMIT_NPROC is left out: a refused fork fails with EAGAIN, "Resource
+        # temporarily unavailable", the words of any would-block call too)
+        return out
+
+    def breach(self, exit_code: int | None, signal_name: str | None, stderr: str) -> Breach | None:
+        """The limit the engine, which ended as ``exit_code``/``signal_name`` with
+        ``stderr`` its last words, ran into, or None (see bidref/sandbox/breach.py)."""
+        lim = self.config.limits
+        return judge(
+            counted=None if self.group is None else self.group.breach(),
+            signal_name=signal_name,
+            exit_code=exit_code,
+            wrapped=self.wrapped,
+            stderr=stderr,
+            set_by_rlimit=self.rlimits(),
+            values={"memory": lim.memory, "processes": lim.max_procs},
+        )
 
     def close(self) -> None:
         if self.group is not None:
