@@ -68,6 +68,7 @@ class Arena:
         timeout: float = 60,
         out: Path | None = None,
         strict_engine: bool = False,
+        env: dict[str, str] | None = None,
     ) -> Run:
         out = out or self.out
         opts = {
@@ -85,7 +86,8 @@ class Arena:
         )  # values are JSON: strings quoted
         # (another interpreter, for an unprivileged referee: this one's packages)
         paths = [str(REPO), sysconfig.get_paths()["purelib"]]
-        env = {**os.environ, "PYTHONPATH": ":".join(paths)}
+        # (``env``: e.g. a PATH without bwrap, for a jail of rlimits alone)
+        env = {**os.environ, "PYTHONPATH": ":".join(paths), **(env or {})}
         r = subprocess.run(
             [
                 *user,

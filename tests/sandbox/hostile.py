@@ -3,7 +3,8 @@
 tries the attacks of issue 28 named in its hello option ``attacks``, reporting
 each on stderr as ``ATTACK {"name": ..., "ok": true|false, "detail": ...}``
 (``ok``: the attack worked). Then it ``resign``s, ``play``s on or ``exit``s
-(option ``then``).
+(option ``then``). The attacks of ``LETHAL`` end it instead: it runs into a
+limit and dies of it (:func:`die`).
 
 Every attack is bounded: at most 3 GiB, 300 children, 10,000 files, 200 MiB
 written, and only 127.0.0.1. Options: ``victim`` (the victim's program),
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import json
 import os
 import resource
@@ -189,6 +191,44 @@ def attack(name: str, opts: dict[str, Any], hand: object) -> tuple[bool, object]
     raise ValueError(f"unknown attack {name!r}")
 
 
+# Attacks that end the engine: it runs into a limit and dies of it, as a careless
+# engine would (an uncaught error, or the kernel's default action).
+LETHAL = ("fsize", "efbig", "emfile", "oom")
+
+
+def die(name: str) -> None:
+    """Run into a limit and end of it (the lethal attacks): ``fsize`` writes 8 MiB
+    into $TMPDIR (a jail's private /tmp) with SIGXFSZ at its default action (killed past RLIMIT_FSIZE);
+    ``efbig`` the same with SIGXFSZ ignored, as Python has it (the write fails:
+    "File too large"); ``emfile`` opens up to 10,000 files and raises the
+    error ("Too many open files"), or raises it anyway where no limit stopped it;
+    ``oom`` allocates and touches up to 3 GiB, letting a MemoryError end it."""
+    if name in ("fsize", "efbig"):
+        if name == "fsize":
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"hostile-{os.getpid()}")
+        try:
+            with open(path, "wb") as f:
+                for _ in range(8):
+                    f.write(b"\0" * MIB)
+                    f.flush()
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        report(name, True, "8 MiB written")
+        sys.exit(3)
+    if name == "emfile":
+        fds = []
+        while len(fds) < 10_000:
+            fds.append(os.open("/dev/null", os.O_RDONLY))  # EMFILE ends it here
+        raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
+    held = []
+    while len(held) < 48:  # 48 x 64 MiB = 3 GiB, every page touched
+        held.append(b"\1" * (64 * MIB))
+    report(name, True, "3072 MiB")
+    sys.exit(3)
+
+
 def main() -> None:
     opts: dict[str, Any] = {}
     attacked = False
@@ -208,6 +248,8 @@ def main() -> None:
                 attacked = True
                 hand = msg["view"].get("hand")
                 for name in filter(None, str(opts.get("attacks", "")).split(",")):
+                    if name in LETHAL:
+                        die(name)
                     try:
                         ok, detail = attack(name, opts, hand)
                     except Exception as e:  # the attack failed: say how
