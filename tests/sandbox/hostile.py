@@ -198,7 +198,8 @@ LETHAL = ("fsize", "efbig", "emfile", "oom")
 
 def die(name: str) -> None:
     """Run into a limit and end of it (the lethal attacks): ``fsize`` writes 8 MiB
-    into $TMPDIR (a jail's private /tmp) with SIGXFSZ at its default action (killed past RLIMIT_FSIZE);
+    into $TMPDIR (a jail's private /tmp) with SIGXFSZ at its default action
+    (killed past RLIMIT_FSIZE);
     ``efbig`` the same with SIGXFSZ ignored, as Python has it (the write fails:
     "File too large"); ``emfile`` opens up to 10,000 files and raises the
     error ("Too many open files"), or raises it anyway where no limit stopped it;
@@ -218,11 +219,11 @@ def die(name: str) -> None:
         report(name, True, "8 MiB written")
         sys.exit(3)
     if name == "emfile":
-        fds = []
+        fds: list[int] = []
         while len(fds) < 10_000:
             fds.append(os.open("/dev/null", os.O_RDONLY))  # EMFILE ends it here
         raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
-    held = []
+    held: list[bytes] = []
     while len(held) < 48:  # 48 x 64 MiB = 3 GiB, every page touched
         held.append(b"\1" * (64 * MIB))
     report(name, True, "3072 MiB")

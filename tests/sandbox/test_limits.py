@@ -5,8 +5,6 @@ languages."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -147,7 +145,7 @@ WORDS = [
         "terminate called after throwing an instance of 'std::bad_alloc'\n  what():  "
         "std::bad_alloc",
         "memory",
-    ),  # fmt: skip
+    ),  # C++
     ("memory allocation of 1073741824 bytes failed", "memory"),  # Rust
     ("fatal error: runtime: out of memory\n\nruntime stack:", "memory"),  # Go
     ('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space', "memory"),
