@@ -826,6 +826,8 @@ def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
     who = f"{names[w]} ({SEATS[w]}) wins" if w in (0, 1) else "No winner"
     said = EndReason.named(reason)
     why = reason if said is None else said.cause
+    if said is EndReason.RESOURCES and detail.get("limit"):  # the one it ran into
+        why = f"a jail limit ({detail['limit']})"
     extra = []
     s = detail.get("seat")
     if s in (0, 1):

@@ -5,7 +5,8 @@ v1/v2, else rlimits) and its own cores (a cpuset). See docs/match.md
 
 Modules: :mod:`.policy` (levels, limits, what the machine allows),
 :mod:`.bwrap` (the command line), :mod:`.cgroups`, :mod:`.accounts`,
-:mod:`.jail` (one engine's jail).
+:mod:`.jail` (one engine's jail), :mod:`.breach` (which limit an engine that
+ended ran into, and how the referee knows).
 """
 
 from __future__ import annotations

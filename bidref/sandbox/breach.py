@@ -32,13 +32,6 @@ from typing import Final, Literal
 
 Evidence = Literal["kernel", "exit status", "stderr"]
 
-# The limit names (``detail["limit"]``) and the option that sets each.
-LIMIT_OPTIONS: Final = {
-    "memory": "--memory",
-    "processes": "--max-procs",
-    "open files": "--max-files",
-    "file size": "--max-file-size",
-}
 SIZES: Final = frozenset({"memory", "file size"})  # limits in bytes (the others count)
 
 # The system's own words for each limit an engine meets without being killed:
@@ -69,9 +62,9 @@ _XFSZ_STATUS: Final = 128 + signal.SIGXFSZ  # bubblewrap's (and a shell's) exit 
 
 @dataclass(frozen=True)
 class Breach:
-    """A limit the engine ran into: ``limit`` (a key of :data:`LIMIT_OPTIONS`),
-    ``value`` (the jail's setting: bytes or a count), ``evidence``, and for
-    ``stderr`` evidence ``said``: the words found."""
+    """A limit the engine ran into: ``limit`` (its name: "memory", "processes",
+    "open files", "file size"), ``value`` (the jail's setting: bytes or a
+    count), ``evidence``, and for ``stderr`` evidence ``said``: the words found."""
 
     limit: str
     value: int
@@ -158,4 +151,4 @@ def judge(
     return None
 
 
-__all__ = ["LIMIT_OPTIONS", "MESSAGES", "Breach", "Evidence", "judge", "said", "size_text"]
+__all__ = ["MESSAGES", "Breach", "Evidence", "judge", "said", "size_text"]

@@ -190,8 +190,8 @@ class Jail:
 
     def rlimits(self) -> dict[str, int]:
         """The limits :meth:`preexec` sets as rlimits (what the kernel enforces by
-        a failed call or a signal, counting nothing), by their names in
-        :data:`bidref.sandbox.breach.LIMIT_OPTIONS`."""
+        a failed call or a signal, counting nothing), by their names
+        (bidref/sandbox/breach.py)."""
         lim = self.config.limits
         out = {"open files": lim.max_files, "file size": lim.max_file_size}
         if self.memory_by_rlimit:

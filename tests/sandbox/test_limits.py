@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bidref.match.outcome import EndReason, end_sentence
+from bidref.render.timeline import result_text
 from bidref.sandbox.breach import Breach, judge, said
 
 from .conftest import Arena, Run, root_with_jail, unprivileged
@@ -217,4 +218,14 @@ def test_the_end_sentence_names_the_limit_and_its_value() -> None:
     )
     assert Breach("memory", 3 << 29, "kernel").sentence("killed by SIGKILL") == (
         "exceeded its memory limit (1536 MiB; killed by SIGKILL)"
+    )
+
+
+def test_the_replay_page_names_the_limit() -> None:
+    hit = Breach("file size", 2 * MIB, "kernel")
+    detail = {"seat": 0, "limit": "file size", "problem": hit.sentence("killed by SIGXFSZ")}
+    end = {"winner": 1, "reason": "resources", "detail": detail, "balances": [150, 150]}
+    assert result_text(end, ["hog", "victim"]) == (
+        "victim (B) wins: a jail limit (file size) (A, problem exceeded its file size "
+        "limit (2 MiB; killed by SIGXFSZ)) · balances 150–150"
     )
