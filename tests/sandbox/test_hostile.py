@@ -58,6 +58,8 @@ def test_strict_memory_hog_loses_by_resources(arena: Arena) -> None:
     assert run.outcome["reason"] == "resources", run.outcome
     assert run.outcome["winner"] == 1 and run.outcome["rated"] is True
     assert run.outcome["detail"]["limit"] == "memory"
+    assert run.outcome["detail"]["limit_value"] == 256 << 20
+    assert run.outcome["detail"]["evidence"] == "kernel"  # the group's OOM kill
     assert run.outcome["exits"][1]["how"] == "quit"
 
 
@@ -69,6 +71,10 @@ def test_strict_fork_bomb_is_bounded_and_loses_by_resources(arena: Arena) -> Non
     assert int(run.attacks["fork"]["detail"].split()[0]) < 32
     assert run.outcome["reason"] == "resources", run.outcome
     assert run.outcome["detail"]["limit"] == "processes"
+    assert run.outcome["detail"]["limit_value"] == 32
+    assert run.outcome["detail"]["problem"].startswith(
+        "exceeded its processes limit (32; exit code"
+    )
     assert run.outcome["winner"] == 1
     assert leaked_cgroups() == set()
 

@@ -229,3 +229,11 @@ def test_the_replay_page_names_the_limit() -> None:
         "victim (B) wins: a jail limit (file size) (A, problem exceeded its file size "
         "limit (2 MiB; killed by SIGXFSZ)) · balances 150–150"
     )
+
+
+def test_breach_doctests() -> None:
+    import doctest
+
+    import bidref.sandbox.breach
+
+    assert doctest.testmod(bidref.sandbox.breach).failed == 0
