@@ -5,6 +5,8 @@ languages."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -43,7 +45,9 @@ def test_strict_write_past_the_file_size_limit_is_killed_and_loses(arena: Arena)
     # its process is bubblewrap, which reports the death by SIGXFSZ as 128 + 25
     detail = _lost_by_resources(run, "file size", 2 * MIB, "exit status")
     assert detail["exit_code"] == 153
-    assert detail["problem"] == "exceeded its file size limit (2 MiB; exit code 153)"
+    assert detail["problem"] == (
+        "exceeded its file size limit (2 MiB; exit code 153: killed by SIGXFSZ)"
+    )
     assert "fsize" not in run.attacks  # it never got past the write
 
 
@@ -65,6 +69,21 @@ def test_strict_out_of_open_files_loses_by_resources(arena: Arena) -> None:
         "ran out of open files (its limit is 64; it said: Too many open files; exit code 1)"
     )
     assert "[Errno 24] Too many open files" in detail["stderr_tail"]
+    # the transcript with the new detail replays clean
+    check = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from bidref.launch import main; sys.argv[0] = 'bidref'; main()",
+            "replay",
+            "--check",
+            str(arena.out / "t.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.returncode == 0 and "verified" in check.stdout, check.stdout + check.stderr
 
 
 def test_off_the_same_words_are_a_plain_crash(arena: Arena) -> None:
