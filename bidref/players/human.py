@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engines import Eof, ExitInfo, Incoming, Line
 from ..protocol import (
@@ -49,6 +49,9 @@ from ..protocol import (
 from ..rules.clock import MILLISECOND
 from ..tui.session import PlaySession, Resigned
 from . import Seat, SeatResigned
+
+if TYPE_CHECKING:
+    from ..sandbox.breach import Breach
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +228,12 @@ class WatchedEngineSeat:
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         return self.seat.exit_info(wait_ns)
 
-    # (the engine seat's CPU time and --freeze-idle's holds pass through)
+    # (the engine seat's CPU time, --freeze-idle's holds and its jail's limits pass through)
+    def breach(self, info: ExitInfo | None) -> Breach | None:
+        breach = getattr(self.seat, "breach", None)
+        found: Breach | None = None if breach is None else breach(info)
+        return found
+
     def cpu_ns(self) -> int | None:
         cpu_ns = getattr(self.seat, "cpu_ns", None)
         return None if cpu_ns is None else cpu_ns()

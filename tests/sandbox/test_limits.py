@@ -256,3 +256,26 @@ def test_breach_doctests() -> None:
     import bidref.sandbox.breach
 
     assert doctest.testmod(bidref.sandbox.breach).failed == 0
+
+
+def test_bidref_plays_watched_engine_seat_passes_the_jails_word_on() -> None:
+    # `bidref play` wraps the engine's seat: its limits must reach the referee
+    from types import SimpleNamespace
+
+    from bidref.engines import ExitInfo
+    from bidref.players.human import WatchedEngineSeat
+
+    hit = Breach("open files", 64, "stderr", "Too many open files")
+    asked: list[ExitInfo | None] = []
+
+    def breach(info: ExitInfo | None) -> Breach:
+        asked.append(info)
+        return hit
+
+    info = ExitInfo(1, None, "exited")
+    inner: Any = SimpleNamespace(name="e", breach=breach)
+    session: Any = None  # (not needed to pass it on)
+    assert WatchedEngineSeat(inner, session).breach(info) is hit
+    assert asked == [info]
+    unjailed: Any = SimpleNamespace(name="net")  # a seat without a jail
+    assert WatchedEngineSeat(unjailed, session).breach(info) is None
