@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import accounts, bwrap, cgroups
+from . import accounts, bwrap, cgroups, netns
 from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
 
 log = logging.getLogger(__name__)
@@ -62,6 +62,7 @@ class Jail:
         self.group: cgroups.Group | None = None
         self.cores: tuple[int, ...] = ()
         self.uid: int | None = None
+        self.netns: int | None = None  # our own network namespace (root), else bubblewrap's
         argv = bwrap.absolute(argv, cwd)
         folder = bwrap.engine_folder(argv, cwd)
         active = self.plan.active
@@ -95,6 +96,11 @@ class Jail:
                 else []
             )
             extra = [*_python_paths(), *(w for w in argv if os.path.isabs(w))]
+            if m.root:  # no loopback either (bidref.sandbox.netns)
+                try:
+                    self.netns = netns.make()
+                except OSError as e:
+                    log.debug("%s: bubblewrap makes it (with a loopback)", e)
             self.argv = bwrap.command(
                 m.bwrap,
                 argv,
@@ -104,6 +110,7 @@ class Jail:
                 hide=config.hide,
                 tmp_size=lim.tmp_size,
                 switch=switch,
+                unshare_net=self.netns is None,
             )
             self.cwd = None
         else:
@@ -140,6 +147,7 @@ class Jail:
         """The child's set-up before exec: ``inner`` (containment), then join the
         group and lower the limits (for good: soft and hard alike)."""
         procs = self.group.join_fn() if self.group is not None else ()
+        enter_netns = netns.entering(self.netns) if self.netns is not None else None
         lim = self.config.limits
         memory = self.group is None or "memory" not in self.group.dirs
         nproc = self.uid is not None and (self.group is None or "pids" not in self.group.dirs)
@@ -154,6 +162,8 @@ class Jail:
             rlimits.append((resource.RLIMIT_NPROC, lim.max_procs))
 
         def setup() -> None:
+            if enter_netns is not None:
+                enter_netns()
             inner()
             for path in procs:
                 fd = os.open(path, os.O_WRONLY)
@@ -189,6 +199,8 @@ class Jail:
         return None if self.group is None else self.group.breach()
 
     def close(self) -> None:
+        netns.close(self.netns)
+        self.netns = None
         if self.group is not None:
             with contextlib.suppress(OSError):
                 self.group.remove()
