@@ -63,7 +63,8 @@ def thaw_jails(referee: str) -> None:
     """Let the referee's jails run again (bidref.sandbox.cgroups names them
     ``bidref-PID-SEAT-N``): cgroup v1's freezer.state, v2's cgroup.freeze."""
     root = "/sys/fs/cgroup"
-    v1 = glob.glob(f"{root}/freezer/bidref-{referee}-*/freezer.state")
+    # (recursive: jails are made under the referee's own group, which may be nested)
+    v1 = glob.glob(f"{root}/freezer/**/bidref-{referee}-*/freezer.state", recursive=True)
     v2 = glob.glob(f"{root}/**/bidref-{referee}-*/cgroup.freeze", recursive=True)
     for path, word in [*((p, "THAWED") for p in v1), *((p, "0") for p in v2)]:
         with contextlib.suppress(OSError), open(path, "w") as f:

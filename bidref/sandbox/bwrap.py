@@ -9,7 +9,8 @@ opponent's folder, the transcripts, results and logs are not there at all;
 those that lie inside a bound tree are covered (``hide``: an empty tmpfs over a
 folder, /dev/null over a file). New PID, mount, IPC, UTS, network and cgroup
 namespaces; the network namespace has no interface but its own loopback,
-which leads nowhere.
+which leads nowhere (and as root, when the referee made the namespace, is
+down: :mod:`.netns`).
 """
 
 from __future__ import annotations
@@ -43,15 +44,19 @@ def command(
     hide: Sequence[str],
     tmp_size: int,
     switch: Sequence[str] = (),
+    unshare_net: bool = True,
 ) -> list[str]:
     """``bwrap ... -- [switch...] argv``: ``argv`` jailed, run in ``folder``.
 
     ``extra_ro``: more paths bound read-only (the interpreter, the program when
     it lies outside ``folder``). ``switch``: a command that drops to the seat's
     own account before running ``argv`` (root only; bubblewrap keeps the two
-    capabilities it needs, and nothing else).
+    capabilities it needs, and nothing else). ``unshare_net`` False: the caller
+    has put the process in a network namespace of its own already
+    (:mod:`bidref.sandbox.netns`).
     """
-    out = [bwrap, *NAMESPACES, "--die-with-parent", "--new-session", "--hostname", "engine"]
+    spaces = [n for n in NAMESPACES if unshare_net or n != "--unshare-net"]
+    out = [bwrap, *spaces, "--die-with-parent", "--new-session", "--hostname", "engine"]
     bound: list[str] = []
     for p in SYSTEM:
         if os.path.islink(p):

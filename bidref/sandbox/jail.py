@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import accounts, bwrap, cgroups
+from . import accounts, bwrap, cgroups, netns
 from .breach import Breach, judge
 from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
 
@@ -61,6 +61,7 @@ class Jail:
         self.group: cgroups.Group | None = None
         self.cores: tuple[int, ...] = ()
         self.uid: int | None = None
+        self.netns: int | None = None  # our own network namespace (root), else bubblewrap's
         argv = bwrap.absolute(argv, cwd)
         folder = bwrap.engine_folder(argv, cwd)
         active = self.plan.active
@@ -97,6 +98,11 @@ class Jail:
                 else []
             )
             extra = [*_python_paths(), *(w for w in argv if os.path.isabs(w))]
+            if m.root:  # no loopback either (bidref.sandbox.netns)
+                try:
+                    self.netns = netns.make()
+                except OSError as e:
+                    log.debug("%s: bubblewrap makes it (with a loopback)", e)
             self.argv = bwrap.command(
                 m.bwrap,
                 argv,
@@ -106,6 +112,7 @@ class Jail:
                 hide=config.hide,
                 tmp_size=lim.tmp_size,
                 switch=switch,
+                unshare_net=self.netns is None,
             )
             self.cwd = None
             self.wrapped = True  # its process is bubblewrap's (breach(): exit codes)
@@ -144,6 +151,7 @@ class Jail:
         """The child's set-up before exec: ``inner`` (containment), then join the
         group and lower the limits (for good: soft and hard alike)."""
         procs = self.group.join_fn() if self.group is not None else ()
+        enter_netns = netns.entering(self.netns) if self.netns is not None else None
         lim = self.config.limits
         memory = self.memory_by_rlimit
         nproc = self.uid is not None and (self.group is None or "pids" not in self.group.dirs)
@@ -158,6 +166,8 @@ class Jail:
             rlimits.append((resource.RLIMIT_NPROC, lim.max_procs))
 
         def setup() -> None:
+            if enter_netns is not None:
+                enter_netns()
             inner()
             for path in procs:
                 fd = os.open(path, os.O_WRONLY)
@@ -215,6 +225,8 @@ class Jail:
         )
 
     def close(self) -> None:
+        netns.close(self.netns)
+        self.netns = None
         if self.group is not None:
             with contextlib.suppress(OSError):
                 self.group.remove()
