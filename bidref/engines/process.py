@@ -11,6 +11,7 @@ says how to reap the process and what to release after it (:meth:`_reap`,
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 from collections.abc import Callable
@@ -107,7 +108,14 @@ class ProcessTransport:
             self._noted = {**(self._noted or {}), **escaped_descendants(self.pid)}
 
     def poll_exit(self) -> ExitInfo | None:
-        return self._closed or exit_info_of(self.pid, "running")
+        return self._closed or self._seen(exit_info_of(self.pid, "running"))
+
+    def _seen(self, info: ExitInfo | None) -> ExitInfo | None:
+        """``info`` marked as the jail's (bubblewrap's exit code 128 + n for a
+        signal) when the process is bubblewrap."""
+        if info is None or not getattr(self.jail, "wrapped", False):
+            return info
+        return dataclasses.replace(info, jailed=True)
 
     def cpu_ns(self) -> int | None:
         # A jail with a CPU-accounting group counts everything it ever ran; one
@@ -152,7 +160,7 @@ class ProcessTransport:
                     os.kill(pid, sig)
 
     def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
-        return self._closed or wait_exit(self.pid, timeout_ns, "running")
+        return self._closed or self._seen(wait_exit(self.pid, timeout_ns, "running"))
 
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         """Quit line, grace, SIGTERM and SIGKILL to the group, reap; idempotent."""
@@ -187,8 +195,8 @@ class ProcessTransport:
         self._sink.close()
         if self._cpu is not None:
             self._cpu.close()
-        self._closed = info
-        return info
+        self._closed = self._seen(info) or info
+        return self._closed
 
     def _reap(self) -> None:
         raise NotImplementedError

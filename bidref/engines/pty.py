@@ -16,7 +16,7 @@ import time
 import tty
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pexpect
 
@@ -52,7 +52,8 @@ class PtyTransport(ProcessTransport):
         full_env = contain.engine_env({**os.environ, **(env or {})})
         argv = list(argv)
         try:
-            self.child = pexpect.spawn(
+            self.child = _Spawn(
+                () if jail is None else jail.keep_fds,
                 argv[0],
                 argv[1:],
                 cwd=cwd,
@@ -86,3 +87,16 @@ class PtyTransport(ProcessTransport):
             os.close(self._wfd)
         with contextlib.suppress(OSError):
             os.close(self._fd)
+
+
+class _Spawn(pexpect.spawn):  # type: ignore[misc]
+    """pexpect's spawn, keeping ``keep`` open in the child: ptyprocess closes
+    every other descriptor before it calls ``preexec_fn`` (the jail's needs its
+    network namespace's)."""
+
+    def __init__(self, keep: Sequence[int], *args: Any, **kwargs: Any) -> None:
+        self._keep = tuple(keep)
+        super().__init__(*args, **kwargs)
+
+    def _spawnpty(self, args: list[str], **kwargs: Any) -> Any:
+        return super()._spawnpty(args, pass_fds=self._keep, **kwargs)

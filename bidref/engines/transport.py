@@ -26,6 +26,7 @@ import logging
 import os
 import select
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -90,13 +91,28 @@ class ExitInfo:
     exit_code: int | None  # None when killed by a signal (or unknown)
     signal: str | None  # e.g. "SIGKILL"
     how: str  # exited | quit | sigterm | sigkill | reaped | not_started | running
+    # The process was bubblewrap (the jail), which reports its child's death by
+    # signal n as exit code 128 + n.
+    jailed: bool = False
 
     def describe(self) -> str:
+        """``killed by SIGSEGV``, ``exit code 1``; from a jail ``exit code 139:
+        killed by SIGSEGV`` (which an engine could also mean by exit(139))."""
         if self.signal:
             return f"killed by {self.signal}"
         if self.exit_code is None:
             return "still running"
-        return f"exit code {self.exit_code}"
+        inner = self.signal_in_jail()
+        return f"exit code {self.exit_code}" + (f": killed by {inner}" if inner else "")
+
+    def signal_in_jail(self) -> str | None:
+        """The signal a jail's exit code 128 + n stands for, or None."""
+        if not self.jailed or self.exit_code is None or self.exit_code <= 128:
+            return None
+        try:
+            return signal.Signals(self.exit_code - 128).name
+        except ValueError:
+            return None
 
 
 class EngineStartError(BidrefError):

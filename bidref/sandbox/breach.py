@@ -88,8 +88,6 @@ class Breach:
             return (
                 f"{verb} (its limit is {self.value_text()}; it said: {self.said}; {how_it_ended})"
             )
-        if self.evidence == "exit status":  # bubblewrap's word for its child's signal
-            how_it_ended += ": killed by SIGXFSZ"
         return f"exceeded its {self.limit} limit ({self.value_text()}; {how_it_ended})"
 
 

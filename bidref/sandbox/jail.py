@@ -147,6 +147,12 @@ class Jail:
     def has_group(self) -> bool:
         return self.group is not None
 
+    @property
+    def keep_fds(self) -> tuple[int, ...]:
+        """Descriptors :meth:`preexec` uses, which a spawner that closes the
+        others before calling it must keep (they close themselves at exec)."""
+        return () if self.netns is None else (self.netns,)
+
     def preexec(self, inner: Callable[[], None]) -> Callable[[], None]:
         """The child's set-up before exec: ``inner`` (containment), then join the
         group and lower the limits (for good: soft and hard alike)."""

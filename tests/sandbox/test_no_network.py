@@ -75,10 +75,10 @@ def probe() -> Iterator[tuple[Path, int]]:
         shutil.rmtree(top, ignore_errors=True)
 
 
-def _probe_jailed(script: Path, port: int) -> dict[str, object]:
+def _probe_jailed(script: Path, port: int, transport: str = "pipe") -> dict[str, object]:
     spec = resolve_engine(f"{sys.executable} {script} {port}")
     spec = replace(spec, sandbox=SandboxConfig("strict", Limits(cpus=1)))
-    t = start_engine(spec)
+    t = start_engine(spec, transport)
     try:
         got = t.read(time.monotonic_ns() + 20_000_000_000)
         assert isinstance(got, Line), got
@@ -88,11 +88,13 @@ def _probe_jailed(script: Path, port: int) -> dict[str, object]:
 
 
 @pytest.mark.skipif(root_with_jail() is not None, reason=str(root_with_jail()))
+@pytest.mark.parametrize("transport", ["pipe", "pty"])
 def test_as_root_a_jail_has_no_network_not_even_its_own_loopback(
-    probe: tuple[Path, int],
+    probe: tuple[Path, int], transport: str
 ) -> None:
+    # (pty: its spawner closes every descriptor before the jail's set-up runs)
     script, port = probe
-    got = _probe_jailed(script, port)
+    got = _probe_jailed(script, port, transport)
     assert got == {"host": errno.ENETUNREACH, "itself": errno.ENETUNREACH}
 
 
