@@ -176,8 +176,9 @@ def tournament(
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
         _check_running(running)
         _check_outputs(outputs)
-        # the engine jail (cli/sandbox_opts.py): out and the stderr logs hidden from engines
-        running = replace(running, sandbox=announce(jail.config(hide=[out, stderr_dir])))
+        # the engine jail (cli/sandbox_opts.py): out and the stderr logs hidden from
+        # engines; said (or refused) once the engines and their own levels are known
+        running = replace(running, sandbox=jail.config(hide=[out, stderr_dir]))
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -371,6 +372,8 @@ def _open(
             outputs.out, wanted, defaults, check=running.real_engines, force=outputs.force
         )
     plan = replace(plan, stderr_dir=outputs.stderr_dir, debug=outputs.debug)
+    if running.sandbox is not None:  # each engine's own stricter level said too, or refused
+        announce(running.sandbox, [(e.name, e.sandbox_level) for e in plan.engines])
     return replace(plan, freeze_idle=running.freeze_idle, sandbox=running.sandbox), store
 
 

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""An engine that tells, on its stderr, what its jail lets it see and do, then
+plays random legal actions (protocol bidref/1; standard library only).
+
+At the hello it writes one line ``SPY {json}``: its pid (small inside a PID
+namespace: bubblewrap's init is 1), whether the paths of the option ``peek`` (comma-separated)
+(e.g. the opponent's folder, the tournament's folder) exist for it, and
+whether it could write a file in its own folder (its name: the option
+``write``; not tried without it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+
+
+def _probe(options: dict[str, object]) -> dict[str, object]:
+    peek = str(options.get("peek", ""))
+    seen = {p: os.path.exists(p) for p in peek.split(",") if p}
+    found: dict[str, object] = {"pid": os.getpid(), "sees": seen, "wrote": None}
+    name = options.get("write")
+    if isinstance(name, str):
+        target = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+        try:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write("written from inside\n")
+            found["wrote"] = "ok"
+        except OSError as e:
+            found["wrote"] = f"{type(e).__name__}: {e.strerror}"
+    return found
+
+
+def main() -> None:
+    rng = random.Random(7)
+    for line in sys.stdin:
+        msg = json.loads(line)
+        kind = msg.get("type")
+        if kind == "hello":
+            print("SPY " + json.dumps(_probe(msg.get("options", {}))), file=sys.stderr, flush=True)
+            reply = {"type": "hello", "name": "spy", "protocol": "bidref/1"}
+        elif kind == "request":
+            reply = {"type": "action", "id": msg["id"], "action": rng.choice(msg["legal"])}
+        elif kind == "ping":
+            reply = {"type": "pong", "id": msg["id"]}
+        elif kind == "quit":
+            return
+        else:
+            continue
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
