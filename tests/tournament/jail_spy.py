@@ -3,10 +3,10 @@
 plays random legal actions (protocol bidref/1; standard library only).
 
 At the hello it writes one line ``SPY {json}``: its pid (small inside a PID
-namespace: bubblewrap's init is 1), whether the paths of the option ``peek`` (comma-separated)
-(e.g. the opponent's folder, the tournament's folder) exist for it, and
-whether it could write a file in its own folder (its name: the option
-``write``; not tried without it).
+namespace: bubblewrap's init is 1) and uid; whether the paths of the option
+``peek`` (comma-separated: the opponent's folder, the tournament's folder)
+exist for it; whether it could write a file in its own folder (named after the option
+``write`` and its uid; not tried without it).
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ import sys
 def _probe(options: dict[str, object]) -> dict[str, object]:
     peek = str(options.get("peek", ""))
     seen = {p: os.path.exists(p) for p in peek.split(",") if p}
-    found: dict[str, object] = {"pid": os.getpid(), "sees": seen, "wrote": None}
+    found: dict[str, object] = {"pid": os.getpid(), "uid": os.getuid(), "sees": seen, "wrote": None}
     name = options.get("write")
     if isinstance(name, str):
-        target = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+        # one file per account: the two seats' own accounts (uid 61400, 61401)
+        # cannot overwrite each other's (the referee's umask 077)
+        target = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.{os.getuid()}")
         try:
             with open(target, "w", encoding="utf-8") as f:
                 f.write("written from inside\n")
