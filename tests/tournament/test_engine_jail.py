@@ -14,20 +14,23 @@ import sys
 import sysconfig
 import tempfile
 from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
-from bidref.engines.spec import EngineSpec
+from bidref.cli import app
+from bidref.sandbox.policy import SandboxConfig
 from bidref.tournament import ResultsStore
 from bidref.tournament.engines import resolve_entries
 from bidref.tournament.model import EngineEntry, EngineModel, Header, MatchJob, MatchSettings
-from bidref.tournament.play import _engine_spec
 from bidref.tournament.plans import Wanted
+from bidref.tournament.play import _engine_spec
 from bidref.tournament.resume import header_conflicts, reopen
-from bidref.tournament.runner import RESULTS_FILE, Plan, new_header
+from bidref.tournament.runner import RESULTS_FILE, new_header
 from bidref.tournament.schedule import MatchKey, Pairing, seeds_from_master
 from bidref.tournament.shipping import localise
 from tests.sandbox.conftest import root_with_jail, unprivileged
@@ -344,13 +347,10 @@ def test_the_resolved_engine_keeps_them_and_every_match_gets_them(tmp_path: Path
     spec = _engine_spec(entries[0])
     assert (spec.sandbox_level, spec.dir_writable) == ("strict", True)
     # the run's --sandbox off still gives it the strict jail, with the run's hidden folders
-    from bidref.sandbox.policy import SandboxConfig
-
     run_config = SandboxConfig(level="off", hide=("/results",))
     config = replace(spec, sandbox=run_config).jail_config()
     assert config is not None and (config.level, config.dir_writable) == ("strict", True)
     assert config.hide == ("/results",)
-    assert isinstance(spec, EngineSpec)
 
 
 def _recorded(out: Path, engine_texts: list[str]) -> Path:
@@ -368,12 +368,9 @@ def _recorded(out: Path, engine_texts: list[str]) -> Path:
 
 
 def test_resume_refuses_an_each_that_would_change_an_engines_jail(tmp_path: Path) -> None:
-    from contextlib import ExitStack
-
     out = _recorded(tmp_path, ["cmd=fake name=a sandbox=strict", "cmd=fake name=b"])
     with ExitStack() as resources:
         plan, _ = reopen(out, Wanted(), resources)
-    assert isinstance(plan, Plan)
     same = Wanted(each_texts=["option.x=1"])
     assert header_conflicts(plan, same) == []
     # a's own sandbox=strict wins over --each: only b's level would change
@@ -388,10 +385,6 @@ def test_resume_refuses_an_each_that_would_change_an_engines_jail(tmp_path: Path
 
 
 def test_an_old_results_file_resumes(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from bidref.cli import app
-
     out = _recorded(tmp_path / "t", ["cmd=fake name=a", "cmd=fake name=b"])
     results = out / RESULTS_FILE
     header = json.loads(results.read_text())
