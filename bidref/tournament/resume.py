@@ -69,19 +69,25 @@ def jail_conflicts(engines: list[EngineModel], each_texts: list[str]) -> list[st
         given = _own_settings(e).under(each)
         if given.sandbox_level is not None and given.sandbox_level != e.sandbox_level:
             problems.append(
-                f"--each sandbox={given.sandbox_level} differs from the recorded "
-                f"sandbox={e.sandbox_level or '(none)'} of engine {e.name!r}"
+                f"--each sandbox={given.sandbox_level} would change engine {e.name!r}, "
+                + _recorded_with("sandbox", e.sandbox_level)
             )
         if given.dir_writable is not None and given.dir_writable != e.dir_writable:
             problems.append(
-                f"--each dir_writable={_yes_no(given.dir_writable)} differs from the recorded "
-                f"dir_writable={_yes_no(e.dir_writable)} of engine {e.name!r}"
+                f"--each dir_writable={_yes_no(given.dir_writable)} would change engine "
+                f"{e.name!r}, " + _recorded_with("dir_writable", _yes_no(e.dir_writable))
             )
     return problems
 
 
-def _yes_no(value: bool | None) -> str:
-    return "(none)" if value is None else "yes" if value else "no"
+def _recorded_with(key: str, value: str | None) -> str:
+    return (
+        f"recorded with no {key}= of its own" if value is None else f"recorded with {key}={value}"
+    )
+
+
+def _yes_no(value: bool | None) -> str | None:
+    return None if value is None else "yes" if value else "no"
 
 
 def check_builds(plan: Plan) -> None:

@@ -383,9 +383,14 @@ def test_resume_refuses_an_each_that_would_change_an_engines_jail(tmp_path: Path
     assert header_conflicts(plan, same) == []
     # a's own sandbox=strict wins over --each: only b's level would change
     assert header_conflicts(plan, Wanted(each_texts=["sandbox=auto dir_writable=yes"])) == [
-        "--each dir_writable=yes differs from the recorded dir_writable=(none) of engine 'a'",
-        "--each sandbox=auto differs from the recorded sandbox=(none) of engine 'b'",
-        "--each dir_writable=yes differs from the recorded dir_writable=(none) of engine 'b'",
+        "--each dir_writable=yes would change engine 'a', recorded with no dir_writable= of "
+        "its own",
+        "--each sandbox=auto would change engine 'b', recorded with no sandbox= of its own",
+        "--each dir_writable=yes would change engine 'b', recorded with no dir_writable= of "
+        "its own",
+    ]
+    assert header_conflicts(plan, Wanted(each_texts=["sandbox=off"])) == [
+        "--each sandbox=off would change engine 'b', recorded with no sandbox= of its own"
     ]
     # --engine texts that differ are refused as before (their text is recorded)
     changed = Wanted(engine_texts=["cmd=fake name=a", "cmd=fake name=b"])
