@@ -23,7 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bidref.cli import app
-from bidref.sandbox.policy import SandboxConfig
+from bidref.sandbox.policy import SandboxConfig, machine
 from bidref.tournament import ResultsStore
 from bidref.tournament.engines import resolve_entries
 from bidref.tournament.model import EngineEntry, EngineModel, Header, MatchJob, MatchSettings
@@ -41,7 +41,10 @@ SPY = HERE / "jail_spy.py"
 BIDREF = [sys.executable, "-c", "from bidref.cli import main; main()"]
 FAKE = ["--play-function", "tests.tournament.tournament_fakes:fake_play"]
 
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+needs_bwrap = pytest.mark.skipif(
+    machine().bwrap is None,
+    reason="needs bubblewrap that runs here (`make sandbox-tools`; user namespaces, or root)",
+)
 needs_root = pytest.mark.skipif(root_with_jail() is not None, reason=str(root_with_jail()))
 
 
