@@ -26,6 +26,7 @@ from bidref.cli import app
 from bidref.sandbox.policy import SandboxConfig, machine
 from bidref.tournament import ResultsStore
 from bidref.tournament.engines import resolve_entries
+from bidref.tournament.loopback import LoopbackCluster
 from bidref.tournament.model import EngineEntry, EngineModel, Header, MatchJob, MatchSettings
 from bidref.tournament.plans import Wanted
 from bidref.tournament.play import _engine_spec
@@ -201,6 +202,24 @@ def test_a_resumed_tournament_keeps_the_recorded_jail_of_an_engine(ring: Ring) -
 
 
 @needs_bwrap
+@needs_bwrap
+@pytest.mark.e2e
+def test_a_cluster_worker_jails_the_engine_by_its_own_sandbox(ring: Ring) -> None:
+    # a dask worker process: the engine travels pickled in the job, shipped to the
+    # worker's own engine cache; its logs come home with the report
+    with LoopbackCluster(1, start_timeout_s=60) as cluster:
+        run = ring.tournament(
+            *_spy_and_other(ring, "sandbox=auto"),
+            *_short(ring, "--sandbox", "off", "--stderr-dir", str(ring.logs)),
+            *("--cluster", cluster.address, "--ship-engines"),
+        )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["done"] == 2
+    seen = ring.spied()
+    assert len(seen["spy"]) == 2 and all(_jailed(p) for p in seen["spy"]), seen
+    assert all(p["pid"] >= 10 and all(p["sees"].values()) for p in seen["other"]), seen
+
+
 def test_dir_writable_lets_an_engine_write_in_its_own_folder_inside_its_jail(ring: Ring) -> None:
     run = ring.tournament(
         *("--engine", f"cmd={ring.engine('spy')} name=spy dir_writable=yes option.write=w.txt"),
@@ -242,6 +261,7 @@ from pathlib import Path
 from bidref.sandbox.policy import SandboxConfig
 from bidref.tournament import ResultsStore, run
 from bidref.tournament.engines import resolve_entries
+from bidref.tournament.loopback import LoopbackCluster
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.model import MatchSettings
 from bidref.tournament.play import play_match
