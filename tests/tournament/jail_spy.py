@@ -1,23 +1,25 @@
 #!/usr/bin/env python3
 """An engine that tells, on its stderr, what its jail lets it see and do, then
-plays random legal actions (protocol bidref/1; standard library only).
+plays its first legal action (on bidref.sdk, which a jail keeps readable).
 
 At the hello it writes one line ``SPY {json}``: its pid (small inside a PID
 namespace: bubblewrap's init is 1) and uid; whether the paths of the option
 ``peek`` (comma-separated: the opponent's folder, the tournament's folder)
-exist for it; whether it could write a file in its own folder (named after the option
-``write`` and its uid; not tried without it).
+exist for it; whether it could write a file in its own folder (named after the
+option ``write`` and its uid; not tried without it).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import random
 import sys
+from typing import Any
+
+from bidref.sdk import Engine, run
 
 
-def _probe(options: dict[str, object]) -> dict[str, object]:
+def probe(options: dict[str, Any]) -> dict[str, object]:
     peek = str(options.get("peek", ""))
     seen = {p: os.path.exists(p) for p in peek.split(",") if p}
     found: dict[str, object] = {"pid": os.getpid(), "uid": os.getuid(), "sees": seen, "wrote": None}
@@ -35,25 +37,12 @@ def _probe(options: dict[str, object]) -> dict[str, object]:
     return found
 
 
-def main() -> None:
-    rng = random.Random(7)
-    for line in sys.stdin:
-        msg = json.loads(line)
-        kind = msg.get("type")
-        if kind == "hello":
-            print("SPY " + json.dumps(_probe(msg.get("options", {}))), file=sys.stderr, flush=True)
-            reply = {"type": "hello", "name": "spy", "protocol": "bidref/1"}
-        elif kind == "request":
-            reply = {"type": "action", "id": msg["id"], "action": rng.choice(msg["legal"])}
-        elif kind == "ping":
-            reply = {"type": "pong", "id": msg["id"]}
-        elif kind == "quit":
-            return
-        else:
-            continue
-        sys.stdout.write(json.dumps(reply) + "\n")
-        sys.stdout.flush()
+class Spy(Engine):
+    name = "spy"
+
+    def on_hello(self, hello: dict[str, Any]) -> None:
+        print("SPY " + json.dumps(probe(hello.get("options", {}))), file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run(Spy()))
