@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..match.outcome import EndReason, end_sentence
 from ..sandbox.policy import Level
@@ -115,6 +115,10 @@ class RecordModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class EngineModel(RecordModel):
     name: str
     spec: str
@@ -125,9 +129,11 @@ class EngineModel(RecordModel):
     time_control_ms: tuple[int, int] | None = None
     transport: Literal["pipe", "pty"] | None = None
     files: dict[str, str] = {}  # sha256 by absolute path (older files: none recorded)
-    # its own jail settings (older files: none recorded, the run's apply)
-    sandbox_level: Level | None = None
-    dir_writable: bool | None = None
+    # its own jail settings (older files: none recorded, the run's apply). Written
+    # only when set: a file without them stays readable by an older bidref, and one
+    # with them is refused by it (extra keys), rather than played without the jail.
+    sandbox_level: Level | None = Field(default=None, exclude_if=_unset)
+    dir_writable: bool | None = Field(default=None, exclude_if=_unset)
 
     @classmethod
     def of(cls, e: EngineEntry) -> EngineModel:

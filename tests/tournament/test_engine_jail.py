@@ -420,15 +420,21 @@ def test_resume_refuses_an_each_that_would_change_an_engines_jail(tmp_path: Path
     assert header_conflicts(plan, changed)[0].startswith("engines ['cmd=fake name=a'")
 
 
-def test_an_old_results_file_resumes(tmp_path: Path) -> None:
-    out = _recorded(tmp_path / "t", ["cmd=fake name=a", "cmd=fake name=b"])
+def test_a_results_file_without_them_is_written_as_before_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    made = ["tournament", "a=fake", "b=fake", "--deals", "2", "--seed", "3", "--out", str(out)]
+    result = CliRunner().invoke(app, [*made, "--json", *FAKE])
+    assert result.exit_code == 0, result.output
     results = out / RESULTS_FILE
-    header = json.loads(results.read_text())
-    for e in header["engines"]:  # as bidref wrote it before engines kept their jail
-        del e["sandbox_level"], e["dir_writable"]
-    results.write_text(json.dumps(header) + "\n")
+    lines = results.read_text().splitlines(keepends=True)
+    # no per-engine jail settings: the engines' lines as an older bidref wrote (and reads) them
+    engines = json.loads(lines[0])["engines"]
+    before = {"name", "spec", "command", "cwd", "env", "options", "time_control_ms", "transport"}
+    assert [set(e) for e in engines] == [{*before, "files"}] * 2
+    results.write_text("".join(lines[:3]))  # two matches of four played, as after a crash
     result = CliRunner().invoke(app, ["tournament", "--resume", "--out", str(out), "--json", *FAKE])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["done"] == 4
+    summary = json.loads(result.stdout)
+    assert (summary["played"], summary["done"]) == (2, 4)
     store = ResultsStore.open(results)
     assert [e.sandbox_level for e in store.header.engines] == [None, None]
