@@ -202,7 +202,6 @@ def test_a_resumed_tournament_keeps_the_recorded_jail_of_an_engine(ring: Ring) -
 
 
 @needs_bwrap
-@needs_bwrap
 @pytest.mark.e2e
 def test_a_cluster_worker_jails_the_engine_by_its_own_sandbox(ring: Ring) -> None:
     # a dask worker process: the engine travels pickled in the job, shipped to the
@@ -220,6 +219,7 @@ def test_a_cluster_worker_jails_the_engine_by_its_own_sandbox(ring: Ring) -> Non
     assert all(p["pid"] >= 10 and all(p["sees"].values()) for p in seen["other"]), seen
 
 
+@needs_bwrap
 def test_dir_writable_lets_an_engine_write_in_its_own_folder_inside_its_jail(ring: Ring) -> None:
     run = ring.tournament(
         *("--engine", f"cmd={ring.engine('spy')} name=spy dir_writable=yes option.write=w.txt"),
@@ -261,7 +261,6 @@ from pathlib import Path
 from bidref.sandbox.policy import SandboxConfig
 from bidref.tournament import ResultsStore, run
 from bidref.tournament.engines import resolve_entries
-from bidref.tournament.loopback import LoopbackCluster
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.model import MatchSettings
 from bidref.tournament.play import play_match
