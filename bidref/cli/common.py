@@ -232,7 +232,8 @@ EngineOption = Annotated[
         "-e",
         metavar='"cmd=... name=..."',
         help="An engine, cutechess style (repeatable): cmd=COMMAND name=NAME dir=FOLDER "
-        "arg=ARG option.K=V env.K=V tc=BANK+DELAY transport=pipe|pty.",
+        "arg=ARG option.K=V env.K=V tc=BANK+DELAY transport=pipe|pty "
+        "sandbox=auto|off|strict (its own jail: the stricter wins) dir_writable=yes|no.",
         show_default=False,
     ),
 ]

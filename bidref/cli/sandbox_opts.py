@@ -25,7 +25,7 @@ import typer
 
 if TYPE_CHECKING:
     from ..engines.spec import EngineSpec
-    from ..sandbox import SandboxConfig
+    from ..sandbox import Level, SandboxConfig
 
 PANEL = "Engine jail (docs/match.md, Containment)"
 
@@ -171,33 +171,50 @@ def _real_stderr() -> bool:
 def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     """``specs`` with ``config`` attached; the jail announced on stderr (unless
     ``quiet``). Raises ``options.Refused`` when it cannot be given (strict)."""
+    levels = [config.stricter(s.sandbox_level) for s in specs] or [config]
+    strongest = max(levels, key=lambda c: ("off", "auto", "strict").index(c.level))
+    line = _jail_line(strongest)
+    if not quiet and _real_stderr():
+        print(line, file=sys.stderr, flush=True)
+    out = [replace(s, sandbox=config) for s in specs]
+    return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
+
+
+def _jail_line(config: SandboxConfig) -> str:
+    """What jail ``config`` gets here, in one line (``sandbox: ...``). Raises
+    ``options.Refused`` when it cannot be given (strict); under an own account,
+    the referee's files from now on are closed to the seats (umask 077)."""
     from ..sandbox.policy import SandboxError, machine, plan, seat_cores
     from .options import Refused
 
-    levels = [config.stricter(s.sandbox_level) for s in specs] or [config]
-    strongest = max(levels, key=lambda c: ("off", "auto", "strict").index(c.level))
     try:
-        p = plan(strongest)
+        p = plan(config)
     except SandboxError as e:
         raise Refused(str(e)) from None
     if "account" in p.active:
         # the referee's files (transcripts, results, logs) closed to the seats'
         # accounts by their modes too, not only by the jail's mount namespace
         os.umask(os.umask(0) | 0o077)
-    if not quiet and _real_stderr():
-        cpus = strongest.cpus()
-        cores = (
-            tuple(",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1))
-            if cpus
-            else ()
-        )
-        print(p.describe(strongest, cores), file=sys.stderr, flush=True)
-    out = [replace(s, sandbox=config) for s in specs]
-    return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
+    cpus = config.cpus()
+    cores = (
+        tuple(",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1))
+        if cpus
+        else ()
+    )
+    return p.describe(config, cores)
 
 
-def announce(config: SandboxConfig) -> SandboxConfig:
-    """Say (or refuse) the jail of a command whose engines are not resolved here
-    (tournaments); ``config`` itself."""
-    jail_engines([], config)
+def announce(config: SandboxConfig, own: Sequence[tuple[str, Level | None]] = ()) -> SandboxConfig:
+    """Say (or refuse) the jail of a command whose engines are not resolved into
+    specs (tournaments): the command's, then, for each ``(name, level)`` in
+    ``own`` stricter than it (an engine's own ``sandbox=``), that engine's.
+    Nothing is said unless every one can be given. Returns ``config``."""
+    lines = [_jail_line(config)]
+    for name, level in own:
+        stricter = config.stricter(level)
+        if stricter.level != config.level:
+            line = _jail_line(stricter).removeprefix("sandbox: ")
+            lines.append(f"sandbox of engine {name!r} (its own sandbox={level}): {line}")
+    if _real_stderr():
+        print("\n".join(lines), file=sys.stderr, flush=True)
     return config

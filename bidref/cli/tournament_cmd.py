@@ -94,6 +94,8 @@ cutechess-style engines, one with a handicap clock, shared options:\n
   bidref tournament --engine "cmd=./engine name=full" \\
     --engine "cmd=./engine name=fast tc=5+0.1" --each "option.depth=3" \\
     --deals 50 --out runs/handicap\n\n
+An engine you do not trust in the strict jail whatever --sandbox says (recorded):\n
+  bidref tournament ./mine --engine "cmd=./theirs sandbox=strict" --out runs/x\n\n
 One engine against the field, on a dask cluster, the engines sent to the workers:\n
   bidref tournament hero.toml a.toml b.toml --format gauntlet \\
     --cluster tcp://head:8786 --ship-engines
@@ -176,8 +178,8 @@ def tournament(
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
         _check_running(running)
         _check_outputs(outputs)
-        # the engine jail (cli/sandbox_opts.py): out and the stderr logs hidden from engines
-        running = replace(running, sandbox=announce(jail.config(hide=[out, stderr_dir])))
+        # the engine jail (out and the stderr logs hidden); said in _open, with the engines
+        running = replace(running, sandbox=jail.config(hide=[out, stderr_dir]))
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -371,6 +373,8 @@ def _open(
             outputs.out, wanted, defaults, check=running.real_engines, force=outputs.force
         )
     plan = replace(plan, stderr_dir=outputs.stderr_dir, debug=outputs.debug)
+    if running.sandbox is not None:  # each engine's own stricter level said too, or refused
+        announce(running.sandbox, [(e.name, e.sandbox_level) for e in plan.engines])
     return replace(plan, freeze_idle=running.freeze_idle, sandbox=running.sandbox), store
 
 

@@ -71,6 +71,8 @@ def entry_of(spec: EngineSpec, given: str, base: Path | None = None) -> EngineEn
         dict(spec.options),
         None if tc is None else (tc.bank // MILLISECOND, tc.delay // MILLISECOND),
         spec.transport,
+        sandbox_level=spec.sandbox_level,
+        dir_writable=spec.dir_writable,
     )
 
 

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..match.outcome import EndReason, end_sentence
+from ..sandbox.policy import Level
 from .schedule import MatchKey, Pairing
 
 if TYPE_CHECKING:
@@ -30,6 +31,10 @@ class EngineEntry:
     path of an engine file. ``command``, ``cwd``, ``env`` and ``options`` are that
     spec resolved once, with absolute paths, when the tournament is created, so a
     resumed run (or a cluster worker) starts exactly the same engines.
+    ``sandbox_level`` and ``dir_writable`` are its own jail settings (``--engine
+    "... sandbox=strict dir_writable=yes"``, or its engine file's), recorded too:
+    the stricter of its level and the run's ``--sandbox`` jails it
+    (:meth:`bidref.engines.spec.EngineSpec.jail_config`).
     """
 
     name: str
@@ -44,6 +49,10 @@ class EngineEntry:
     # The sha256 of each of its files (program, its folder's files), by absolute
     # path, taken when the tournament is created: a worker plays no other build.
     files: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+    # Its own jail level and folder setting; None: the run's (--sandbox and
+    # --engine-dir-writable).
+    sandbox_level: Level | None = None
+    dir_writable: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,10 @@ class RecordModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class EngineModel(RecordModel):
     name: str
     spec: str
@@ -116,6 +129,11 @@ class EngineModel(RecordModel):
     time_control_ms: tuple[int, int] | None = None
     transport: Literal["pipe", "pty"] | None = None
     files: dict[str, str] = {}  # sha256 by absolute path (older files: none recorded)
+    # its own jail settings (older files: none recorded, the run's apply). Written
+    # only when set: a file without them stays readable by an older bidref, and one
+    # with them is refused by it (extra keys), rather than played without the jail.
+    sandbox_level: Level | None = Field(default=None, exclude_if=_unset)
+    dir_writable: bool | None = Field(default=None, exclude_if=_unset)
 
     @classmethod
     def of(cls, e: EngineEntry) -> EngineModel:
@@ -129,6 +147,8 @@ class EngineModel(RecordModel):
             time_control_ms=e.time_control_ms,
             transport=e.transport,
             files=dict(e.files),
+            sandbox_level=e.sandbox_level,
+            dir_writable=e.dir_writable,
         )
 
     def entry(self) -> EngineEntry:
@@ -142,6 +162,8 @@ class EngineModel(RecordModel):
             self.time_control_ms,
             self.transport,
             dict(self.files),
+            self.sandbox_level,
+            self.dir_writable,
         )
 
 

@@ -55,6 +55,8 @@ def _engine_spec(e: EngineEntry) -> EngineSpec:
         dict(e.options),
         time_control=None if e.time_control_ms is None else _time_control(e.time_control_ms),
         transport=e.transport,
+        sandbox_level=e.sandbox_level,
+        dir_writable=e.dir_writable,
     )
 
 
