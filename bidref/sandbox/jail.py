@@ -21,6 +21,7 @@ from pathlib import Path
 from . import accounts, bwrap, cgroups, netns
 from .breach import Breach, judge
 from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
+from .spares import Spares
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,10 @@ def _python_paths() -> tuple[str, ...]:
 
 _swept: set[int] = set()
 
+# A jail's group and network namespace are made ahead, one of each (spares.py).
+_GROUPS: Spares[cgroups.Group] = Spares(lambda g: g.remove())
+_NETNS: Spares[int] = Spares(netns.close)
+
 
 def _sweep_once(version: str, controllers: frozenset[str]) -> None:
     """Once per process: remove what killed referees left (cgroups.sweep_stale)."""
@@ -59,6 +64,7 @@ class Jail:
         self.config = config
         lim = config.limits
         self.group: cgroups.Group | None = None
+        self._group_key: tuple[str, frozenset[str], str] = ("", frozenset(), "")
         self.cores: tuple[int, ...] = ()
         self.uid: int | None = None
         self.netns: int | None = None  # our own network namespace (root), else bubblewrap's
@@ -72,7 +78,9 @@ class Jail:
             if "cpuset" not in active:
                 wanted.discard("cpuset")
             _sweep_once(m.cgroup, m.controllers)
-            self.group = cgroups.Group(m.cgroup, frozenset(wanted), "AB"[config.seat % 2])
+            version, parts, label = m.cgroup, frozenset(wanted), "AB"[config.seat % 2]
+            self._group_key = (version, parts, label)
+            self.group = _GROUPS.take(self._group_key, self._make_group)
             try:
                 if "memory" in wanted:
                     self.group.limit_memory(lim.memory)
@@ -100,7 +108,7 @@ class Jail:
             extra = [*_python_paths(), *(w for w in argv if os.path.isabs(w))]
             if m.root:  # no loopback either (bidref.sandbox.netns)
                 try:
-                    self.netns = netns.make()
+                    self.netns = _NETNS.take("net", netns.make)
                 except OSError as e:
                     log.debug("%s: bubblewrap makes it (with a loopback)", e)
             self.argv = bwrap.command(
@@ -230,12 +238,21 @@ class Jail:
             values={"memory": lim.memory, "processes": lim.max_procs},
         )
 
+    def _make_group(self) -> cgroups.Group:
+        return cgroups.Group(*self._group_key)
+
     def close(self) -> None:
-        netns.close(self.netns)
-        self.netns = None
+        """End what is left in the jail and remove it; then make the next jail's
+        parts (spares.py), off the path of the next start."""
+        if self.netns is not None:
+            netns.close(self.netns)
+            self.netns = None
+            _NETNS.restock("net", netns.make)
         if self.group is not None:
             with contextlib.suppress(OSError):
                 self.group.remove()
+            self.group = None
+            _GROUPS.restock(self._group_key, self._make_group)
 
 
 def open_jail(argv: Sequence[str], cwd: str | None, config: SandboxConfig | None) -> Jail | None:
