@@ -65,6 +65,8 @@ def test_a_forked_child_never_takes_its_parents_spare() -> None:
 def test_the_next_jail_gets_the_group_and_namespace_made_at_the_last_close() -> None:
     config = SandboxConfig("auto", Limits(cpus=1))
     engine = str(REPO / "sample_engines" / "c_first" / "engine")
+    jail_module._GROUPS.clear()  # (earlier tests in this process left theirs)
+    jail_module._NETNS.clear()
     first = open_jail([engine], None, config)
     assert first is not None and first.group is not None and first.netns is not None
     first.close()
