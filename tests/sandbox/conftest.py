@@ -12,6 +12,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,3 +199,16 @@ def leaked_cgroups() -> set[str]:
     root = Path("/sys/fs/cgroup")
     found = {p for pattern in ("*/bidref-*", "*/*/*/bidref-*") for p in root.glob(pattern)}
     return {str(p) for p in found if not Path(f"/proc/{p.name.split('-')[1]}").exists()}
+
+
+def assert_freezes_and_thaws(group: Any) -> None:
+    """``group`` (a bidref.sandbox.cgroups.Group holding a busy process) spends
+    next to no CPU while frozen, and runs again once thawed."""
+    group.freeze()
+    time.sleep(0.1)
+    a = group.cpu_ns()
+    time.sleep(0.3)
+    assert group.cpu_ns() - a < 20_000_000  # frozen: (next to) no CPU
+    group.thaw()
+    time.sleep(0.3)
+    assert group.cpu_ns() - a > 50_000_000  # running again

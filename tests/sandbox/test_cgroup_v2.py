@@ -22,6 +22,8 @@ import pytest
 
 from bidref.sandbox import cgroups
 
+from .conftest import assert_freezes_and_thaws
+
 
 def _unified() -> Path | None:
     """Where a writable cgroup2 hierarchy is mounted, or None."""
@@ -67,14 +69,7 @@ def test_a_v2_group_joins_freezes_counts_and_kills(monkeypatch: pytest.MonkeyPat
             time.sleep(0.02)
         pids = g.pids()
         assert proc.pid in pids and len(pids) == 2
-        g.freeze()
-        time.sleep(0.1)
-        a = g.cpu_ns()
-        time.sleep(0.3)
-        assert g.cpu_ns() - a < 20_000_000  # frozen: (next to) no CPU
-        g.thaw()
-        time.sleep(0.3)
-        assert g.cpu_ns() - a > 50_000_000  # two busy processes again
+        assert_freezes_and_thaws(g)
     finally:
         g.remove()
         proc.wait(timeout=5)

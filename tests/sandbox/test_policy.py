@@ -26,6 +26,8 @@ from bidref.sandbox.policy import (
     seat_cores,
 )
 
+from .conftest import assert_freezes_and_thaws
+
 
 def test_sizes_and_levels_are_checked_with_the_fix() -> None:
     assert parse_size("1G", "--memory") == GIB
@@ -111,14 +113,7 @@ def test_a_group_freezes_thaws_counts_cpu_and_goes() -> None:
     try:
         time.sleep(0.3)
         assert proc.pid in g.pids()
-        g.freeze()
-        time.sleep(0.1)
-        a = g.cpu_ns()
-        time.sleep(0.3)
-        assert g.cpu_ns() - a < 20_000_000  # frozen: (next to) no CPU
-        g.thaw()
-        time.sleep(0.3)
-        assert g.cpu_ns() - a > 50_000_000  # running again
+        assert_freezes_and_thaws(g)
     finally:
         g.remove()
         proc.wait(timeout=5)
