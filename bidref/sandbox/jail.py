@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import accounts, bwrap, cgroups, netns
 from .breach import Breach, judge
-from .policy import Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
+from .policy import Machine, Plan, SandboxConfig, SandboxError, machine, plan, seat_cores
 from .spares import Spares
 
 log = logging.getLogger(__name__)
@@ -62,13 +62,21 @@ class Jail:
         m = machine()
         self.plan: Plan = plan(config, m)
         self.config = config
-        lim = config.limits
         self.group: cgroups.Group | None = None
         self._group_key: tuple[str, frozenset[str], str] = ("", frozenset(), "")
         self.cores: tuple[int, ...] = ()
         self.uid: int | None = None
         self.netns: int | None = None  # our own network namespace (root), else bubblewrap's
-        argv = bwrap.absolute(argv, cwd)
+        self.memory_by_rlimit = True
+        self.wrapped = False
+        try:
+            self._set_up(m, bwrap.absolute(argv, cwd), cwd)
+        except BaseException:  # nothing made for it is left behind
+            self.close()
+            raise
+
+    def _set_up(self, m: Machine, argv: list[str], cwd: str | None) -> None:
+        config, lim = self.config, self.config.limits
         folder = bwrap.engine_folder(argv, cwd)
         active = self.plan.active
         if "account" in active:
@@ -90,7 +98,6 @@ class Jail:
                     self.cores = seat_cores(config.cpus() or 1, config.seat, m.cores)
                     self.group.pin(self.cores)
             except OSError as e:
-                self.group.remove()
                 raise SandboxError(f"cannot set the engine's cgroup limits: {e}") from None
         # No memory cgroup: memory is limited by RLIMIT_DATA (kept: the group's
         # folders are gone once it is removed)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,24 @@ def test_a_referee_that_exits_leaves_no_spare_behind() -> None:
     pid = out.stdout.strip()
     left = [p for p in Path("/sys/fs/cgroup").glob(f"**/bidref-{pid}-*")]
     assert left == [] and not any(f"bidref-{pid}-" in p for p in leaked_cgroups())
+
+
+@pytest.mark.skipif(root_with_jail() is not None, reason=str(root_with_jail()))
+def test_a_jail_that_fails_half_made_leaves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken: list[Any] = []
+    take = jail_module._GROUPS.take
+
+    def recording(key: Any, make: Any) -> Any:
+        taken.append(take(key, make))
+        return taken[-1]
+
+    def broken(*args: Any, **kwargs: Any) -> list[str]:
+        raise OSError(5, "the command line could not be made")
+
+    monkeypatch.setattr(jail_module._GROUPS, "take", recording)
+    monkeypatch.setattr(jail_module.bwrap, "command", broken)
+    engine = str(REPO / "sample_engines" / "c_first" / "engine")
+    with pytest.raises(OSError, match="could not be made"):
+        open_jail([engine], None, SandboxConfig("auto", Limits(cpus=1)))
+    (group,) = taken
+    assert group.dirs == {}  # removed, folders and all
