@@ -56,17 +56,44 @@ def _writable(folder: Path) -> bool:
     return True
 
 
+V2_CONTROLLERS: Final = ("memory", "pids", "cpuset", "cpu")
+
+
+def _enable_v2(base: Path, controllers: frozenset[str] | tuple[str, ...]) -> None:
+    """Enable ``controllers`` for the children of ``base``, one by one (one the
+    kernel refuses must not cost the others: e.g. ``cpu`` beside a realtime
+    process, or any of them in a group that holds processes and is not the root)."""
+    for c in V2_CONTROLLERS:
+        if c in controllers:
+            with contextlib.suppress(OSError):
+                _write(base / "cgroup.subtree_control", f"+{c}")
+
+
+def _v2_usable(base: Path) -> set[str] | None:
+    """What a child group of ``base`` really gets: a probe group is made and its
+    ``cgroup.controllers`` read (None: no group can be made here)."""
+    probe = base / f"bidref-probe-{os.getpid()}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return None
+    try:
+        _enable_v2(base, V2_CONTROLLERS)
+        return set((probe / "cgroup.controllers").read_text().split())
+    except OSError:
+        return set()
+    finally:
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+
+
 def probe() -> tuple[str | None, frozenset[str]]:
     """("v1" | "v2" | None, the controllers whose groups we can make)."""
     if (ROOT / "cgroup.controllers").exists():  # v2
-        base = ROOT / _own_path("").lstrip("/")
-        try:
-            have = set((base / "cgroup.controllers").read_text().split())
-        except OSError:
+        usable = _v2_usable(ROOT / _own_path("").lstrip("/"))
+        if usable is None:
             return None, frozenset()
-        if not _writable(base):
-            return None, frozenset()
-        names: set[str] = {c for c in ("memory", "pids", "cpuset", "cpu") if c in have}
+        names: set[str] = {c for c in V2_CONTROLLERS if c in usable}
         names |= {"freezer", "cpuacct"}  # cgroup.freeze and cpu.stat are core files in v2
         return "v2", frozenset(names)
     names = set[str]()
@@ -121,11 +148,13 @@ class Group:
             base = ROOT / _own_path("").lstrip("/")
             folder = base / name
             folder.mkdir()
-            # the controllers must be enabled for the children of our group
-            wanted = [c for c in ("memory", "pids", "cpuset", "cpu") if c in controllers]
-            with contextlib.suppress(OSError):
-                _write(base / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
-            self.dirs = dict.fromkeys(controllers, folder)
+            _enable_v2(base, controllers)  # the group gets those that are on
+            try:
+                on = set((folder / "cgroup.controllers").read_text().split())
+            except OSError:
+                on = set()
+            on |= {"freezer", "cpuacct"}  # cgroup.freeze and cpu.stat: in every v2 group
+            self.dirs = {c: folder for c in controllers if c in on}
         else:
             for c in controllers:
                 folder = ROOT / c / _own_path(c).lstrip("/") / name

@@ -89,10 +89,16 @@ class Jail:
             version, parts, label = m.cgroup, frozenset(wanted), "AB"[config.seat % 2]
             self._group_key = (version, parts, label)
             self.group = _GROUPS.take(self._group_key, self._make_group)
+            have = self.group.dirs  # (v2: those the kernel would enable)
+            if "cpuset" in active and "cpuset" not in have:
+                raise SandboxError(
+                    "cannot give the engine cores of its own: the cpuset controller could "
+                    "not be enabled for its group; leave --cpus out"
+                )
             try:
-                if "memory" in wanted:
+                if "memory" in have:
                     self.group.limit_memory(lim.memory)
-                if "pids" in wanted:
+                if "pids" in have:
                     self.group.limit_pids(lim.max_procs)
                 if "cpuset" in active:
                     self.cores = seat_cores(config.cpus() or 1, config.seat, m.cores)

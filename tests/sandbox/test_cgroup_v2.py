@@ -93,3 +93,23 @@ def test_a_dead_referees_v2_groups_are_swept(monkeypatch: pytest.MonkeyPatch) ->
     finally:
         if stale.exists():
             stale.rmdir()
+
+
+def test_a_v2_group_gets_only_the_controllers_the_kernel_enables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The hybrid hierarchy has no controllers at all: asked for every one, the
+    # probe and a group get only v2's own freezer and CPU time (a jail then
+    # limits memory by rlimit, and says so), never a controller that is not on.
+    assert UNIFIED is not None
+    monkeypatch.setattr(cgroups, "ROOT", UNIFIED)
+    on = set((UNIFIED / "cgroup.controllers").read_text().split())
+    version, names = cgroups.probe()
+    assert version == "v2"
+    assert names == {"freezer", "cpuacct"} | ({"memory", "pids", "cpuset", "cpu"} & on)
+    g = cgroups.Group("v2", frozenset({"memory", "pids", "cpu", "freezer", "cpuacct"}), "W")
+    try:
+        assert set(g.dirs) == {"freezer", "cpuacct"} | ({"memory", "pids", "cpu"} & on)
+    finally:
+        g.remove()
+    assert not list(UNIFIED.glob(f"bidref-probe-{os.getpid()}"))
