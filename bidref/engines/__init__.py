@@ -52,14 +52,14 @@ def start_engine(
     from ..sandbox.policy import SandboxError
 
     try:
-        jail = open_jail(spec.command, spec.cwd, spec.jail_config())
+        jail = open_jail(spec.command, spec.cwd, spec.jail_config(), spec.env)
     except (SandboxError, OSError) as e:
         raise EngineStartError(f"cannot jail engine {spec.name!r}: {e}") from None
     try:
         return cls(
             spec.command if jail is None else jail.argv,
             cwd=spec.cwd if jail is None else jail.cwd,
-            env=dict(spec.env),
+            env=dict(spec.env) if jail is None else jail.env,
             clock=clock,
             stderr_log=stderr_log,
             max_line=max_line,

@@ -40,7 +40,10 @@ class PipeTransport(ProcessTransport):
         self.jail = jail
         # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
         self._sink = StderrSink(stderr_log, clock=clock)
-        full_env = contain.engine_env(None if env is None else {**os.environ, **env})
+        # (a jail's ``env`` is the whole environment of its helpers: bidref.sandbox.environ)
+        full_env = contain.engine_env(
+            None if env is None else {**os.environ, **env} if jail is None else env
+        )
         try:
             self.proc = subprocess.Popen(
                 list(argv),
@@ -52,6 +55,7 @@ class PipeTransport(ProcessTransport):
                 bufsize=0,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=() if jail is None else jail.pass_fds,
                 preexec_fn=contain.child_setup()
                 if jail is None
                 else jail.preexec(contain.child_setup()),  # see bidref.engines.contain

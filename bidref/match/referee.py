@@ -265,7 +265,16 @@ class _Referee:
             hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
             self.sessions[i].name = hello.name
             wants_points[i] = "points" in hello.features
-            self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
+            jail = sess.seat.describe().get("jail")  # (a jailed engine seat's, once started)
+            self.rec.hello(
+                i,
+                line,
+                raw,
+                hello.model_dump(exclude={"type"}),
+                t,
+                sent_at,
+                jail if isinstance(jail, dict) else None,
+            )
         # engines that asked for it get each legal action's points in their requests
         self.encoder.points = (wants_points[0], wants_points[1])
         self.meters.start()

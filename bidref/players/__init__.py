@@ -243,11 +243,15 @@ class EngineSeat:
         return 0 if self._t is None else self._t.stderr_bytes()
 
     def describe(self) -> dict[str, object]:
-        return {
+        d: dict[str, object] = {
             **self.spec.describe(),
             "transport": self.transport_name,
             "stderr_log": None if self.stderr_log is None else str(self.stderr_log),
         }
+        jail = None if self._t is None else getattr(self._t, "jail", None)
+        if jail is not None:  # what the jail gave this seat (bidref/sandbox/spec.py)
+            d["jail"] = jail.record()
+        return d
 
 
 __all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatStartError"]
