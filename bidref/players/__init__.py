@@ -82,6 +82,7 @@ from ..engines import (
     ExitInfo,
     Incoming,
     IoGroup,
+    JailStartError,
     Transport,
     WriteError,
     start_engine,
@@ -94,6 +95,10 @@ if TYPE_CHECKING:
 
 class SeatStartError(BidrefError):
     """The player could not be started; the message says why."""
+
+
+class SeatSetupError(SeatStartError):
+    """The referee could not set a seat up (its engine's jail): the referee's fault."""
 
 
 class SeatGone(Exception):
@@ -162,6 +167,8 @@ class EngineSeat:
                 max_line=self.max_line,
                 group=self.group,
             )
+        except JailStartError as e:
+            raise SeatSetupError(str(e)) from None
         except (EngineStartError, ValueError, OSError) as e:
             raise SeatStartError(str(e)) from None
 
@@ -254,4 +261,4 @@ class EngineSeat:
         return d
 
 
-__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatStartError"]
+__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatSetupError", "SeatStartError"]

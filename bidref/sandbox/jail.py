@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import accounts, bwrap, cgroups, copies, environ, netns, seccomp
 from .breach import Breach, judge
-from .policy import Machine, Plan, SandboxConfig, SandboxError, machine
+from .policy import JailSetupError, Machine, Plan, SandboxConfig, SandboxError, machine
 from .spares import Spares
 from .spec import COPY_LIMIT, JailSpec, OsFs, absolute, build
 
@@ -121,6 +121,9 @@ class Jail:
         self.plan = Plan(self.spec.level, self.spec.active, self.spec.missing)
         try:
             self._set_up(m, code)
+        except OSError as e:  # (the kernel or the machine refused us: not the engine's doing)
+            self.close()
+            raise JailSetupError(f"the referee could not make the engine's jail: {e}") from None
         except BaseException:  # nothing made for it is left behind
             self.close()
             raise

@@ -33,6 +33,12 @@ class SandboxError(ValueError):
     the message says why and the fix."""
 
 
+class JailSetupError(SandboxError):
+    """The referee could not make a jail it should be able to make (its group, an
+    account, a namespace, a copy): the referee's fault, never the engine's, so
+    the match is aborted, not lost."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-engine resource limits (documented defaults: docs/match.md)."""

@@ -190,3 +190,28 @@ def test_the_engine_file_env_reaches_the_engine_only(arena: Arena) -> None:
     # its own variable (it set it) and none of the referee's
     assert run.attacks["environ"]["detail"] == "['BIDREF_TEST_SECRET']", run.attacks
     assert os.environ.get("BIDREF_TEST_SECRET") is None
+
+
+@needs_root
+def test_a_jail_the_referee_cannot_make_aborts_the_match_unrated(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from bidref.cli import app
+
+    def exhausted() -> accounts.Lease:
+        raise OSError("all 100 accounts of 61400-61499 are in use by running jails")
+
+    monkeypatch.setattr(accounts, "lease", exhausted)
+    out = arena.out / "t.jsonl"
+    r = CliRunner().invoke(
+        app,
+        ["match", str(arena.victim), str(arena.victim), "--seed", "1", "--transcript", str(out)]
+        + ["--json", "--max-rounds", "1"],
+    )
+    outcome = json.loads(r.stdout[r.stdout.index("{") :])
+    # the referee's own set-up failed: nobody's loss, said as such
+    assert outcome["reason"] == "aborted" and outcome["rated"] is False, outcome
+    assert outcome["detail"]["cause"] == "jail_setup"
+    assert "could not make the engine's jail: all 100 accounts" in outcome["detail"]["problem"]
