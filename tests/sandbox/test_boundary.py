@@ -205,11 +205,9 @@ def test_a_jail_the_referee_cannot_make_aborts_the_match_unrated(
 
     monkeypatch.setattr(accounts, "lease", exhausted)
     out = arena.out / "t.jsonl"
-    r = CliRunner().invoke(
-        app,
-        ["match", str(arena.victim), str(arena.victim), "--seed", "1", "--transcript", str(out)]
-        + ["--json", "--max-rounds", "1"],
-    )
+    victim = str(arena.victim)
+    args = ["match", victim, victim, "--seed", "1", "--transcript", str(out), "--json"]
+    r = CliRunner().invoke(app, [*args, "--max-rounds", "1"])
     outcome = json.loads(r.stdout[r.stdout.index("{") :])
     # the referee's own set-up failed: nobody's loss, said as such
     assert outcome["reason"] == "aborted" and outcome["rated"] is False, outcome
