@@ -255,9 +255,18 @@ class EngineSeat:
             "transport": self.transport_name,
             "stderr_log": None if self.stderr_log is None else str(self.stderr_log),
         }
+        # what the jail gives this seat (bidref/sandbox/spec.py): before the start (the
+        # transcript header) as planned, after it as made (its account's uid too)
         jail = None if self._t is None else getattr(self._t, "jail", None)
-        if jail is not None:  # what the jail gave this seat (bidref/sandbox/spec.py)
+        if jail is not None:
             d["jail"] = jail.record()
+        elif self._t is None:
+            from ..sandbox.jail import preview
+
+            s = self.spec
+            planned = preview(s.command, s.cwd, s.jail_config(), s.env)
+            if planned is not None:
+                d["jail"] = planned
         return d
 
 

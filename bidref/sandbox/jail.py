@@ -319,6 +319,37 @@ class Jail:
             self._lease = None
 
 
+def preview(
+    argv: Sequence[str],
+    cwd: str | None,
+    config: SandboxConfig | None,
+    env: Mapping[str, str] | None = None,
+) -> dict[str, object] | None:
+    """What the jail of an engine not started yet will be (the transcript
+    header's per-seat record: its account is known once it starts), or None."""
+    if config is None or config.level == "off":
+        return None
+    from ..engines.contain import ENV_KEY, token
+
+    code = seccomp.program(seccomp.DEFAULT)
+    try:
+        spec = build(
+            config,
+            absolute(argv, cwd),
+            cwd,
+            machine(),
+            OsFs(),
+            python=_python_paths(),
+            mark=(ENV_KEY, token()),
+            outer_env=os.environ,
+            own_env=env or {},
+            arch_filter=code is not None,
+        )
+    except SandboxError as e:
+        return {"level": config.level, "refused": str(e)}
+    return spec.record(None)
+
+
 def open_jail(
     argv: Sequence[str],
     cwd: str | None,

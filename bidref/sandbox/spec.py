@@ -125,6 +125,7 @@ class JailSpec:
             "level": self.level,
             "protections": list(self.active),
             "missing": list(self.missing),
+            "own_account": self.account,
             "account": uid,
             "folder": self.folder_mode,
             "seccomp": self.seccomp is not None,

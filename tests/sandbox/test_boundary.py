@@ -87,6 +87,11 @@ def test_as_root_nothing_inside_the_jail_reaches_out(arena: Arena, level: str) -
     assert jails[0]["account"] != jails[1]["account"]
     assert all(accounts.FIRST <= j["account"] <= accounts.LAST for j in jails)
     assert all(j["seccomp"] and j["missing"] == [] for j in jails)
+    # ... and the header, written before the engines start, says what was planned
+    header = json.loads((arena.out / "t.jsonl").read_text().splitlines()[0])
+    planned = [e["jail"] for e in header["engines"]]
+    assert [p["own_account"] for p in planned] == [True, True]
+    assert [p["limits"] for p in planned] == [j["limits"] for j in jails]
     assert leaked_cgroups() == set()
 
 
@@ -213,3 +218,31 @@ def test_a_jail_the_referee_cannot_make_aborts_the_match_unrated(
     assert outcome["reason"] == "aborted" and outcome["rated"] is False, outcome
     assert outcome["detail"]["cause"] == "jail_setup"
     assert "could not make the engine's jail: all 100 accounts" in outcome["detail"]["problem"]
+
+
+@needs_root
+@pytest.mark.parametrize(("flags", "frozen"), [((), True), (("--ponder",), False)])
+def test_strict_freezes_the_engine_not_on_move_unless_pondering_is_asked_for(
+    tmp_path: Path, flags: tuple[str, ...], frozen: bool
+) -> None:
+    burner = REPO / "tests" / "engines_broken" / "burns_while_idle.py"
+    folder = tmp_path / "burner"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "engine.py").write_bytes(burner.read_bytes())
+    out = tmp_path / "t.jsonl"
+    engine = str(folder / "engine.py")
+    match = ["match", engine, engine, "--sandbox", "strict", "--seed", "3", "--max-rounds", "1"]
+    clock = ["--bank", "60", "--delay", "2", "--json", "--transcript", str(out)]
+    r = subprocess.run(
+        [sys.executable, "-c", _BIDREF, *match, *clock, *flags],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    idle = sorted(x["idle_cpu_ns"] for x in lines if x["type"] == "reply")
+    median = idle[len(idle) // 2]
+    assert (median < 10_000_000) is frozen, idle

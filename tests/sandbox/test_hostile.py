@@ -89,6 +89,16 @@ def test_strict_refuses_without_every_protection(arena: Arena) -> None:
     assert run.attacks == {}
 
 
+def test_an_engines_own_strict_that_cannot_be_given_names_the_engine(arena: Arena) -> None:
+    run = arena.match(
+        ["signal"], strict_engine=True, python=["/usr/bin/python3"], user=unprivileged()
+    )
+    assert run.rc == 2
+    assert "engine 'hostile' asks for sandbox=strict: --sandbox strict: this machine" in (
+        run.stderr
+    ), run.stderr
+
+
 def test_auto_unprivileged_namespace_attacks_fail(arena: Arena) -> None:
     run = arena.match(NAMESPACE, python=["/usr/bin/python3"], user=unprivileged())
     assert run.rc == 0, run.stderr
