@@ -312,7 +312,7 @@ class _Referee:
         line = self._request_line(match, p, rid, available)
         meters = self.meters
         tx = self.rec.tx
-        if meters.holds is not None:
+        if meters.holds is not None or tx.enabled:
             meters.before_request(p, tx.enabled)
         pending = self.outbox[p]
         if pending:
@@ -328,7 +328,6 @@ class _Referee:
             self.stats.first_request = start
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
-            meters.after_request(p)  # (with --freeze-idle: read while it was stopped)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
