@@ -36,10 +36,15 @@ def argv(
     uid: int | None,
     seccomp_fd: int | None,
     folder_source: str | None = None,
+    stdio: tuple[int, int] | None = None,
 ) -> list[str]:
-    """``bwrap ... -- [setpriv ...] env -i ... -- ENGINE``. ``uid``: the leased
-    account (root); ``folder_source``: where the folder's bytes are (a private
-    copy), bound at the folder's own path."""
+    """``bwrap ... -- [setpriv ...] [bash ...] env -i ... -- ENGINE``. ``uid``: the
+    leased account (root); ``folder_source``: where the folder's bytes are (a
+    private copy), bound at the folder's own path; ``stdio``: the descriptors of
+    the engine's stdin and stdout pipes, which bubblewrap's own processes close
+    (they keep their descriptors 0 to 2 open for as long as the jail runs), moved
+    onto the engine's 0 and 1 as the last step but one: an engine that closes
+    its stdout (or stdin) is seen to at once, as without a jail."""
     spaces = [
         _UNSHARE[n] for n in spec.namespaces if not (n == "net" and spec.own_netns)
     ]  # (the referee's own network namespace is entered before: bidref.sandbox.netns)
@@ -57,7 +62,12 @@ def argv(
         switch = switch_account(spec.helpers["setpriv"], uid)
     if seccomp_fd is not None:
         out += ["--seccomp", str(seccomp_fd)]
-    return [*out, "--", *switch, *hand_over(spec)]
+    move: list[str] = []
+    if stdio is not None and "bash" in spec.helpers:
+        i, o = stdio
+        script = f'exec 0<&{i} 1>&{o} {i}<&- {o}>&- && exec "$@"'
+        move = [spec.helpers["bash"], "-c", script, "bidref-jail"]
+    return [*out, "--", *switch, *move, *hand_over(spec)]
 
 
 def hand_over(spec: JailSpec) -> list[str]:

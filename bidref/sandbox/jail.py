@@ -105,6 +105,7 @@ class Jail:
         self._lease: accounts.Lease | None = None
         self._copy: str | None = None
         self._seccomp_fd: int | None = None
+        self._bwrap: str | None = None
         code = seccomp.program(seccomp.DEFAULT)
         self.spec: JailSpec = build(
             config,
@@ -173,6 +174,7 @@ class Jail:
                 except OSError as e:
                     log.debug("%s: bubblewrap makes it (with a loopback)", e)
                     self.spec = dataclasses.replace(spec, own_netns=False)
+            self._bwrap = m.bwrap
             self.argv = bwrap.argv(
                 self.spec,
                 m.bwrap,
@@ -192,6 +194,21 @@ class Jail:
             self.argv = list(spec.argv)
             self.cwd = spec.chdir
             self.env = dict(spec.env)
+
+    def stdio_argv(self, stdin_fd: int, stdout_fd: int) -> list[str] | None:
+        """The command line that takes the engine's stdin and stdout from these
+        two descriptors (passed on, not as bubblewrap's own 0 and 1), or None
+        where the jail cannot (no bubblewrap, no bash): see bwrap.argv."""
+        if not self.spec.wrapped or "bash" not in self.spec.helpers or self._bwrap is None:
+            return None
+        return bwrap.argv(
+            self.spec,
+            self._bwrap,
+            uid=self.uid,
+            seccomp_fd=self._seccomp_fd,
+            folder_source=self._copy,
+            stdio=(stdin_fd, stdout_fd),
+        )
 
     @property
     def wrapped(self) -> bool:

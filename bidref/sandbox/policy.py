@@ -129,6 +129,7 @@ class Machine:
     controllers: frozenset[str]  # writable: memory, pids, cpuset, freezer, cpuacct/cpu
     cores: tuple[int, ...]  # the cores this process may run on
     env: str | None = "/usr/bin/env"  # env(1), which hands the engine its variables inside the jail
+    bash: str | None = "/bin/bash"  # moves the engine's pipes onto its stdin and stdout (bwrap.py)
 
 
 def _bwrap_works(path: str) -> bool:
@@ -158,7 +159,9 @@ def machine() -> Machine:
     setpriv = _helper("setpriv") if root else None
     version, controllers = cgroups.probe() if linux else (None, frozenset[str]())
     cores = tuple(sorted(os.sched_getaffinity(0))) if linux else ()
-    return Machine(linux, root, bwrap, setpriv, version, controllers, cores, _helper("env"))
+    return Machine(
+        linux, root, bwrap, setpriv, version, controllers, cores, _helper("env"), _helper("bash")
+    )
 
 
 def _helper(name: str) -> str | None:

@@ -263,6 +263,8 @@ def build(
         helpers["setpriv"] = m.setpriv
     if namespaces and m.env:
         helpers["env"] = m.env
+    if namespaces and m.bash:
+        helpers["bash"] = m.bash
     mounts: tuple[Mount, ...] = ()
     if namespaces:
         mounts = _mounts(config, argv, folder, writable, python, helpers, fs)

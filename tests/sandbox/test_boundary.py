@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -246,3 +247,52 @@ def test_strict_freezes_the_engine_not_on_move_unless_pondering_is_asked_for(
     idle = sorted(x["idle_cpu_ns"] for x in lines if x["type"] == "reply")
     median = idle[len(idle) // 2]
     assert (median < 10_000_000) is frozen, idle
+
+
+CLOSER = """\
+import json, os, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "closer", "author": "t", "version": "1",
+                          "protocol": "bidref/1"}), flush=True)
+    elif msg["type"] == "request":
+        os.close({fd})  # its stdout or stdin, and it runs on, silent
+        time.sleep(30)
+        break
+"""
+
+
+def _closer_match(tmp_path: Path, fd: int, sandbox: str) -> tuple[dict[str, Any], float]:
+    folder = tmp_path / f"closer-{sandbox}"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "engine.py").write_text(CLOSER.replace("{fd}", str(fd)))
+    victim = str(REPO / "tests" / "sandbox" / "victim.py")
+    args = ["match", str(folder / "engine.py"), victim, "--sandbox", sandbox, "--seed", "2"]
+    began = time.monotonic()
+    r = subprocess.run(
+        # (a closed stdout ends it at once: a bank far from that; a closed stdin by time)
+        [sys.executable, "-c", _BIDREF, *args, "--bank", "20" if fd == 1 else "3", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+        timeout=60,
+    )
+    outcome: dict[str, Any] = json.loads(r.stdout)
+    return outcome, time.monotonic() - began
+
+
+@pytest.mark.parametrize("fd", [0, 1], ids=["stdin", "stdout"])
+def test_an_engine_that_closes_its_pipe_ends_the_same_jailed_or_not(
+    tmp_path: Path, fd: int
+) -> None:
+    unjailed, _ = _closer_match(tmp_path, fd, "off")
+    jailed, took = _closer_match(tmp_path, fd, "auto")
+    assert jailed["reason"] == unjailed["reason"] and jailed["winner"] == unjailed["winner"] == 1
+    if fd == 1:  # a closed stdout is a crash when it is seen, not a time loss later
+        assert jailed["reason"] == "crash", jailed
+        assert took < 15, jailed  # (its deadline: 20 s)
+    else:  # a closed stdin is seen by the next write only: it runs out of time
+        assert jailed["reason"] == "time", jailed
