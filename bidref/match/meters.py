@@ -80,7 +80,6 @@ class SeatMeters:
         if own is not None:
             own[1]()
 
-
     def _at_request(self, p: int) -> None:
         readers = self.readers
         assert readers is not None
