@@ -35,6 +35,7 @@ What an illegal action costs is a policy outside the rules
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -199,7 +200,11 @@ class _Referee:
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
-        self.meters = SeatMeters(seats, spec.freeze_idle)  # CPU times, --freeze-idle
+        # CPU times, run-queue waits, --freeze-idle
+        self.meters = SeatMeters(seats, spec.freeze_idle, clock)
+        for i, sess in enumerate(self.sessions):
+            # a late reply asks how long the machine kept the engine waiting
+            sess.machine = functools.partial(self.meters.machine, i)
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -319,7 +324,7 @@ class _Referee:
             self.stats.first_request = start
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
-            meters.after_request(p)  # (with --freeze-idle: read while it was stopped)
+        meters.after_request(p, tx.enabled)  # (with --freeze-idle: read while it was stopped)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
@@ -434,7 +439,7 @@ class _Referee:
         text: str,
         t: int,
         elapsed: int,
-        cpu: tuple[int | None, int | None],
+        cpu: tuple[int | None, int | None, int | None],
     ) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
         tx = self.rec.tx
@@ -468,7 +473,7 @@ class _Referee:
         t: int,
         charge: Charge,
         err: NotationError | IllegalActionError,
-        cpu: tuple[int | None, int | None],
+        cpu: tuple[int | None, int | None, int | None],
     ) -> tuple[int, int]:
         """Record an illegal action; forfeit, or reply with an error and return the new
         (start, deadline) of the same pending decision."""
