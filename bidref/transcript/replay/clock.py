@@ -261,6 +261,6 @@ def _evidence(n: int, detail: dict[str, Any]) -> MachineWait:
         raise Mismatch(
             n,
             f"excused_ns {said.get('excused_ns')!r}, but the rule makes {found.excused_ns} "
-            "of the figures (docs/match.md, \"The machine's wait\")",
+            'of the figures (docs/match.md, "The machine\'s wait")',
         )
     return found
