@@ -14,6 +14,8 @@
  *   stall  SIGSTOP its parent (the referee), write the reply, sleep 300 ms,
  *          SIGCONT the parent: a reply in time that a stopped referee cannot see.
  *   flood  send 12 rules requests instead of a reply, then never read again.
+ *   hog    (K is a count here) start K busy child processes with the hello, which
+ *          spin until the engine ends: an engine that overloads itself.
  *
  * It reads only what bidref's referee writes (compact JSON, keys in its order),
  * so it finds fields with strstr; it is a measuring tool, not a sample of a
@@ -21,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +66,15 @@ static void on_line(char *line, long long received) {
         const char *h = "{\"type\":\"hello\",\"name\":\"c_clock\",\"author\":\"bidref\","
                         "\"version\":\"1\",\"protocol\":\"bidref/1\"}\n";
         write_all(h, strlen(h));
+        if (strcmp(mode, "hog") == 0) {
+            for (long i = 0; i < k_at && i < 64; i++) {
+                if (fork() == 0) {
+                    prctl(PR_SET_PDEATHSIG, SIGKILL);
+                    for (;;) {
+                    }
+                }
+            }
+        }
     } else if (strncmp(line, "{\"type\":\"quit\"", 14) == 0) {
         fflush(logf_);
         exit(0);
@@ -111,7 +123,7 @@ static void on_line(char *line, long long received) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: engine OFFSET_US LOG [stall|flood K]\n");
+        fprintf(stderr, "usage: engine OFFSET_US LOG [stall|flood K | hog N]\n");
         return 2;
     }
     offset_ns = atoll(argv[1]) * 1000LL;

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..engines import Clock, IoGroup
+from ..engines.priority import referee_priority
 from ..players import EngineSeat, Seat
 from ..protocol import (
     ErrorCode,
@@ -139,9 +140,13 @@ def run_match(
         ]
     if len(seats) != 2:
         raise ValueError(f"a match needs 2 seats, got {len(seats)}")
-    referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
-    referee.group = group
-    return referee.run()
+    # The referee's looks must come on time on a busy machine: it runs above its
+    # engines' priority where it may (bidref/engines/priority.py; they start at
+    # the priority they would have had anyway).
+    with referee_priority():
+        referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
+        referee.group = group
+        return referee.run()
 
 
 class _Stats:
