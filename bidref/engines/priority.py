@@ -1,27 +1,35 @@
 """The referee's CPU priority over its engines, where the machine allows it.
 
 On a machine with more runnable tasks than cores, a referee that wakes at a
-deadline waits on a run queue like everyone else: its look comes late, and a
-late look cannot be judged (a ``timing_fault``, the match aborted). Its work
-is small (a look, a line, a write) but must come on time, so while it referees
-the thread running the match asks for a higher priority than the engines:
+deadline waits for a CPU like everyone else, and a late look cannot be
+judged: a ``timing_fault``, the match aborted. Measured on the 2-core machine
+of docs/perf.md ("The clock under overload"), with two busy processes: a
+thread sleeping 2 ms woke 4.7 ms late at p90 at nice 0, and still 4.7 ms at
+nice -10 — the kernel preempts a running fair-class task for a waking one
+only at its next tick (lazy preemption) — but 0.08 ms late at p90 (0.4 ms
+at worst) as a real-time (``SCHED_FIFO``) thread, which preempts at once.
 
-- ``nice`` :data:`BOOST` below its own (``setpriority`` of the calling
-  thread: on Linux a nice value is per thread, so other threads of the
-  process are left alone), with
-- ``SCHED_RESET_ON_FORK``: every process it starts (the engines, the
-  watchdog) starts at nice 0 again (the kernel resets a negative nice in the
-  child), so no engine ever inherits the referee's priority, whatever its
-  set-up does.
+So while it referees, the thread running the match asks for, in order:
 
-The engines' set-up (:func:`bidref.engines.contain.child_setup`) also sets the
-nice value the referee thread had before (:func:`engine_nice`): the reset
-alone gives 0, which is not it when the referee was started with ``nice``.
+1. ``SCHED_FIFO`` priority 1 (the lowest real-time one): needs root,
+   CAP_SYS_NICE or an RLIMIT_RTPRIO. Its work is small and bounded (a look, a
+   line, a write; the caps of docs/match.md bound what an engine can make it
+   do), and the kernel's real-time throttling keeps 5 % of every CPU for the
+   rest whatever happens. The work it does *while an engine thinks* (preparing
+   the next steps) is done at its engines' own priority
+   (:meth:`RefereePriority.background`), so it never takes a CPU from an engine
+   it would not have taken anyway.
+2. Else ``nice`` :data:`BOOST` below its own (needs the same privilege, minus
+   real-time; a smaller gain: see above).
+3. Else nothing: it runs at its own priority, as before.
 
-Lowering a nice value needs privilege (root, CAP_SYS_NICE, or RLIMIT_NICE): a
-referee without it runs at its own priority, as before (:func:`boosted` says
-which). The engines are never made slower: their priority relative to every
-other process on the machine is unchanged.
+Either way with ``SCHED_RESET_ON_FORK``: every process and thread it starts
+(the engines, the watchdog, the readers of an engine's stderr) starts as an
+ordinary task again, and the engines' set-up
+(:func:`bidref.engines.contain.child_setup`) also gives them the nice value the
+referee had before (:func:`engine_nice`). No engine ever gets the referee's
+priority; the engines' priority against every other process is unchanged.
+The priority is per thread (Linux): other threads of the process keep theirs.
 """
 
 from __future__ import annotations
@@ -30,11 +38,13 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, Literal
 
-BOOST: Final = 10  # nice steps above the engines: weight 9548 against 1024 at nice 0
+BOOST: Final = 10  # nice steps above the engines, without real-time: weight 9548 vs 1024
 _ENV_OFF: Final = "BIDREF_REFEREE_PRIORITY"  # "0": never raised (benchmarks compare)
 _thread = threading.local()  # .nice: the thread's nice before it was raised
+
+Kind = Literal["realtime", "nice", "none"]
 
 
 def engine_nice() -> int | None:
@@ -43,44 +53,82 @@ def engine_nice() -> int | None:
     return nice
 
 
+class RefereePriority:
+    """What :func:`referee_priority` got (``kind``), and the switch to the engines'
+    priority and back for the work done while an engine thinks (with real-time
+    only: a raised nice value does not preempt an engine, so it stays)."""
+
+    __slots__ = ("_fifo", "_other", "kind")
+
+    def __init__(self, kind: Kind) -> None:
+        self.kind = kind
+        reset = getattr(os, "SCHED_RESET_ON_FORK", 0)
+        self._fifo = getattr(os, "SCHED_FIFO", 0) | reset
+        self._other = getattr(os, "SCHED_OTHER", 0) | reset
+
+    def background(self) -> None:
+        """Work an engine's thinking time can spare: at the engines' priority."""
+        if self.kind == "realtime":
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(0, self._other, os.sched_param(0))
+
+    def foreground(self) -> None:
+        """Looks, judgements and the path from a reply to the next request."""
+        if self.kind == "realtime":
+            with contextlib.suppress(OSError):
+                os.sched_setscheduler(0, self._fifo, os.sched_param(1))
+
+
+NOT_RAISED: Final = RefereePriority("none")
+
+
 @contextlib.contextmanager
-def referee_priority(enabled: bool = True) -> Iterator[bool]:
-    """Run the body at the referee's priority (see the module doc); yields
-    whether it could be raised. The thread's own priority is restored after."""
+def referee_priority(enabled: bool = True) -> Iterator[RefereePriority]:
+    """Run the body at the referee's priority (see the module doc). The thread's
+    own priority is restored after."""
     if (
         not enabled
         or os.environ.get(_ENV_OFF) == "0"
         or not hasattr(os, "SCHED_RESET_ON_FORK")
         or getattr(_thread, "nice", None) is not None  # (raised already: nested)
     ):
-        yield False
+        yield NOT_RAISED
         return
     try:
         nice = os.getpriority(os.PRIO_PROCESS, 0)
         policy = os.sched_getscheduler(0)
     except OSError:
-        yield False
+        yield NOT_RAISED
         return
-    raised = False
-    if policy == os.SCHED_OTHER and nice > -20 + BOOST:
-        try:
-            # the flag first (it needs no privilege), then the nice value (it does)
-            os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, os.sched_param(0))
-            os.setpriority(os.PRIO_PROCESS, 0, nice - BOOST)
-            raised = True
-        except OSError:
-            pass
-    if not raised:
-        yield False
+    got = _raise(nice) if policy == os.SCHED_OTHER else NOT_RAISED
+    if got.kind == "none":
+        yield got
         return
     _thread.nice = nice
     try:
-        yield True
+        yield got
     finally:
         _thread.nice = None
         with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, 0, nice)
             os.sched_setscheduler(0, policy, os.sched_param(0))
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
 
 
-__all__ = ["BOOST", "engine_nice", "referee_priority"]
+def _raise(nice: int) -> RefereePriority:
+    got = RefereePriority("realtime")
+    try:
+        os.sched_setscheduler(0, got._fifo, os.sched_param(1))
+        return got
+    except OSError:
+        pass
+    try:
+        os.sched_setscheduler(0, got._other, os.sched_param(0))  # the flag needs no privilege
+        os.setpriority(os.PRIO_PROCESS, 0, max(-20, nice - BOOST))
+        return RefereePriority("nice")
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        return NOT_RAISED
+
+
+__all__ = ["BOOST", "NOT_RAISED", "RefereePriority", "engine_nice", "referee_priority"]

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..engines import Clock, IoGroup
-from ..engines.priority import referee_priority
+from ..engines.priority import NOT_RAISED, referee_priority
 from ..players import EngineSeat, Seat
 from ..protocol import (
     ErrorCode,
@@ -143,9 +143,10 @@ def run_match(
     # The referee's looks must come on time on a busy machine: it runs above its
     # engines' priority where it may (bidref/engines/priority.py; they start at
     # the priority they would have had anyway).
-    with referee_priority():
+    with referee_priority() as priority:
         referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
         referee.group = group
+        referee.priority = priority
         return referee.run()
 
 
@@ -205,6 +206,7 @@ class _Referee:
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
+        self.priority = NOT_RAISED  # this thread's, over the engines (engines/priority.py)
         # CPU times, run-queue waits, --freeze-idle
         self.meters = SeatMeters(seats, spec.freeze_idle, clock)
         for i, sess in enumerate(self.sessions):
@@ -330,7 +332,11 @@ class _Referee:
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
         meters.after_request(p, tx.enabled)  # (with --freeze-idle: read while it was stopped)
+        # (the preparing is done at the engines' priority: it takes no CPU from them)
+        priority = self.priority
+        priority.background()
         branches, came = self._prepare(match, sess.seat, start, deadline)
+        priority.foreground()
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
             # reply already here takes it along with its own lines, in one write,
