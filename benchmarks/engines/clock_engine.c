@@ -1,6 +1,6 @@
 /* A timing engine for benchmarks/clock_battery.py, built by it (protocol bidref/1, C11 + POSIX).
  *
- *   engine OFFSET_US LOG [MODE K]
+ *   engine OFFSET_US LOG [MODE K]      (LOG "-": none)
  *
  * It plays the first legal action of every request, but answers at
  * (its receipt of the request) + deadline_ms + OFFSET_US microseconds, by its
@@ -76,12 +76,12 @@ static void on_line(char *line, long long received) {
             }
         }
     } else if (strncmp(line, "{\"type\":\"quit\"", 14) == 0) {
-        fflush(logf_);
+        if (logf_) fflush(logf_);
         exit(0);
     } else if (strncmp(line, "{\"type\":\"event\"", 15) == 0) {
         if (strstr(line, "\"kind\":\"match_ended\"")) {
-            fprintf(logf_, "E %lld\n", received);
-            fflush(logf_);
+            if (logf_) fprintf(logf_, "E %lld\n", received);
+            if (logf_) fflush(logf_);
         }
     } else if (strncmp(line, "{\"type\":\"request\"", 17) == 0) {
         requests++;
@@ -116,8 +116,8 @@ static void on_line(char *line, long long received) {
             nanosleep(&ts, NULL);
             kill(getppid(), SIGCONT);
         }
-        fprintf(logf_, "R %ld %lld %lld %lld\n", id, received, started, done);
-        fflush(logf_);
+        if (logf_) fprintf(logf_, "R %ld %lld %lld %lld\n", id, received, started, done);
+        if (logf_) fflush(logf_);
     }
 }
 
@@ -127,8 +127,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     offset_ns = atoll(argv[1]) * 1000LL;
-    logf_ = fopen(argv[2], "a");
-    if (!logf_) return 2;
+    logf_ = strcmp(argv[2], "-") == 0 ? NULL : fopen(argv[2], "a"); /* "-": no log */
+    if (!logf_ && strcmp(argv[2], "-") != 0) return 2;
     if (argc >= 5) {
         mode = argv[3];
         k_at = atol(argv[4]);
@@ -152,6 +152,6 @@ int main(int argc, char **argv) {
         memmove(buf, start, used);
         if (used >= sizeof buf - 1) used = 0; /* a line too long for us: drop it */
     }
-    fflush(logf_);
+    if (logf_) fflush(logf_);
     return 0;
 }

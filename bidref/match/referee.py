@@ -332,11 +332,7 @@ class _Referee:
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
         meters.after_request(p, tx.enabled)  # (with --freeze-idle: read while it was stopped)
-        # (the preparing is done at the engines' priority: it takes no CPU from them)
-        priority = self.priority
-        priority.background()
         branches, came = self._prepare(match, sess.seat, start, deadline)
-        priority.foreground()
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
             # reply already here takes it along with its own lines, in one write,
