@@ -15,10 +15,10 @@ So while it referees, the thread running the match asks for, in order:
    CAP_SYS_NICE or an RLIMIT_RTPRIO. Its work is small and bounded (a look, a
    line, a write; the caps of docs/match.md bound what an engine can make it
    do), and the kernel's real-time throttling keeps 5 % of every CPU for the
-   rest whatever happens. The work it does *while an engine thinks* (preparing
-   the next steps) is done at its engines' own priority
-   (:meth:`RefereePriority.background`), so it never takes a CPU from an engine
-   it would not have taken anyway.
+   rest whatever happens. The work it does while an engine thinks (preparing
+   the next steps, stopped as soon as a line comes) stays at that priority:
+   done at the engines' priority instead, a preempted thread was kept from its
+   look at the deadline for tens of milliseconds (timing faults, measured).
 2. Else ``nice`` :data:`BOOST` below its own (needs the same privilege, minus
    real-time; a smaller gain: see above).
 3. Else nothing: it runs at its own priority, as before.
@@ -54,29 +54,12 @@ def engine_nice() -> int | None:
 
 
 class RefereePriority:
-    """What :func:`referee_priority` got (``kind``), and the switch to the engines'
-    priority and back for the work done while an engine thinks (with real-time
-    only: a raised nice value does not preempt an engine, so it stays)."""
+    """What :func:`referee_priority` got."""
 
-    __slots__ = ("_fifo", "_other", "kind")
+    __slots__ = ("kind",)
 
     def __init__(self, kind: Kind) -> None:
         self.kind = kind
-        reset = getattr(os, "SCHED_RESET_ON_FORK", 0)
-        self._fifo = getattr(os, "SCHED_FIFO", 0) | reset
-        self._other = getattr(os, "SCHED_OTHER", 0) | reset
-
-    def background(self) -> None:
-        """Work an engine's thinking time can spare: at the engines' priority."""
-        if self.kind == "realtime":
-            with contextlib.suppress(OSError):
-                os.sched_setscheduler(0, self._other, os.sched_param(0))
-
-    def foreground(self) -> None:
-        """Looks, judgements and the path from a reply to the next request."""
-        if self.kind == "realtime":
-            with contextlib.suppress(OSError):
-                os.sched_setscheduler(0, self._fifo, os.sched_param(1))
 
 
 NOT_RAISED: Final = RefereePriority("none")
@@ -115,14 +98,14 @@ def referee_priority(enabled: bool = True) -> Iterator[RefereePriority]:
 
 
 def _raise(nice: int) -> RefereePriority:
-    got = RefereePriority("realtime")
+    reset = os.SCHED_RESET_ON_FORK
     try:
-        os.sched_setscheduler(0, got._fifo, os.sched_param(1))
-        return got
+        os.sched_setscheduler(0, os.SCHED_FIFO | reset, os.sched_param(1))
+        return RefereePriority("realtime")
     except OSError:
         pass
     try:
-        os.sched_setscheduler(0, got._other, os.sched_param(0))  # the flag needs no privilege
+        os.sched_setscheduler(0, os.SCHED_OTHER | reset, os.sched_param(0))  # (no privilege)
         os.setpriority(os.PRIO_PROCESS, 0, max(-20, nice - BOOST))
         return RefereePriority("nice")
     except OSError:

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..engines import Clock, IoGroup
-from ..engines.priority import NOT_RAISED, referee_priority
+from ..engines.priority import referee_priority
 from ..players import EngineSeat, Seat
 from ..protocol import (
     ErrorCode,
@@ -143,10 +143,9 @@ def run_match(
     # The referee's looks must come on time on a busy machine: it runs above its
     # engines' priority where it may (bidref/engines/priority.py; they start at
     # the priority they would have had anyway).
-    with referee_priority() as priority:
+    with referee_priority():
         referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
         referee.group = group
-        referee.priority = priority
         return referee.run()
 
 
@@ -206,7 +205,6 @@ class _Referee:
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
-        self.priority = NOT_RAISED  # this thread's, over the engines (engines/priority.py)
         # CPU times, run-queue waits, --freeze-idle
         self.meters = SeatMeters(seats, spec.freeze_idle, clock)
         for i, sess in enumerate(self.sessions):
