@@ -21,7 +21,8 @@ from . import contain
 from .cputime import Jail, ProcTreeCpu
 from .io import IoGroup, Reader, Writer
 from .lifecycle import escaped_descendants, exit_info_of, signal_group, terminate, wait_exit
-from .schedwait import ListedTasks, Sample, TaskWait, TreeTasks, cores_of
+from .priority import engine_nice
+from .schedwait import ListedTasks, Sample, TaskWait, TreeTasks, cores_of, priority_lowered
 from .transport import (
     EXIT_POLL_NS,
     Clock,
@@ -47,6 +48,7 @@ class ProcessTransport:
     _cpu: ProcTreeCpu | None = None
     _wait: TaskWait | None = None  # run-queue wait of the engine's tasks (schedwait.py)
     _waits_in: str | None = None  # ... listed by this jail file, once there is one
+    _nice = 0  # the nice value it was started with
     _frozen = False
     jail: Jail | None = None
     """The engine's jail (bidref.engines.cputime.Jail), once the sandbox has made it:
@@ -63,6 +65,8 @@ class ProcessTransport:
         contain.started(self.pid)
         self._cpu = ProcTreeCpu(self.pid)
         self._wait = TaskWait(TreeTasks(self.pid))
+        nice = engine_nice()  # (contain.child_setup gave it this one)
+        self._nice = os.getpriority(os.PRIO_PROCESS, 0) if nice is None else nice
         self._reader = Reader(rfd, self.clock, max_line, on_other)
         self._writer = Writer(wfd)
         self._group = group if group is not None else IoGroup()
@@ -144,6 +148,12 @@ class ProcessTransport:
             wait.close()
             wait = self._wait = TaskWait(ListedTasks(listed))
         return wait.sample()
+
+    def priority_lowered(self) -> bool:
+        """Whether a task of the engine now runs below the priority it was started
+        with (a higher nice value, the batch or idle policy): its wait is its own."""
+        wait = self._wait
+        return wait is not None and priority_lowered(wait.lister(), self._nice)
 
     def cores(self) -> int | None:
         """How many CPUs the engine may run on (its affinity, a jail's cpuset included)."""

@@ -180,6 +180,25 @@ class ListedTasks:
             return []
 
 
+_LOW_POLICIES: Final = frozenset({3, 5})  # SCHED_BATCH, SCHED_IDLE
+
+
+def priority_lowered(tids: Iterable[int], nice: int) -> bool:
+    """Whether any of the tasks ``tids`` runs below the priority the engine was
+    started with: a nice value above ``nice``, or the batch or idle policy. A task
+    that lowers itself waits longer for a CPU on a busy machine: its own doing."""
+    for tid in tids:
+        try:
+            with open(f"/proc/{tid}/task/{tid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            # after the ")": field 19 (nice) is index 16, field 41 (policy) index 38
+            if int(fields[16]) > nice or int(fields[38]) in _LOW_POLICIES:
+                return True
+        except (OSError, IndexError, ValueError):
+            continue  # gone: it cannot be waiting now
+    return False
+
+
 def cores_of(pid: int) -> int | None:
     """How many CPUs process ``pid`` may run on (its affinity: a jail's cpuset
     included); None where it cannot be read."""
@@ -189,10 +208,7 @@ def cores_of(pid: int) -> int | None:
         return None
 
 
-NO_SAMPLE: Final[Sample] = {}
-
 __all__ = [
-    "NO_SAMPLE",
     "ListedTasks",
     "Sample",
     "TaskWait",
@@ -201,4 +217,5 @@ __all__ = [
     "between",
     "cores_of",
     "parse_schedstat",
+    "priority_lowered",
 ]

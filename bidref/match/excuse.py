@@ -6,6 +6,10 @@ per task (bidref/engines/schedwait.py). The rule (docs/match.md, "The
 machine's wait"), checked again by ``replay --check`` from the figures in the
 result line:
 
+0. Nothing is excused while a task of the engine runs below the priority it
+   was started with (a higher nice value, or the batch or idle policy): a
+   task that lowers itself waits for a CPU by its own choice (else a losing
+   engine could ``nice 19`` itself on a busy machine and wait its way out).
 1. Only a decision whose engine did not overload *itself* is excused: its
    tasks' CPU time plus their run-queue wait (the time they were runnable)
    must fit in the CPUs it may use over the measured window,
@@ -54,6 +58,7 @@ class MachineWait:
     cpu_ns: int | None  # the engine's CPU time (bidref/engines/cputime.py), ended tasks too
     tasks: int
     cores: int  # CPUs the engine may use (its affinity)
+    priority_lowered: bool = False  # rule 0: a task of it runs below its starting priority
 
     @property
     def own_load(self) -> bool:
@@ -68,12 +73,14 @@ class MachineWait:
     @property
     def excused_ns(self) -> int:
         """How late a reply may be and still be the machine's doing (0: never)."""
-        if self.cores < 1 or self.own_load or self.gone_tasks:
+        if self.cores < 1 or self.priority_lowered or self.own_load or self.gone_tasks:
             return 0
         return self.wait_max_ns
 
     def why_not(self) -> str | None:
         """Why nothing is excused, in words; None when something is."""
+        if self.priority_lowered:
+            return "a task of it runs below the priority it was started with (nice, policy)"
         if self.own_load:
             return (
                 f"its own tasks wanted more than its {self.cores} CPU(s): CPU "
@@ -99,7 +106,10 @@ class MachineWait:
         except KeyError as e:
             raise ValueError(f"the machine-wait evidence has no {e.args[0]!r}") from None
         for k, v in values.items():
-            if not (isinstance(v, int) and not isinstance(v, bool)) and not (
+            if k == "priority_lowered":
+                if not isinstance(v, bool):
+                    raise ValueError(f"the machine-wait evidence's {k} is {v!r}, not true/false")
+            elif not (isinstance(v, int) and not isinstance(v, bool)) and not (
                 k == "cpu_ns" and v is None
             ):
                 raise ValueError(f"the machine-wait evidence's {k} is {v!r}, not an integer")

@@ -45,7 +45,7 @@ class SeatMeters:
     between a reply and the next request.
     """
 
-    __slots__ = ("clock", "cores", "holds", "readers", "req", "rest", "waits", "wreq")
+    __slots__ = ("clock", "cores", "holds", "lowered", "readers", "req", "rest", "waits", "wreq")
 
     def __init__(
         self, seats: Sequence[Seat], freeze_idle: bool, clock: Clock = time.monotonic_ns
@@ -55,6 +55,9 @@ class SeatMeters:
         self.waits: list[WaitReader | None] = [getattr(s, "wait_sample", None) for s in seats]
         self.cores: list[Callable[[], int | None] | None] = [
             getattr(s, "cores", None) for s in seats
+        ]
+        self.lowered: list[Callable[[], bool] | None] = [
+            getattr(s, "priority_lowered", None) for s in seats
         ]
         self.wreq: tuple[int, Sample] | None = None  # the mover's, when read at its request
         readers = [getattr(s, "cpu_ns", None) for s in seats]
@@ -137,7 +140,11 @@ class SeatMeters:
         w = between(wreq[1], now)
         req = self.req
         cpu = None if cpu_now is None or req is None else max(0, cpu_now - req)
-        return MachineWait(t - wreq[0], w.wait_ns, w.wait_max_ns, w.run_ns, cpu, w.tasks, cores)
+        low = self.lowered[p]
+        lowered = low is not None and low()
+        return MachineWait(
+            t - wreq[0], w.wait_ns, w.wait_max_ns, w.run_ns, cpu, w.tasks, cores, lowered
+        )
 
     def at_reply(self, p: int) -> tuple[int | None, int | None, int | None]:
         """What seat ``p`` used since its request (or its last rejected reply) and,

@@ -48,8 +48,10 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
         # where unknown (a person, a network seat). Read at decision boundaries.
     def wait_sample(self) -> dict[int, tuple[int, int]] | None   # optional
     def cores(self) -> int | None                                # optional
+    def priority_lowered(self) -> bool                           # optional
         # An engine's tasks' run-queue counters (bidref/engines/schedwait.py) and
-        # how many CPUs it may use: the machine's wait, for the clock's excuse
+        # how many CPUs it may use (and whether it lowered its own priority): the
+        # machine's wait, for the clock's excuse
         # (bidref/match/excuse.py). Read at decision boundaries, and at a deadline.
     def freeze(self) -> None / def thaw(self) -> None   # optional (--freeze-idle)
         # Stop the player while it is not on move / let it run again (an engine:
@@ -210,6 +212,10 @@ class EngineSeat:
     def cores(self) -> int | None:
         cores = getattr(self._t, "cores", None)
         return None if cores is None else cores()
+
+    def priority_lowered(self) -> bool:
+        lowered = getattr(self._t, "priority_lowered", None)
+        return lowered is not None and bool(lowered())
 
     def freeze(self) -> None:
         if self._t is not None:

@@ -246,6 +246,10 @@ class WatchedEngineSeat:
         cores = getattr(self.seat, "cores", None)
         return None if cores is None else cores()
 
+    def priority_lowered(self) -> bool:
+        lowered = getattr(self.seat, "priority_lowered", None)
+        return lowered is not None and bool(lowered())
+
     def freeze(self) -> None:
         freeze = getattr(self.seat, "freeze", None)
         if freeze is not None:

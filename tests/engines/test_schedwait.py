@@ -47,7 +47,9 @@ spin()
 
 
 def _start(code: str, cpu: int | None = None) -> subprocess.Popen[bytes]:
-    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     if cpu is not None:
         os.sched_setaffinity(p.pid, {cpu})
     return p
@@ -130,3 +132,24 @@ def test_a_listed_group_is_read_from_its_file(tmp_path: Path) -> None:
 def test_between_counts_new_tasks_from_zero_and_drops_gone_ones() -> None:
     w = between({1: (10, 5), 2: (7, 7)}, {1: (30, 9), 3: (4, 6)})
     assert (w.wait_ns, w.wait_max_ns, w.run_ns, w.tasks) == (4 + 6, 6, 20 + 4, 2)
+
+
+def test_a_task_that_lowers_its_own_priority_is_seen(
+    procs: list[subprocess.Popen[bytes]],
+) -> None:
+    from bidref.engines.schedwait import priority_lowered
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    plain = _start("import sys; print('ready', flush=True); sys.stdin.read()")
+    niced = _start("import os, sys; os.nice(5); print('ready', flush=True); sys.stdin.read()")
+    idle = _start(
+        "import os, sys; os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)); "
+        "print('ready', flush=True); sys.stdin.read()"
+    )
+    procs += [plain, niced, idle]
+    for p in (plain, niced, idle):
+        assert p.stdout is not None and p.stdout.readline() == b"ready\n"
+    assert not priority_lowered(TreeTasks(plain.pid)(), base)
+    assert priority_lowered(TreeTasks(niced.pid)(), base)
+    assert priority_lowered(TreeTasks(idle.pid)(), base)
+    assert not priority_lowered([2**22 + 12345], base)  # (no such task: nothing lowered)

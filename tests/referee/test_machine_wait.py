@@ -156,6 +156,8 @@ def _tampered(data: bytes, change: Any) -> bytes:
         (lambda d: d.update(late_ns=d["late_ns"] + 1), "late_ns"),
         (lambda d: d.update(at_ns=0, late_ns=-1), "it was not late"),
         (lambda d: d["machine"].pop("cores"), "no 'cores'"),
+        (lambda d: d["machine"].update(priority_lowered=True), "the rule makes"),
+        (lambda d: d["machine"].update(priority_lowered=1), "not true/false"),
         (lambda d: d.update(seat=1), "no decision of it is pending"),
     ],
 )
@@ -217,6 +219,11 @@ def test_more_runnable_tasks_than_cores_excuse_nothing() -> None:
     two_busy = _mw(tasks=2, run_ns=100 * MS, cpu_ns=100 * MS, wait_ns=100 * MS)
     assert two_busy.excused_ns == 0 and two_busy.own_load
     assert _mw(cores=2, tasks=2, run_ns=100 * MS, cpu_ns=100 * MS, wait_ns=100 * MS).excused_ns > 0
+
+
+def test_an_engine_that_lowered_its_own_priority_is_excused_nothing() -> None:
+    niced = _mw(priority_lowered=True)  # (nice 19 on a busy machine: waiting by choice)
+    assert niced.excused_ns == 0 and "below the priority" in (niced.why_not() or "")
 
 
 def test_tasks_that_ended_with_cpu_time_excuse_nothing() -> None:

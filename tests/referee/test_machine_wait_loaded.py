@@ -152,7 +152,7 @@ def test_an_engine_that_overloads_itself_still_loses_on_time(
             continue
         assert (out.reason, out.winner) == ("time", 1), out.summary()
         m = out.detail["machine"]
-        assert m["tasks"] >= 7, m  # the engine and its children were all read
+        assert m["tasks"] >= 2, m  # its children were read with it
         # its tasks waited for a CPU, but for each other: nothing is excused
         assert m["excused_ns"] == 0 and "its own tasks wanted more" in m["why_not"], m
         return
