@@ -235,3 +235,15 @@ def test_tasks_that_ended_with_cpu_time_excuse_nothing() -> None:
 def test_many_tasks_are_excused_one_tasks_wait_not_their_sum() -> None:
     m = _mw(cores=4, tasks=3, wait_ns=60 * MS, wait_max_ns=25 * MS, run_ns=90 * MS, cpu_ns=90 * MS)
     assert m.excused_ns == 25 * MS
+
+
+def test_replay_check_refuses_a_negative_wait(tmp_path: Path) -> None:
+    data, _ = play(tmp_path, WaitingSeat)
+    lines = data.splitlines()
+    i = next(i for i, x in enumerate(lines) if b'"wait_ns":' in x)
+    x = json.loads(lines[i])
+    x["wait_ns"] = -1
+    lines[i] = json.dumps(x, separators=(",", ":")).encode()
+    r = replay(b"\n".join(lines) + b"\n")
+    assert r.problem is not None and r.problem.line == i + 1
+    assert "never negative" in r.problem.message

@@ -97,6 +97,8 @@ class ClockCheck:
                 f"seat {p.seat} id {p.id}",
             )
         elapsed = r.t_ns - p.start if r.t_ns > p.start else 0
+        if r.wait_ns is not None and r.wait_ns < 0:
+            raise Mismatch(n, f"wait_ns {r.wait_ns}: a run-queue wait is never negative")
         if r.elapsed_ns is not None and r.elapsed_ns != elapsed:
             raise Mismatch(
                 n,
