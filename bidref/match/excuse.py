@@ -6,7 +6,12 @@ per task (bidref/engines/schedwait.py). The rule (docs/match.md, "The
 machine's wait"), checked again by ``replay --check`` from the figures in the
 result line:
 
-0. Nothing is excused while a task of the engine runs below the priority it
+0. Nothing is excused when the engine made the referee work for it during the
+   decision: a rules request (a long answer, written at the referee's
+   priority), or more than :data:`OTHER_LINES_FREE` lines other than its reply
+   (logs, stale replies). The referee's work then takes CPUs
+   the engine waits for, and an engine must not buy itself wait that way.
+   Nor while a task of the engine runs below the priority it
    was started with (a higher nice value, or the batch or idle policy): a
    task that lowers itself waits for a CPU by its own choice (else a losing
    engine could ``nice 19`` itself on a busy machine and wait its way out).
@@ -40,6 +45,7 @@ from typing import Any, Final
 
 from ..rules import MILLISECOND, SECOND
 
+OTHER_LINES_FREE: Final = 16  # rule 0: lines besides the reply the referee reads for free
 OWN_SLACK_NS: Final = 4 * MILLISECOND  # rule 1: a tick's lag of a running task's CPU figure
 GONE_SLACK_NS: Final = 4 * MILLISECOND  # rule 2: the same lag, between two counters
 # How long past a deadline the referee waits for a reply the machine kept back:
@@ -59,6 +65,13 @@ class MachineWait:
     tasks: int
     cores: int  # CPUs the engine may use (its affinity)
     priority_lowered: bool = False  # rule 0: a task of it runs below its starting priority
+    rules_requests: int = 0  # rule 0: rules requests in the decision (session.py)
+    other_lines: int = 0  # rule 0: lines besides the reply in the decision, rules included
+
+    @property
+    def made_work(self) -> bool:
+        """Rule 0: the engine made the referee work for it in the decision."""
+        return self.rules_requests > 0 or self.other_lines > OTHER_LINES_FREE
 
     @property
     def own_load(self) -> bool:
@@ -73,12 +86,20 @@ class MachineWait:
     @property
     def excused_ns(self) -> int:
         """How late a reply may be and still be the machine's doing (0: never)."""
-        if self.cores < 1 or self.priority_lowered or self.own_load or self.gone_tasks:
+        if self.cores < 1 or self.made_work or self.priority_lowered:
+            return 0
+        if self.own_load or self.gone_tasks:
             return 0
         return self.wait_max_ns
 
     def why_not(self) -> str | None:
         """Why nothing is excused, in words; None when something is."""
+        if self.made_work:
+            return (
+                f"it made the referee work for it ({self.rules_requests} rules request(s), "
+                f"{self.other_lines} line(s) besides its reply; free: {OTHER_LINES_FREE} "
+                "and no rules request)"
+            )
         if self.priority_lowered:
             return "a task of it runs below the priority it was started with (nice, policy)"
         if self.own_load:
@@ -120,4 +141,4 @@ def ms(ns: int) -> str:
     return f"{ns / MILLISECOND:.3f} ms"
 
 
-__all__ = ["GONE_SLACK_NS", "MAX_EXTENSION_NS", "OWN_SLACK_NS", "MachineWait"]
+__all__ = ["GONE_SLACK_NS", "MAX_EXTENSION_NS", "OTHER_LINES_FREE", "OWN_SLACK_NS", "MachineWait"]

@@ -18,6 +18,7 @@ differently to what would end a match (it notes it and checks the next item).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from enum import IntEnum
 from typing import Any, Final, Protocol, TypeVar
@@ -409,12 +410,25 @@ class EngineSession:
             assert isinstance(inc, Line)
             return inc
 
+    def _machine_now(self) -> MachineWait | None:
+        """The machine's figures of the pending decision, with what the engine made
+        the referee do meanwhile (rules requests, other lines: excuse.py, rule 0)."""
+        found = self.machine() if self.machine is not None else None
+        if found is None:
+            return None
+        turn = self.turn
+        return dataclasses.replace(
+            found,
+            rules_requests=turn[Counted.RULES_REQUEST],
+            other_lines=turn[Counted.OTHER_LINE],
+        )
+
     def _put_off(self, deadline: int) -> int:
         """A look at or after the deadline found nothing: the time of the next look,
         if the machine's wait still excuses a reply (else the end is raised)."""
         now = self.clock()
         late = max(now - deadline, 0)
-        found = self.machine() if self.machine is not None else None
+        found = self._machine_now()
         excused = 0 if found is None else found.excused_ns
         if late >= excused:
             raise self.time_loss(late, found)
@@ -457,7 +471,7 @@ class EngineSession:
         if verdict == "late":
             # a look at or after the deadline found nothing: the line came later,
             # at the earliest just after that look (``after``)
-            found = self.machine() if self.machine is not None else None
+            found = self._machine_now()
             if found is not None and after - deadline < found.excused_ns:
                 raise self.machine_wait(deadline, after, found)
             raise self.time_loss(read - deadline, found)

@@ -83,6 +83,25 @@ def test_a_late_reply_the_machine_wait_excuses_ends_aborted_unrated(tmp_path: Pa
     assert all("wait_ns" not in x for x in replies if x["seat"] == 1)
 
 
+class AsksRules(WaitingSeat):
+    """Late as :class:`WaitingSeat`, after asking the referee for the rules."""
+
+    def _on(self, msg: dict[str, Any]) -> None:
+        if msg.get("type") == "request" and self.decisions == 2:
+            self._reply(1, {"type": "rules", "id": "r", "topic": "7"})
+        super()._on(msg)
+
+
+def test_an_engine_that_made_the_referee_work_for_it_is_not_excused(tmp_path: Path) -> None:
+    # (a flood of rules requests answered at the referee's priority is wait it bought)
+    data, result = play(tmp_path, AsksRules)
+    assert (result["reason"], result["winner"]) == ("time", 1)
+    m = result["detail"]["machine"]
+    assert m["rules_requests"] == 1 and m["excused_ns"] == 0
+    assert "made the referee work for it" in m["why_not"]
+    assert replay(data).exit_code == 0
+
+
 class ShortWait(WaitingSeat):
     share = 0.001  # ~30 ms of wait in a ~30.5 s decision: less than 50 ms late
 
@@ -157,6 +176,7 @@ def _tampered(data: bytes, change: Any) -> bytes:
         (lambda d: d.update(at_ns=0, late_ns=-1), "it was not late"),
         (lambda d: d["machine"].pop("cores"), "no 'cores'"),
         (lambda d: d["machine"].update(priority_lowered=True), "the rule makes"),
+        (lambda d: d["machine"].update(rules_requests=2), "the rule makes"),
         (lambda d: d["machine"].update(priority_lowered=1), "not true/false"),
         (lambda d: d.update(seat=1), "no decision of it is pending"),
     ],
@@ -224,6 +244,14 @@ def test_more_runnable_tasks_than_cores_excuse_nothing() -> None:
 def test_an_engine_that_lowered_its_own_priority_is_excused_nothing() -> None:
     niced = _mw(priority_lowered=True)  # (nice 19 on a busy machine: waiting by choice)
     assert niced.excused_ns == 0 and "below the priority" in (niced.why_not() or "")
+
+
+def test_lines_besides_the_reply_are_free_up_to_a_few() -> None:
+    from bidref.match.excuse import OTHER_LINES_FREE
+
+    assert _mw(other_lines=OTHER_LINES_FREE).excused_ns == 40 * MS
+    assert _mw(other_lines=OTHER_LINES_FREE + 1).excused_ns == 0
+    assert _mw(rules_requests=1, other_lines=1).excused_ns == 0
 
 
 def test_tasks_that_ended_with_cpu_time_excuse_nothing() -> None:
