@@ -142,9 +142,11 @@ class SeatMeters:
         cpu = None if cpu_now is None or req is None else max(0, cpu_now - req)
         low = self.lowered[p]
         lowered = low is not None and low()
-        return MachineWait(
-            t - wreq[0], w.wait_ns, w.wait_max_ns, w.run_ns, cpu, w.tasks, cores, lowered
-        )
+        window = t - wreq[0]
+        # (one task cannot have waited longer than the window: a task missing from
+        # the first reading counts from 0, its whole life; never excuse more)
+        top = min(w.wait_max_ns, window)
+        return MachineWait(window, w.wait_ns, top, w.run_ns, cpu, w.tasks, cores, lowered)
 
     def at_reply(self, p: int) -> tuple[int | None, int | None, int | None]:
         """What seat ``p`` used since its request (or its last rejected reply) and,

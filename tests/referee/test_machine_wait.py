@@ -102,6 +102,31 @@ def test_an_engine_that_made_the_referee_work_for_it_is_not_excused(tmp_path: Pa
     assert replay(data).exit_code == 0
 
 
+class BornLate(WaitingSeat):
+    """A task missing from the request's reading shows up with a lifetime of wait."""
+
+    share = 0.001
+    asked_at: int | None = None
+
+    def _on(self, msg: dict[str, Any]) -> None:
+        if msg.get("type") == "request" and self.decisions == 2:
+            self.asked_at = self.clock.now
+        super()._on(msg)
+
+    def wait_sample(self) -> dict[int, tuple[int, int]]:
+        out = super().wait_sample()
+        if self.asked_at is not None and self.clock.now > self.asked_at:
+            out[999] = (0, 10**15)  # (counted from 0: its whole life)
+        return out
+
+
+def test_one_task_is_never_excused_more_than_the_window(tmp_path: Path) -> None:
+    _, result = play(tmp_path, BornLate)
+    m = result["detail"]["machine"]
+    assert m["wait_ns"] > 10**14  # the sum says what was read
+    assert m["wait_max_ns"] == m["excused_ns"] <= m["window_ns"]
+
+
 class ShortWait(WaitingSeat):
     share = 0.001  # ~30 ms of wait in a ~30.5 s decision: less than 50 ms late
 
