@@ -44,6 +44,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         # the one list of end reasons: the match layer's, read by replay, the pages
         # and the tournament below and beside it; it imports the standard library only
         "bidref.match.outcome",
+        # the clock's excuse for the machine's wait: the referee's rule, checked
+        # again by replay (pure: the rules' units and the standard library)
+        "bidref.match.excuse",
     ),
     ("bidref.engines",),
     ("bidref.transcript", "bidref.movefile"),

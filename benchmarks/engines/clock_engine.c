@@ -1,6 +1,6 @@
 /* A timing engine for benchmarks/clock_battery.py, built by it (protocol bidref/1, C11 + POSIX).
  *
- *   engine OFFSET_US LOG [MODE K]
+ *   engine OFFSET_US LOG [MODE K]      (LOG "-": none)
  *
  * It plays the first legal action of every request, but answers at
  * (its receipt of the request) + deadline_ms + OFFSET_US microseconds, by its
@@ -14,6 +14,8 @@
  *   stall  SIGSTOP its parent (the referee), write the reply, sleep 300 ms,
  *          SIGCONT the parent: a reply in time that a stopped referee cannot see.
  *   flood  send 12 rules requests instead of a reply, then never read again.
+ *   hog    (K is a count here) start K busy child processes with the hello, which
+ *          spin until the engine ends: an engine that overloads itself.
  *
  * It reads only what bidref's referee writes (compact JSON, keys in its order),
  * so it finds fields with strstr; it is a measuring tool, not a sample of a
@@ -21,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,13 +66,22 @@ static void on_line(char *line, long long received) {
         const char *h = "{\"type\":\"hello\",\"name\":\"c_clock\",\"author\":\"bidref\","
                         "\"version\":\"1\",\"protocol\":\"bidref/1\"}\n";
         write_all(h, strlen(h));
+        if (strcmp(mode, "hog") == 0) {
+            for (long i = 0; i < k_at && i < 64; i++) {
+                if (fork() == 0) {
+                    prctl(PR_SET_PDEATHSIG, SIGKILL);
+                    for (;;) {
+                    }
+                }
+            }
+        }
     } else if (strncmp(line, "{\"type\":\"quit\"", 14) == 0) {
-        fflush(logf_);
+        if (logf_) fflush(logf_);
         exit(0);
     } else if (strncmp(line, "{\"type\":\"event\"", 15) == 0) {
         if (strstr(line, "\"kind\":\"match_ended\"")) {
-            fprintf(logf_, "E %lld\n", received);
-            fflush(logf_);
+            if (logf_) fprintf(logf_, "E %lld\n", received);
+            if (logf_) fflush(logf_);
         }
     } else if (strncmp(line, "{\"type\":\"request\"", 17) == 0) {
         requests++;
@@ -104,19 +116,19 @@ static void on_line(char *line, long long received) {
             nanosleep(&ts, NULL);
             kill(getppid(), SIGCONT);
         }
-        fprintf(logf_, "R %ld %lld %lld %lld\n", id, received, started, done);
-        fflush(logf_);
+        if (logf_) fprintf(logf_, "R %ld %lld %lld %lld\n", id, received, started, done);
+        if (logf_) fflush(logf_);
     }
 }
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: engine OFFSET_US LOG [stall|flood K]\n");
+        fprintf(stderr, "usage: engine OFFSET_US LOG [stall|flood K | hog N]\n");
         return 2;
     }
     offset_ns = atoll(argv[1]) * 1000LL;
-    logf_ = fopen(argv[2], "a");
-    if (!logf_) return 2;
+    logf_ = strcmp(argv[2], "-") == 0 ? NULL : fopen(argv[2], "a"); /* "-": no log */
+    if (!logf_ && strcmp(argv[2], "-") != 0) return 2;
     if (argc >= 5) {
         mode = argv[3];
         k_at = atol(argv[4]);
@@ -140,6 +152,6 @@ int main(int argc, char **argv) {
         memmove(buf, start, used);
         if (used >= sizeof buf - 1) used = 0; /* a line too long for us: drop it */
     }
-    fflush(logf_);
+    if (logf_) fflush(logf_);
     return 0;
 }

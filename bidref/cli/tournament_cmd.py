@@ -545,6 +545,8 @@ def _exit_for(
     err: Console, summary: RunSummary, out: Path, max_attempts: int, as_json: bool
 ) -> None:
     """Tell what is left to do, and exit with the matching code."""
+    for lowered in summary.lowered:  # (said during the run too, as it happened)
+        err.print(f"note: {lowered}", highlight=False)
     if summary.interrupted:
         err.print(
             f"interrupted: {summary.total - summary.done} matches left; continue with "

@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import ClassVar, Final
 
+from .priority import engine_nice
 from .procfs import ProcStat, all_processes, kill_if_same, read_stat
 
 log = logging.getLogger(__name__)
@@ -123,12 +124,15 @@ def child_setup() -> Callable[[], None]:
     ensure_watchdog()
     parent = os.getpid()
     libc = _State.libc
+    nice = engine_nice()  # the referee's own, before it raised its priority (priority.py)
 
     def setup() -> None:
         if libc is not None:
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:  # the referee died before prctl
             os._exit(1)
+        if nice is not None:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
 
     return setup
 

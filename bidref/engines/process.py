@@ -21,6 +21,8 @@ from . import contain
 from .cputime import Jail, ProcTreeCpu
 from .io import IoGroup, Reader, Writer
 from .lifecycle import escaped_descendants, exit_info_of, signal_group, terminate, wait_exit
+from .priority import engine_nice
+from .schedwait import ListedTasks, Sample, TaskWait, TreeTasks, cores_of, priority_lowered
 from .transport import (
     EXIT_POLL_NS,
     Clock,
@@ -44,6 +46,9 @@ class ProcessTransport:
     _closed: ExitInfo | None = None
     _noted: dict[int, int] | None = None  # escaped descendants noted before the end
     _cpu: ProcTreeCpu | None = None
+    _wait: TaskWait | None = None  # run-queue wait of the engine's tasks (schedwait.py)
+    _waits_in: str | None = None  # ... listed by this jail file, once there is one
+    _nice = 0  # the nice value it was started with
     _frozen = False
     jail: Jail | None = None
     """The engine's jail (bidref.engines.cputime.Jail), once the sandbox has made it:
@@ -59,6 +64,9 @@ class ProcessTransport:
     ) -> None:
         contain.started(self.pid)
         self._cpu = ProcTreeCpu(self.pid)
+        self._wait = TaskWait(TreeTasks(self.pid))
+        nice = engine_nice()  # (contain.child_setup gave it this one)
+        self._nice = os.getpriority(os.PRIO_PROCESS, 0) if nice is None else nice
         self._reader = Reader(rfd, self.clock, max_line, on_other)
         self._writer = Writer(wfd)
         self._group = group if group is not None else IoGroup()
@@ -128,6 +136,29 @@ class ProcessTransport:
         cpu = self._cpu
         return None if cpu is None else cpu.read()
 
+    def wait_sample(self) -> Sample | None:
+        """The schedstat counters of the engine's tasks now (:mod:`.schedwait`):
+        every thread of its jail's group where it has one, else of its process tree."""
+        wait = self._wait
+        if wait is None or self._closed is not None:
+            return None
+        listed = getattr(self.jail, "tasks_path", None)
+        if listed is not None and listed != self._waits_in:
+            self._waits_in = listed
+            wait.close()
+            wait = self._wait = TaskWait(ListedTasks(listed))
+        return wait.sample()
+
+    def priority_lowered(self) -> bool:
+        """Whether a task of the engine now runs below the priority it was started
+        with (a higher nice value, the batch or idle policy): its wait is its own."""
+        wait = self._wait
+        return wait is not None and priority_lowered(wait.lister(), self._nice)
+
+    def cores(self) -> int | None:
+        """How many CPUs the engine may run on (its affinity, a jail's cpuset included)."""
+        return cores_of(self.pid) if self._closed is None else None
+
     def freeze(self) -> None:
         """Stop the engine's process group (SIGSTOP; the jail's freezer where there is
         one). Writes to it never block (they queue), and SIGKILL, the end's last
@@ -195,6 +226,8 @@ class ProcessTransport:
         self._sink.close()
         if self._cpu is not None:
             self._cpu.close()
+        if self._wait is not None:
+            self._wait.close()
         self._closed = self._seen(info) or info
         return self._closed
 

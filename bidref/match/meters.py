@@ -9,14 +9,20 @@ time at its request is read while it is still stopped.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from ..engines import Clock
+from ..engines.schedwait import Sample, between
 from ..players import Seat
+from .excuse import MachineWait
 
-NO_CPU: Final[tuple[int | None, int | None]] = (None, None)
+# (CPU time of the decision, CPU time while not on move, run-queue wait of the decision)
+NO_CPU: Final[tuple[int | None, int | None, int | None]] = (None, None, None)
 
 CpuReader = Callable[[], int | None]
+WaitReader = Callable[[], Sample | None]
 Hold = tuple[Callable[[], None], Callable[[], None]]  # (freeze, thaw)
 
 
@@ -37,9 +43,21 @@ class SeatMeters:
     --freeze-idle while it is still stopped) and when its reply is read.
     """
 
-    __slots__ = ("holds", "readers", "req", "rest")
+    __slots__ = ("clock", "cores", "holds", "lowered", "readers", "req", "rest", "waits", "wreq")
 
-    def __init__(self, seats: Sequence[Seat], freeze_idle: bool) -> None:
+    def __init__(
+        self, seats: Sequence[Seat], freeze_idle: bool, clock: Clock = time.monotonic_ns
+    ) -> None:
+        self.clock = clock
+        # the run-queue counters of each seat's tasks (schedwait.py), and its CPUs
+        self.waits: list[WaitReader | None] = [getattr(s, "wait_sample", None) for s in seats]
+        self.cores: list[Callable[[], int | None] | None] = [
+            getattr(s, "cores", None) for s in seats
+        ]
+        self.lowered: list[Callable[[], bool] | None] = [
+            getattr(s, "priority_lowered", None) for s in seats
+        ]
+        self.wreq: tuple[int, Sample] | None = None  # the mover's, when read at its request
         readers = [getattr(s, "cpu_ns", None) for s in seats]
         self.readers: list[CpuReader | None] | None = (
             readers if any(r is not None for r in readers) else None
@@ -77,8 +95,20 @@ class SeatMeters:
             other[0]()
         if reading and self.readers is not None:
             self._at_request(p)
+        if holds is not None:  # (read while stopped; else after the write)
+            self._wait_at_request(p)
         if own is not None:
             own[1]()
+
+    def after_request(self, p: int) -> None:
+        """Seat ``p``'s request has just been written: read its run-queue counters
+        (always: the clock's excuse needs them), unless they were read while it
+        was stopped. (Read after the write, off the critical path: a wait that
+        begins with the write is added to them only when it ends, so what is
+        read now does not hold it. Its CPU time was read before the write:
+        :meth:`before_request`.)"""
+        if self.holds is None:
+            self._wait_at_request(p)
 
     def _at_request(self, p: int) -> None:
         readers = self.readers
@@ -86,21 +116,62 @@ class SeatMeters:
         read = readers[p]
         self.req = None if read is None else read()
 
-    def at_reply(self, p: int) -> tuple[int | None, int | None]:
+    def _wait_at_request(self, p: int) -> None:
+        read = self.waits[p]
+        sample = None if read is None else read()
+        self.wreq = None if sample is None else (self.clock(), sample)
+
+    def machine(self, p: int) -> MachineWait | None:
+        """Seat ``p``'s figures from its request (or its last rejected reply) to now,
+        for the clock's excuse (bidref/match/excuse.py); None where unknown."""
+        read, cores_of, wreq = self.waits[p], self.cores[p], self.wreq
+        if read is None or cores_of is None or wreq is None:
+            return None
+        cpu_read = None if self.readers is None else self.readers[p]
+        cpu_now = None if cpu_read is None else cpu_read()
+        now = read()
+        cores = cores_of()
+        if now is None or cores is None:
+            return None
+        t = self.clock()
+        w = between(wreq[1], now)
+        req = self.req
+        cpu = None if cpu_now is None or req is None else max(0, cpu_now - req)
+        low = self.lowered[p]
+        lowered = low is not None and low()
+        window = t - wreq[0]
+        # (one task cannot have waited longer than the window: a task missing from
+        # the first reading counts from 0, its whole life; never excuse more)
+        top = min(w.wait_max_ns, window)
+        return MachineWait(window, w.wait_ns, top, w.run_ns, cpu, w.tasks, cores, lowered)
+
+    def at_reply(self, p: int) -> tuple[int | None, int | None, int | None]:
         """What seat ``p`` used since its request (or its last rejected reply) and,
-        before that, since its previous reply: its decision's CPU time and its CPU
-        time while not on move (None where unknown)."""
+        before that, since its previous reply: its decision's CPU time, its CPU
+        time while not on move, and its tasks' run-queue wait in the decision
+        (None where unknown)."""
+        waited = self._wait_at_reply(p)
         readers = self.readers
         read = None if readers is None else readers[p]
         if read is None:
-            return NO_CPU
+            return (None, None, waited)
         now = read()
         req, rest = self.req, self.rest[p]
         # (never below 0: a child that left the engine's tree takes its time along)
         used = None if now is None or req is None else max(0, now - req)
         idle = None if req is None or rest is None else max(0, req - rest)
         self.rest[p] = self.req = now  # a retry's stretch starts here
-        return used, idle
+        return used, idle, waited
+
+    def _wait_at_reply(self, p: int) -> int | None:
+        read, wreq = self.waits[p], self.wreq
+        if read is None or wreq is None:
+            return None
+        now = read()
+        if now is None:
+            return None
+        self.wreq = (self.clock(), now)  # a retry's stretch starts here
+        return between(wreq[1], now).wait_ns
 
     def replied(self, p: int) -> None:
         """--freeze-idle: seat ``p``'s reply is accepted, it is stopped until its

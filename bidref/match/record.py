@@ -180,7 +180,7 @@ class MatchRecord:
         t: int,
         mclock: MatchClock,
         charge: Charge,
-        cpu: tuple[int | None, int | None] = NO_CPU,
+        cpu: tuple[int | None, int | None, int | None] = NO_CPU,
     ) -> None:
         tx = self.tx
         seq, t_ns = tx.stamp(t)
@@ -202,7 +202,7 @@ class MatchRecord:
         raw: str,
         message: str,
         t: int,
-        cpu: tuple[int | None, int | None] = NO_CPU,
+        cpu: tuple[int | None, int | None, int | None] = NO_CPU,
     ) -> None:
         tx = self.tx
         assert code in ("illegal", "bad_action")
@@ -216,6 +216,7 @@ class MatchRecord:
                 elapsed_ns=charge.elapsed,
                 cpu_ns=cpu[0],
                 idle_cpu_ns=cpu[1],
+                wait_ns=cpu[2],
                 charge=_charge(charge),
                 banks_ns=list(banks),
             )

@@ -35,6 +35,7 @@ What an illegal action costs is a policy outside the rules
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..engines import Clock, IoGroup
+from ..engines.priority import referee_priority
 from ..players import EngineSeat, Seat
 from ..protocol import (
     ErrorCode,
@@ -138,9 +140,13 @@ def run_match(
         ]
     if len(seats) != 2:
         raise ValueError(f"a match needs 2 seats, got {len(seats)}")
-    referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
-    referee.group = group
-    return referee.run()
+    # The referee's looks must come on time on a busy machine: it runs above its
+    # engines' priority where it may (bidref/engines/priority.py; they start at
+    # the priority they would have had anyway).
+    with referee_priority():
+        referee = _Referee(spec, list(seats), clock, transcript_path, observer, salt, started_at)
+        referee.group = group
+        return referee.run()
 
 
 class _Stats:
@@ -199,7 +205,11 @@ class _Referee:
         self.prepared: tuple[Match, int, str, str] | None = None  # see Branch.request
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
-        self.meters = SeatMeters(seats, spec.freeze_idle)  # CPU times, --freeze-idle
+        # CPU times, run-queue waits, --freeze-idle
+        self.meters = SeatMeters(seats, spec.freeze_idle, clock)
+        for i, sess in enumerate(self.sessions):
+            # a late reply asks how long the machine kept the engine waiting
+            sess.machine = functools.partial(self.meters.machine, i)
 
     def _connection_writer(self, i: int) -> Callable[[int, dict[str, Any]], None]:
         """A ``connection`` line for seat ``i`` (called in this thread, from the
@@ -328,6 +338,7 @@ class _Referee:
             self.stats.first_request = start
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
+        meters.after_request(p)  # (the run-queue counters; read while stopped with a hold)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
@@ -442,7 +453,7 @@ class _Referee:
         text: str,
         t: int,
         elapsed: int,
-        cpu: tuple[int | None, int | None],
+        cpu: tuple[int | None, int | None, int | None],
     ) -> None:
         """Take ``action`` (in time and legal): the match is now ``branch.match``."""
         tx = self.rec.tx
@@ -476,7 +487,7 @@ class _Referee:
         t: int,
         charge: Charge,
         err: NotationError | IllegalActionError,
-        cpu: tuple[int | None, int | None],
+        cpu: tuple[int | None, int | None, int | None],
     ) -> tuple[int, int]:
         """Record an illegal action; forfeit, or reply with an error and return the new
         (start, deadline) of the same pending decision."""

@@ -18,6 +18,8 @@ differently to what would end a match (it notes it and checks the next item).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+from collections.abc import Callable
 from enum import IntEnum
 from typing import Any, Final, Protocol, TypeVar
 
@@ -45,6 +47,7 @@ from ..protocol import (
 from ..protocol.codec import action_reply
 from ..rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from ..rules_text import rules_section
+from .excuse import MAX_EXTENSION_NS, MachineWait, ms
 from .outcome import EndReason
 
 M = TypeVar("M", bound=EngineMessage)
@@ -187,6 +190,7 @@ class EngineSession:
         "counts",
         "floor",
         "index",
+        "machine",
         "name",
         "opened",
         "pending",
@@ -209,6 +213,9 @@ class EngineSession:
         # per match: log lines, stale replies, rules requests, rejected replies
         self.counts = {"log_lines": 0, "stale_lines": 0, "rules_requests": 0, "rejected": 0}
         self.turn = [0, 0, 0]  # for the pending request, by Counted
+        # The machine's wait of the pending decision (bidref/match/excuse.py), where
+        # the referee can read it; None: a late reply is a time loss, as ever.
+        self.machine: Callable[[], MachineWait | None] | None = None
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -389,12 +396,50 @@ class EngineSession:
                 self._stale(got[0], text, t)
 
     def _line(self, deadline: int) -> Line:
-        """The next line from the engine; what ends the match instead is raised."""
-        inc = self.seat.receive(deadline)
-        if type(inc) is not Line:
-            raise self._not_a_line(inc, deadline)
-        assert isinstance(inc, Line)
-        return inc
+        """The next line from the engine; what ends the match instead is raised.
+
+        A look at the deadline that finds nothing is a time loss, unless the
+        machine kept the engine waiting for a CPU longer than it is now past the
+        deadline (bidref/match/excuse.py): then the look is put off until the
+        excuse runs out, re-read each time; a reply found meanwhile is judged by
+        :meth:`_judge_late`."""
+        until = deadline
+        while True:
+            inc = self.seat.receive(until)
+            if inc is None:
+                until = self._put_off(deadline)
+                continue
+            if type(inc) is not Line:
+                raise self._not_a_line(inc, deadline)
+            assert isinstance(inc, Line)
+            return inc
+
+    def _machine_now(self) -> MachineWait | None:
+        """The machine's figures of the pending decision, with what the engine made
+        the referee do meanwhile (rules requests, other lines: excuse.py, rule 0)."""
+        found = self.machine() if self.machine is not None else None
+        if found is None:
+            return None
+        turn = self.turn
+        return dataclasses.replace(
+            found,
+            rules_requests=turn[Counted.RULES_REQUEST],
+            other_lines=turn[Counted.OTHER_LINE],
+        )
+
+    def _put_off(self, deadline: int) -> int:
+        """A look at or after the deadline found nothing: the time of the next look,
+        if the machine's wait still excuses a reply (else the end is raised)."""
+        now = self.clock()
+        late = max(now - deadline, 0)
+        found = self._machine_now()
+        excused = 0 if found is None else found.excused_ns
+        if late >= excused:
+            raise self.time_loss(late, found)
+        if found is not None and late >= MAX_EXTENSION_NS:
+            # still the machine's doing, a second on: the engine hardly ran
+            raise self.machine_wait(deadline, now, found)
+        return deadline + min(excused, MAX_EXTENSION_NS)
 
     def _charged_up_to(self, deadline: int, after: int, read: int, t: int) -> int:
         """When a line that reached the referee in (``after``, ``read``] is charged
@@ -428,8 +473,12 @@ class EngineSession:
         time; else raise the end it means (docs/match.md, "Clock promises")."""
         verdict = judge(deadline, after, read, self.spec.timing_tolerance_ns)
         if verdict == "late":
-            # a look at or after the deadline found nothing: the line came later
-            raise self.time_loss(read - deadline)
+            # a look at or after the deadline found nothing: the line came later,
+            # at the earliest just after that look (``after``)
+            found = self._machine_now()
+            if found is not None and after - deadline < found.excused_ns:
+                raise self.machine_wait(deadline, after, found)
+            raise self.time_loss(read - deadline, found)
         if verdict == "band":
             # within the tolerance: it may have come in time, so it counts as in
             # time, with all the time there was
@@ -526,15 +575,43 @@ class EngineSession:
 
     # -- ends ------------------------------------------------------------------------------------
 
-    def time_loss(self, overrun: int) -> SessionEnd:
+    def time_loss(self, overrun: int, machine: MachineWait | None = None) -> SessionEnd:
         self.rec.timeout(self.index, overrun)
+        detail: dict[str, Any] = {
+            "seat": self.index,
+            "overrun_ns": overrun,
+            "overrun_ms": round(overrun / MILLISECOND, 3),
+        }
+        if machine is not None:  # what the machine's wait excused: less than the overrun
+            detail["machine"] = machine.to_dict()
+            why = machine.why_not()
+            if why is not None:
+                detail["machine"]["why_not"] = why
+        return SessionEnd(EndReason.TIME, detail)
+
+    def machine_wait(self, deadline: int, at: int, machine: MachineWait) -> SessionEnd:
+        """The reply was not there at ``at`` (past the deadline), but the machine
+        kept the engine waiting for a CPU longer than that: it would have been in
+        time without that wait. Not a time loss: aborted, unrated, with the figures."""
+        late = at - deadline
+        problem = (
+            f"seat {'AB'[self.index]}'s reply was not there {ms(late)} after its "
+            f"deadline, but its tasks waited for a CPU (not for each other) "
+            f"{ms(machine.excused_ns)} in the decision (the longest one task's run-queue "
+            f"wait; all: {ms(machine.wait_ns)}, {machine.tasks} task(s), "
+            f"{machine.cores} CPU(s)): the machine, not the engine, made it late"
+        )
         return SessionEnd(
-            EndReason.TIME,
+            EndReason.ABORTED,
             {
+                "cause": "machine_wait",
                 "seat": self.index,
-                "overrun_ns": overrun,
-                "overrun_ms": round(overrun / MILLISECOND, 3),
+                "late_ns": late,
+                "at_ns": at - getattr(self.rec, "origin", 0),  # (transcript time)
+                "machine": machine.to_dict(),
+                "problem": problem,
             },
+            rated=False,
         )
 
     def timing_fault(self, deadline: int, read: int, after: int) -> SessionEnd:

@@ -46,6 +46,13 @@ The :class:`Seat` interface (implement all of it for a new kind of seat)::
     def cpu_ns(self) -> int | None   # optional
         # User + system time (ns) of everything the player has run so far, or None
         # where unknown (a person, a network seat). Read at decision boundaries.
+    def wait_sample(self) -> dict[int, tuple[int, int]] | None   # optional
+    def cores(self) -> int | None                                # optional
+    def priority_lowered(self) -> bool                           # optional
+        # An engine's tasks' run-queue counters (bidref/engines/schedwait.py) and
+        # how many CPUs it may use (and whether it lowered its own priority): the
+        # machine's wait, for the clock's excuse
+        # (bidref/match/excuse.py). Read at decision boundaries, and at a deadline.
     def freeze(self) -> None / def thaw(self) -> None   # optional (--freeze-idle)
         # Stop the player while it is not on move / let it run again (an engine:
         # its process group gets SIGSTOP / SIGCONT, or its jail is frozen).
@@ -203,6 +210,19 @@ class EngineSeat:
     def cpu_ns(self) -> int | None:
         t = self._t
         return None if t is None else t.cpu_ns()
+
+    def wait_sample(self) -> dict[int, tuple[int, int]] | None:
+        """The run-queue counters of the engine's tasks (bidref/engines/schedwait.py)."""
+        sample = getattr(self._t, "wait_sample", None)
+        return None if sample is None else sample()
+
+    def cores(self) -> int | None:
+        cores = getattr(self._t, "cores", None)
+        return None if cores is None else cores()
+
+    def priority_lowered(self) -> bool:
+        lowered = getattr(self._t, "priority_lowered", None)
+        return lowered is not None and bool(lowered())
 
     def freeze(self) -> None:
         if self._t is not None:

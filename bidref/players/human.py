@@ -238,6 +238,18 @@ class WatchedEngineSeat:
         cpu_ns = getattr(self.seat, "cpu_ns", None)
         return None if cpu_ns is None else cpu_ns()
 
+    def wait_sample(self) -> dict[int, tuple[int, int]] | None:
+        sample = getattr(self.seat, "wait_sample", None)
+        return None if sample is None else sample()
+
+    def cores(self) -> int | None:
+        cores = getattr(self.seat, "cores", None)
+        return None if cores is None else cores()
+
+    def priority_lowered(self) -> bool:
+        lowered = getattr(self.seat, "priority_lowered", None)
+        return lowered is not None and bool(lowered())
+
     def freeze(self) -> None:
         freeze = getattr(self.seat, "freeze", None)
         if freeze is not None:

@@ -82,6 +82,7 @@ class Cost:
     bank_used_ns: int
     line: int
     cpu_ns: int | None = None  # the engine's CPU time, where the transcript has it
+    wait_ns: int | None = None  # ... and its tasks' run-queue wait (waiting for a CPU)
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -92,6 +93,8 @@ class Cost:
         }
         if self.cpu_ns is not None:
             out["cpu"] = self.cpu_ns
+        if self.wait_ns is not None:
+            out["wait"] = self.wait_ns
         return out
 
 
@@ -569,11 +572,12 @@ class _Builder:
         cost = None
         if seat is not None:
             cost = self.charge(seat, ln.number, x, accepted=status == "accepted")
-        cpu = x.get("cpu_ns")
+        cpu, wait = x.get("cpu_ns"), x.get("wait_ns")
         took = (
             f"{duration(x.get('elapsed_ns'))} (delay {duration(charge.get('delay_used_ns'))},"
             f" bank {duration(charge.get('bank_used_ns'))}"
-            f"{f', CPU {cpu_duration(cpu)}' if isinstance(cpu, int) else ''})"
+            f"{f', CPU {cpu_duration(cpu)}' if isinstance(cpu, int) else ''}"
+            f"{f', waited for a CPU {cpu_duration(wait)}' if isinstance(wait, int) else ''})"
         )
         if status == "accepted":
             return _Shown(f"{self.who(seat)}: {x.get('action')} · took {took}", cost=cost)
@@ -596,6 +600,7 @@ class _Builder:
             int(charge.get("bank_used_ns") or 0),
             number,
             x["cpu_ns"] if isinstance(x.get("cpu_ns"), int) else None,
+            x["wait_ns"] if isinstance(x.get("wait_ns"), int) else None,
         )
         banks = x.get("banks_ns")
         if isinstance(banks, list) and len(banks) == 2:

@@ -271,6 +271,16 @@ class Jail:
             return None
         return self.group.cpu_ns()
 
+    @property
+    def tasks_path(self) -> str | None:
+        """The file listing every thread the jail's group holds (v1 ``tasks``, v2
+        ``cgroup.threads``), read for the run-queue wait (bidref/engines/
+        schedwait.py); None without a group. Read-only: nothing is written there."""
+        if self.group is None or not self.group.dirs:
+            return None
+        folder = min(self.group.dirs.values(), key=str)
+        return str(folder / ("cgroup.threads" if self.group.version == "v2" else "tasks"))
+
     def rlimits(self) -> dict[str, int]:
         """The limits :meth:`preexec` sets as rlimits (what the kernel enforces by
         a failed call or a signal, counting nothing), by their names

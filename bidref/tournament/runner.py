@@ -46,6 +46,7 @@ from .ratings import Sprt
 from .schedule import Format, MatchKey, Pairing, pairings, schedule
 from .standings import Standings, Tally
 from .store import ResultsStore, write_durably
+from .throttle import Throttle
 
 log = logging.getLogger(__name__)
 
@@ -291,6 +292,7 @@ class RunSummary:
     stopped: str | None = None  # why the run stopped before the end, if it did
     stopped_by: EndReason | None = None  # ... and the end reason of the match that stopped it
     standings: Standings | None = None
+    lowered: list[str] = field(default_factory=list)  # concurrency lowered (throttle.py), why
 
     def to_dict(self) -> dict[str, object]:
         """The counts and the matches left to play, by id (the standings apart)."""
@@ -304,6 +306,7 @@ class RunSummary:
             "unresolved": [k.id for k in self.unresolved],
             "failed": [k.id for k in self.failed],
             "stopped": self.stopped,
+            "concurrency_lowered": list(self.lowered),
         }
 
 
@@ -378,6 +381,7 @@ class _Loop:
         self.inflight: dict[int, tuple[Handle, MatchJob]] = {}  # by token
         self.finished: queue.Queue[int] = queue.Queue()  # tokens, as matches end
         self.token = 0
+        self.throttle = Throttle(backend.slots)  # fewer at once when the machine aborts them
 
     def decided(self) -> bool:
         sprt = self.plan.sprt
@@ -400,7 +404,7 @@ class _Loop:
         while self.pending or self.inflight:
             while (
                 self.pending
-                and len(self.inflight) < self.backend.slots
+                and len(self.inflight) < self.throttle.limit
                 and not summary.sprt_stopped
                 and summary.stopped is None
             ):
@@ -486,6 +490,10 @@ class _Loop:
         self.store.append(record)
         self.tally.add(record)
         self.summary.played += 1
+        lowered = self.throttle.note(not record.rated, record.detail.get("cause"))
+        if lowered is not None:
+            log.warning("%s", lowered)  # (on the console: the run goes on)
+            self.summary.lowered.append(lowered)
         if record.rated:
             self.summary.done += 1
         elif record.reason != EndReason.ABORTED:

@@ -216,6 +216,10 @@ class Reply(_Line, tag="reply"):
     # where unknown (a person, a network seat). Not checked: nothing derives it.
     cpu_ns: int | None = None
     idle_cpu_ns: int | None = None
+    # Run-queue wait (ns) of the engine's tasks in the same stretch: time they were
+    # runnable and waited for a CPU (/proc/PID/task/TID/schedstat, summed over the
+    # tasks; docs/match.md, "The machine's wait"). Absent where unknown.
+    wait_ns: int | None = None
     charge: Charge | None = None
     banks_ns: list[int] | None = None
 
@@ -236,6 +240,8 @@ class Reply(_Line, tag="reply"):
             out["cpu_ns"] = self.cpu_ns
         if self.idle_cpu_ns is not None:
             out["idle_cpu_ns"] = self.idle_cpu_ns
+        if self.wait_ns is not None:
+            out["wait_ns"] = self.wait_ns
         out["charge"] = self.charge
         out["banks_ns"] = self.banks_ns
         return encode_line(out)
@@ -246,6 +252,8 @@ class Reply(_Line, tag="reply"):
             cpu = "" if self.cpu_ns is None else f',"cpu_ns":{self.cpu_ns}'
             if self.idle_cpu_ns is not None:
                 cpu += f',"idle_cpu_ns":{self.idle_cpu_ns}'
+            if self.wait_ns is not None:
+                cpu += f',"wait_ns":{self.wait_ns}'
             return (
                 f'{{"type":"reply","seq":{self.seq},"t_ns":{self.t_ns},"seat":{self.seat},'
                 f'"id":{self.id},"action":{_json_str(self.action)}{cpu}}}'
@@ -498,6 +506,7 @@ def reply_fields(
     banks: tuple[int, int] | list[int],
     cpu_ns: int | None = None,
     idle_cpu_ns: int | None = None,
+    wait_ns: int | None = None,
 ) -> dict[str, Any]:
     """The fields of a ``reply`` line after its seat and id, as
     ``bidref-transcript/1`` spells them out (the CPU times only where known):
@@ -507,6 +516,8 @@ def reply_fields(
         cpu["cpu_ns"] = cpu_ns
     if idle_cpu_ns is not None:
         cpu["idle_cpu_ns"] = idle_cpu_ns
+    if wait_ns is not None:
+        cpu["wait_ns"] = wait_ns
     return {
         "status": status,
         "action": action,

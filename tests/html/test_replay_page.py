@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from bidref.cli import app
 from tests.html.conftest import Page
-from tests.transcript.scripted_seats import referee_transcript
+from tests.transcript.scripted_seats import ScriptedSeat, referee_transcript
 
 _cache: dict[str, tuple[Path, Path, list[dict[str, Any]]]] = {}
 
@@ -351,3 +351,28 @@ def test_a_click_on_the_table_shows_it_at_full_size(
     box.click()
     again = page.page.locator("#table svg").bounding_box()
     assert again is not None and again["width"] == pytest.approx(fit["width"], abs=1)
+
+
+class WaitedSeat(ScriptedSeat):
+    """Seat A with the run-queue counters of one task that waits a quarter of the
+    time (a fake schedstat on the fake clock): its replies carry ``wait_ns``."""
+
+    def wait_sample(self) -> dict[int, tuple[int, int]]:
+        return {7: (0, self.clock.now // 4)}
+
+    def cores(self) -> int:
+        return 1
+
+
+def test_the_cost_of_a_reply_shows_how_long_the_engine_waited_for_a_cpu(
+    page: Page, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    KINDS["waited"] = {"seat_class": WaitedSeat}
+    _, out, lines = made("waited", tmp_path_factory)
+    j = step_of(lines, lambda x: x["type"] == "reply" and x["seat"] == 0 and x["wait_ns"] > 0)
+    page.open(out, f"#line={j + 1}")
+    wait_ms = f"{lines[j]['wait_ns'] / 1e6:.1f} ms"
+    assert f"waited for a CPU {wait_ms}" in page.text("#cost-0")
+    k = step_of(lines, lambda x: x["type"] == "reply" and x["seat"] == 1)
+    page.page.evaluate(f"window.bidrefReplay.go({k})")
+    assert "waited" not in page.text("#cost-1")  # seat B cannot tell: nothing shown

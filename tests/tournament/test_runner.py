@@ -569,3 +569,68 @@ def test_a_network_engine_that_is_not_there_does_not_stop_the_run(make_plan: Mak
     assert summary.stopped is None  # (a local engine that never starts stops it: above)
     assert len(summary.failed) == len(plan.keys) == 6 and summary.done == 0
     assert missing(plan, store) == plan.keys  # --resume plays them all again
+
+
+# -- a machine that keeps aborting matches: fewer at once (bidref/tournament/throttle.py) --------
+
+
+class OverloadedPlay:
+    """Aborts (``machine_wait``) every first attempt while more than one match runs,
+    counting how many run at once (thread backend only)."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.most_after: list[int] = []  # the number running as each match started
+        self.lock = threading.Lock()
+
+    def __call__(self, job: MatchJob) -> MatchReport:
+        with self.lock:
+            self.running += 1
+            crowded = self.running > 1
+            self.most_after.append(self.running)
+        try:
+            time.sleep(0.01)
+            if crowded and job.attempt == 1:
+                return MatchReport(
+                    winner=None, reason="aborted", rated=False, detail={"cause": "machine_wait"}
+                )
+            return fake_play(job)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+def test_a_run_that_keeps_aborting_lowers_its_concurrency_and_goes_on(
+    make_plan: MakePlan, caplog: pytest.LogCaptureFixture
+) -> None:
+    from bidref.tournament.throttle import ABORTS
+
+    plan = make_plan([("a", "fake"), ("b", "fake"), ("c", "fake")], deals=6)
+    store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
+    play = OverloadedPlay()
+    with LocalBackend(play, 4, mode="thread") as backend:  # type: ignore[arg-type]
+        summary = run(plan, store, backend, tick_s=0.02, max_attempts=10)
+    store.close()
+    assert summary.done == summary.total  # it went on to the end
+    assert summary.lowered, "the concurrency was never lowered"
+    assert summary.lowered[-1].endswith("playing 1 at once instead of 2")
+    assert summary.to_dict()["concurrency_lowered"] == summary.lowered
+    assert any("at once instead of 4" in r.message for r in caplog.records)  # on the console
+    # once lowered to 1, matches run one at a time: the last ones never crowd
+    assert play.most_after[-5:] == [1] * 5
+    aborted = [r for r in store.records if not r.rated]
+    assert len(aborted) >= 2 * ABORTS
+
+
+def test_aborts_that_are_not_the_machines_load_do_not_lower_it(make_plan: MakePlan) -> None:
+    from bidref.tournament.throttle import Throttle
+
+    t = Throttle(4)
+    for _ in range(30):
+        assert t.note(True, "interrupted") is None
+        assert t.note(True, "referee timing fault (fake)") is None
+    assert t.limit == 4
+    assert t.note(True, "timing_fault") is None and t.note(True, "machine_wait") is None
+    assert t.note(False, None) is None
+    said = t.note(True, "timing_fault")
+    assert said is not None and t.limit == 2

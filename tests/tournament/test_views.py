@@ -131,9 +131,10 @@ def test_the_json_result(make_plan: MakePlan, tmp_path: Path) -> None:
         "unresolved": [plan.keys[3].id],
         "failed": [],
         "stopped": "engine 'x' failed",
+        "concurrency_lowered": [],
     }
     data = json.loads(json.dumps(result_dict(plan, summary)))
-    assert list(data)[:12] == [
+    assert list(data)[:13] == [
         "results",
         *summary.to_dict(),
         "master_seed",

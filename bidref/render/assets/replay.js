@@ -79,7 +79,8 @@
     const last = c.last;
     html += '<dt>last cost</dt><dd id="cost-' + seat + '">' +
       (last ? dur(last.elapsed) + " (delay " + dur(last.delay) + ", bank " + dur(last.bank) +
-        (last.cpu != null ? ", CPU " + (last.cpu / 1e6).toFixed(1) + " ms" : "") + ")" : "—") + "</dd>";
+        (last.cpu != null ? ", CPU " + (last.cpu / 1e6).toFixed(1) + " ms" : "") +
+        (last.wait != null ? ", waited for a CPU " + (last.wait / 1e6).toFixed(1) + " ms" : "") + ")" : "—") + "</dd>";
     if (c.timed_out) html += '<dt>clock</dt><dd class="out">time is out</dd>';
     return html + "</dl></div>";
   }

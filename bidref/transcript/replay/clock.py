@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...match.excuse import MachineWait
 from ...rules import Charge, MatchClock, TimeControl
 from ..lines import Reply, Request, Retry, Timeout
 from .report import Mismatch, cpu_time, diff, seconds
@@ -96,6 +97,8 @@ class ClockCheck:
                 f"seat {p.seat} id {p.id}",
             )
         elapsed = r.t_ns - p.start if r.t_ns > p.start else 0
+        if r.wait_ns is not None and r.wait_ns < 0:
+            raise Mismatch(n, f"wait_ns {r.wait_ns}: a run-queue wait is never negative")
         if r.elapsed_ns is not None and r.elapsed_ns != elapsed:
             raise Mismatch(
                 n,
@@ -125,10 +128,16 @@ class ClockCheck:
             self.pending = None
         return p, charge
 
-    def note(self, charge: Charge, seat: int, cpu_ns: int | None = None) -> str:
-        """The time a reply took (and its CPU time, where recorded) and the bank left."""
-        cpu = "" if cpu_ns is None else f" (CPU {cpu_time(cpu_ns)})"
-        return f"{seconds(charge.elapsed)}{cpu}, bank {seconds(self.clock.banks[seat])}"
+    def note(
+        self, charge: Charge, seat: int, cpu_ns: int | None = None, wait_ns: int | None = None
+    ) -> str:
+        """The time a reply took (and its CPU time and run-queue wait, where
+        recorded) and the bank left."""
+        extra = [] if cpu_ns is None else [f"CPU {cpu_time(cpu_ns)}"]
+        if wait_ns is not None:
+            extra.append(f"waited for a CPU {cpu_time(wait_ns)}")
+        said = f" ({', '.join(extra)})" if extra else ""
+        return f"{seconds(charge.elapsed)}{said}, bank {seconds(self.clock.banks[seat])}"
 
     def retry(self, n: int, r: Retry, rejected_at: int) -> None:
         """After a rejected reply the referee sends an error; the decision goes on from
@@ -202,3 +211,58 @@ class ClockCheck:
                 n,
                 f"overrun_ms {detail.get('overrun_ms')!r} is not overrun_ns {o} in ms",
             )
+        if "machine" in detail:
+            excused = _evidence(n, detail).excused_ns
+            if o < excused:
+                raise Mismatch(
+                    n,
+                    f"a time loss {o} ns past the deadline, but the machine's wait excused "
+                    f"{excused} ns: the match should have ended aborted (machine_wait)",
+                )
+
+    def check_machine_wait(self, n: int, detail: dict[str, Any]) -> None:
+        """An abort for the machine's wait (bidref/match/excuse.py): a decision of
+        that seat was pending, the look was past its deadline by ``late_ns``, and
+        the excuse recomputed from the figures is more than that."""
+        p = self.pending
+        seat, late, at = detail.get("seat"), detail.get("late_ns"), detail.get("at_ns")
+        if p is None or p.seat != seat:
+            raise Mismatch(
+                n, f"a machine-wait abort of seat {seat!r}, but no decision of it is pending"
+            )
+        if not isinstance(at, int) or not isinstance(late, int) or at < p.deadline:
+            raise Mismatch(
+                n,
+                f"a machine-wait abort at at_ns {at!r}, but seat {seat}'s deadline was "
+                f"{p.deadline} (line {p.line}): it was not late",
+            )
+        if late != at - p.deadline:
+            raise Mismatch(
+                n, f"late_ns {late}, but at_ns {at} - the deadline {p.deadline} = {at - p.deadline}"
+            )
+        excused = _evidence(n, detail).excused_ns
+        if late >= excused:
+            raise Mismatch(
+                n,
+                f"a machine-wait abort {late} ns past the deadline, but the figures excuse "
+                f"{excused} ns: it is a time loss",
+            )
+
+
+def _evidence(n: int, detail: dict[str, Any]) -> MachineWait:
+    """The machine-wait figures of a result's detail, with ``excused_ns`` as the rule
+    makes it from the others."""
+    said = detail.get("machine")
+    if not isinstance(said, dict):
+        raise Mismatch(n, f"the machine-wait figures are {said!r}, not an object")
+    try:
+        found = MachineWait.of(said)
+    except ValueError as e:
+        raise Mismatch(n, str(e)) from None
+    if said.get("excused_ns") != found.excused_ns:
+        raise Mismatch(
+            n,
+            f"excused_ns {said.get('excused_ns')!r}, but the rule makes {found.excused_ns} "
+            'of the figures (docs/match.md, "The machine\'s wait")',
+        )
+    return found

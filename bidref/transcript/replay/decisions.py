@@ -64,7 +64,7 @@ class Decisions:
         out = self.out
         p, charge = clock.reply(n, r)
         seat = p.seat
-        note = clock.note(charge, seat, r.cpu_ns) if out.steps else ""
+        note = clock.note(charge, seat, r.cpu_ns, r.wait_ns) if out.steps else ""
         v1 = reply_fields(r, charge, clock.clock) if out.expand else None
         accepted = r.status == "accepted"
         if accepted and r.rule is not None:

@@ -27,7 +27,7 @@ def request_fields(m: Match, c: MatchClock, seat: int, t_ns: int) -> dict[str, A
 
 def reply_fields(r: Reply, charge: Charge, after: MatchClock) -> dict[str, Any]:
     return lines.reply_fields(
-        r.status, r.action, r.rule, charge, after.banks, r.cpu_ns, r.idle_cpu_ns
+        r.status, r.action, r.rule, charge, after.banks, r.cpu_ns, r.idle_cpu_ns, r.wait_ns
     )
 
 

@@ -126,6 +126,8 @@ def check_result(
         assert reason is EndReason.ABORTED
         if winner is not None or d.rated is not False:
             raise Mismatch(n, "an aborted match has no winner and is not rated")
+        if detail.get("cause") == "machine_wait":
+            clock.check_machine_wait(n, detail)
     if d.rated is not reason.rated:
         raise Mismatch(
             n,
