@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from . import contain
 from .framing import MAX_LINE, LineFramer, LineTooLong
 from .io import IoGroup
 from .pipe import PipeTransport
@@ -53,7 +54,8 @@ def start_engine(
     from ..sandbox.policy import JailSetupError, SandboxError
 
     try:
-        jail = open_jail(spec.command, spec.cwd, spec.jail_config(), spec.env)
+        mark = (contain.ENV_KEY, contain.token())
+        jail = open_jail(spec.command, spec.cwd, spec.jail_config(), spec.env, mark)
     except JailSetupError as e:
         raise JailStartError(f"engine {spec.name!r}: {e}") from None
     except (SandboxError, OSError) as e:

@@ -21,6 +21,26 @@ if TYPE_CHECKING:
     from ..sandbox.jail import Jail
 
 
+def _jail_stdio(
+    jail: Jail | None, argv: Sequence[str]
+) -> tuple[Sequence[str], tuple[int, int, int, int] | None]:
+    """A jail whose bubblewrap would hold the engine's pipes open as its own stdin
+    and stdout gets them as two other descriptors instead, which bubblewrap
+    closes and the jail moves onto the engine's (bidref.sandbox.bwrap.argv): its
+    command line and the pipes' (stdin read, stdin write, stdout read, stdout
+    write) ends; else ``argv`` and None (Popen's pipes)."""
+    if jail is None:
+        return argv, None
+    in_r, in_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    moved = jail.stdio_argv(in_r, out_w)
+    if moved is None:
+        for fd in (in_r, in_w, out_r, out_w):
+            os.close(fd)
+        return argv, None
+    return moved, (in_r, in_w, out_r, out_w)
+
+
 class PipeTransport(ProcessTransport):
     """Start ``argv`` with pipes; see :mod:`bidref.engines.transport`."""
 
@@ -44,20 +64,8 @@ class PipeTransport(ProcessTransport):
         full_env = contain.engine_env(
             None if env is None else {**os.environ, **env} if jail is None else env
         )
-        # A jail whose bubblewrap would hold the engine's pipes open as its own stdin
-        # and stdout gets them as two other descriptors instead, which bubblewrap
-        # closes and the jail moves onto the engine's (bidref.sandbox.bwrap.argv).
         self._own: tuple[int, int] | None = None  # (read stdout, write stdin) ends
-        ends: tuple[int, int, int, int] | None = None
-        if jail is not None:
-            in_r, in_w = os.pipe2(os.O_CLOEXEC)
-            out_r, out_w = os.pipe2(os.O_CLOEXEC)
-            moved = jail.stdio_argv(in_r, out_w)
-            if moved is None:
-                for fd in (in_r, in_w, out_r, out_w):
-                    os.close(fd)
-            else:
-                argv, ends = moved, (in_r, in_w, out_r, out_w)
+        argv, ends = _jail_stdio(jail, argv)
         try:
             self.proc = subprocess.Popen(
                 list(argv),

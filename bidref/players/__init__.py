@@ -281,10 +281,11 @@ class EngineSeat:
         if jail is not None:
             d["jail"] = jail.record()
         elif self._t is None:
+            from ..engines.contain import ENV_KEY, token
             from ..sandbox.jail import preview
 
             s = self.spec
-            planned = preview(s.command, s.cwd, s.jail_config(), s.env)
+            planned = preview(s.command, s.cwd, s.jail_config(), s.env, (ENV_KEY, token()))
             if planned is not None:
                 d["jail"] = planned
         return d

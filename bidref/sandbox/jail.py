@@ -92,6 +92,7 @@ class Jail:
         cwd: str | None,
         config: SandboxConfig,
         env: Mapping[str, str] | None = None,
+        mark: tuple[str, str] = ("BIDREF_CONTAIN", ""),
     ) -> None:
         m = machine()
         self.config = config
@@ -105,10 +106,10 @@ class Jail:
         self._seccomp_fd: int | None = None
         self._bwrap: str | None = None
         code = seccomp.program(seccomp.DEFAULT)
-        self.spec: JailSpec = _spec_here(argv, cwd, config, env, m, code is not None)
+        self.spec: JailSpec = _spec_here(argv, cwd, config, env, mark, m, code is not None)
         self.plan = Plan(self.spec.level, self.spec.active, self.spec.missing)
         try:
-            self._set_up(m, code)
+            self._set_up(m, code, mark)
         except OSError as e:  # (the kernel or the machine refused us: not the engine's doing)
             self.close()
             raise JailSetupError(f"the referee could not make the engine's jail: {e}") from None
@@ -116,7 +117,7 @@ class Jail:
             self.close()
             raise
 
-    def _set_up(self, m: Machine, code: bytes | None) -> None:
+    def _set_up(self, m: Machine, code: bytes | None, mark: tuple[str, str]) -> None:
         spec = self.spec
         if spec.account:
             self._lease = accounts.lease()
@@ -150,10 +151,7 @@ class Jail:
         if spec.seccomp is not None and code is not None:
             self._seccomp_fd = seccomp.memfd(code)
         # the helpers' own fixed environment, with the containment mark
-        helper_env = {
-            **environ.HELPER_ENV,
-            **{k: v for k, v in spec.env.items() if k == "BIDREF_CONTAIN"},
-        }
+        helper_env = {**environ.HELPER_ENV, mark[0]: mark[1]}
         if spec.namespaces and m.bwrap is not None:
             if spec.own_netns:  # no loopback either (bidref.sandbox.netns)
                 try:
@@ -338,12 +336,11 @@ def _spec_here(
     cwd: str | None,
     config: SandboxConfig,
     env: Mapping[str, str] | None,
+    mark: tuple[str, str],
     m: Machine,
     filter_known: bool,
 ) -> JailSpec:
     """The spec of this engine's jail on this machine, in this process."""
-    from ..engines.contain import ENV_KEY, token
-
     return build(
         config,
         absolute(argv, cwd),
@@ -351,7 +348,7 @@ def _spec_here(
         m,
         OsFs(),
         python=_python_paths(),
-        mark=(ENV_KEY, token()),
+        mark=mark,
         outer_env=os.environ,
         own_env=env or {},
         arch_filter=filter_known,
@@ -363,6 +360,7 @@ def preview(
     cwd: str | None,
     config: SandboxConfig | None,
     env: Mapping[str, str] | None = None,
+    mark: tuple[str, str] = ("BIDREF_CONTAIN", ""),
 ) -> dict[str, object] | None:
     """What the jail of an engine not started yet will be (the transcript
     header's per-seat record: its account is known once it starts), or None."""
@@ -370,7 +368,7 @@ def preview(
         return None
     known = seccomp.program(seccomp.DEFAULT) is not None
     try:
-        spec = _spec_here(argv, cwd, config, env, machine(), known)
+        spec = _spec_here(argv, cwd, config, env, mark, machine(), known)
     except SandboxError as e:
         return {"level": config.level, "refused": str(e)}
     return spec.record(None)
@@ -381,8 +379,10 @@ def open_jail(
     cwd: str | None,
     config: SandboxConfig | None,
     env: Mapping[str, str] | None = None,
+    mark: tuple[str, str] = ("BIDREF_CONTAIN", ""),
 ) -> Jail | None:
-    """The jail of an engine about to start, or None (``off``, or no config)."""
+    """The jail of an engine about to start, or None (``off``, or no config).
+    ``mark``: the containment variable its processes carry (bidref.engines.contain)."""
     if config is None or config.level == "off":
         return None
-    return Jail(argv, cwd, config, env)
+    return Jail(argv, cwd, config, env, mark)

@@ -86,6 +86,9 @@ class Mount:
     size: int | None = None
 
 
+FolderMode = Literal["read-only", "writable", "private copy", "none"]
+
+
 @dataclass(frozen=True)
 class CgroupSpec:
     memory: int | None
@@ -109,10 +112,14 @@ class JailSpec:
     argv: tuple[str, ...]  # the engine's own command
     cgroup: CgroupSpec | None
     seccomp: seccomp.Policy | None
-    account: bool  # runs as a leased uid of its own (root)
     folder: str | None
-    folder_mode: Literal["read-only", "writable", "private copy", "none"]
+    folder_mode: FolderMode
     helpers: Mapping[str, str] = field(default_factory=dict)  # setpriv, env: real paths
+
+    @property
+    def account(self) -> bool:
+        """It runs as a leased uid of its own (root; setpriv switches to it)."""
+        return "setpriv" in self.helpers
 
     @property
     def wrapped(self) -> bool:
@@ -213,49 +220,8 @@ def build(
     writable = config.dir_writable and folder is not None
     namespaces = "namespaces" in active and m.bwrap is not None
     account = "account" in active
-    if folder is not None:
-        check_folder(folder, writable, python)
-    folder_mode: Literal["read-only", "writable", "private copy", "none"] = (
-        "none" if folder is None else "writable" if writable else "read-only"
-    )
-    if account and folder is not None and not fs.others_can(folder, writable):
-        if writable:
-            raise SandboxError(
-                f"the engine's folder {folder!r} is not writable by the jails' own "
-                "accounts (uids 61400-61499, a new one each match), and dir_writable asks "
-                f"for it: `chmod o+rwx {folder}` (only this engine's jail sees the folder), "
-                "or leave dir_writable out"
-            )
-        if not namespaces:
-            raise SandboxError(
-                f"the engine's folder {folder!r} is closed to the jails' own accounts "
-                f"(uids 61400-61499): `chmod o+rx {folder}`, or install bubblewrap "
-                "(the jail then gives the engine a private copy)"
-            )
-        folder_mode = "private copy"
-    cores: tuple[int, ...] = ()
-    cpus = config.cpus()
-    groups = frozenset(m.controllers) if "cgroups" in active or "cpuset" in active else frozenset()
-    if "cpuset" not in active:
-        groups -= {"cpuset"}
-    elif cpus:
-        cores = seat_cores(cpus, config.seat, m.cores)
-    choice = enforcement(
-        config.limits,
-        cgroups=groups,
-        own_account=account,
-        namespaces=namespaces,
-        cpus=cpus if "cpuset" in active else None,
-    )
-    cgroup = (
-        CgroupSpec(
-            config.limits.memory if choice.by.get("memory") == "cgroup memory" else None,
-            config.limits.max_procs if choice.by.get("processes") == "cgroup pids" else None,
-            cores,
-        )
-        if groups
-        else None
-    )
+    folder_mode = _folder_mode(folder, writable, account, namespaces, python, fs)
+    choice, cgroup = _limits(config, m, active, namespaces)
     interpreter_bin = python[0] if python else None
     env = environ.engine_env(own_env or {}, mark, outer_env, interpreter_bin, namespaces)
     helpers: dict[str, str] = {}
@@ -282,11 +248,65 @@ def build(
         argv=tuple(argv),
         cgroup=cgroup,
         seccomp=seccomp.DEFAULT if "seccomp" in active else None,
-        account=account,
         folder=folder,
         folder_mode=folder_mode,
         helpers=helpers,
     )
+
+
+def _folder_mode(
+    folder: str | None,
+    writable: bool,
+    account: bool,
+    namespaces: bool,
+    python: Sequence[str],
+    fs: Fs,
+) -> FolderMode:
+    """How the engine's folder is given; refuses one that cannot be."""
+    if folder is None:
+        return "none"
+    check_folder(folder, writable, python)
+    if not account or fs.others_can(folder, writable):
+        return "writable" if writable else "read-only"
+    if writable:
+        raise SandboxError(
+            f"the engine's folder {folder!r} is not writable by the jails' own "
+            "accounts (uids 61400-61499, a new one each match), and dir_writable asks "
+            f"for it: `chmod o+rwx {folder}` (only this engine's jail sees the folder), "
+            "or leave dir_writable out"
+        )
+    if not namespaces:
+        raise SandboxError(
+            f"the engine's folder {folder!r} is closed to the jails' own accounts "
+            f"(uids 61400-61499): `chmod o+rx {folder}`, or install bubblewrap "
+            "(the jail then gives the engine a private copy)"
+        )
+    return "private copy"
+
+
+def _limits(
+    config: SandboxConfig, m: Machine, active: tuple[str, ...], namespaces: bool
+) -> tuple[Choice, CgroupSpec | None]:
+    """Each limit's mechanism, and the control group's settings (None: no group)."""
+    cores: tuple[int, ...] = ()
+    cpus = config.cpus()
+    groups = frozenset(m.controllers) if "cgroups" in active or "cpuset" in active else frozenset()
+    if "cpuset" not in active:
+        groups -= {"cpuset"}
+    elif cpus:
+        cores = seat_cores(cpus, config.seat, m.cores)
+    choice = enforcement(
+        config.limits,
+        cgroups=groups,
+        own_account="account" in active,
+        namespaces=namespaces,
+        cpus=cpus if "cpuset" in active else None,
+    )
+    if not groups:
+        return choice, None
+    memory = config.limits.memory if choice.by.get("memory") == "cgroup memory" else None
+    pids = config.limits.max_procs if choice.by.get("processes") == "cgroup pids" else None
+    return choice, CgroupSpec(memory, pids, cores)
 
 
 def _mounts(
