@@ -60,6 +60,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bidref.render.tournament_report",
         "bidref.render.tournament_views",
         "bidref.render.report_server",
+        # the live page: reads a tournament's folder as it grows, serves it
+        "bidref.live",
     ),
     ("bidref.cli",),
     ("bidref.launch",),
