@@ -173,6 +173,7 @@ class Board:
         self.boneyard = 14
         self.bid = self.bidder = None
         self.auction = []
+        self.recent = []  # this round's actions only
         self._round_actions = []
 
     def on_request(self, x: dict[str, Any]) -> None:
