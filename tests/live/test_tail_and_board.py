@@ -103,16 +103,15 @@ def test_a_revealed_round_shows_its_dealt_hands_and_what_was_left(matches: list[
             r = board.revealed
             assert r is not None and r.left is not None
             start = tl.steps[tl.rounds[r.round]]
-            assert [sorted(h) for h in r.dealt] == [
-                sorted(map(str, h or [])) for h in start.hands
-            ]
+            assert [sorted(h) for h in r.dealt] == [sorted(map(str, h or [])) for h in start.hands]
             end = tl.steps[tl.reveals[r.round]]
             assert [sorted(h) for h in r.left] == [sorted(map(str, h or [])) for h in end.hands]
 
 
 def test_bad_lines_are_skipped_not_raised() -> None:
     board = Board()
-    for raw in (b"not json", b"[1]", b'{"type":"reply","seat":0,"t_ns":"x"}', b'{"type":"request"}'):
+    bad = (b"not json", b"[1]", b'{"type":"reply","seat":0,"t_ns":"x"}', b'{"type":"request"}')
+    for raw in bad:
         board.feed_bytes(raw)
     board.feed({"type": "round_start", "round": "two"})
     assert board.skipped >= 3
