@@ -281,7 +281,7 @@ MAX_ATTRIBUTES = 15
 # ``Header``: the transcript header line; ``MatchRecord``: a results line).
 KNOWN_LARGE: dict[str, int] = {
     "bidref.cli.connect_cmd.connect": 87,
-    "bidref.cli.tournament_cmd.tournament": 93,
+    "bidref.cli.tournament_cmd.tournament": 96,  # one line per option
     # MatchSpec is not split on purpose: it is the picklable input of run_match (a
     # tournament worker gets one each) and mostly what the transcript header
     # records of a match (time controls, rounds, policy, transport, deals, raw

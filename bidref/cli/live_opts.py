@@ -33,6 +33,14 @@ PortOption = Annotated[
 ]
 
 
+def check_live(live: bool, port: int) -> None:
+    """Refuse --port without --live (raising ``options.Refused``)."""
+    if port and not live:
+        from .options import Refused
+
+        raise Refused(f"--port {port} is the port of the --live page: add --live")
+
+
 def start_live(out: Path, port: int, resources: ExitStack, err: Console) -> str:
     """Bind the live page's server for the tournament in ``out`` and serve it in a
     thread until ``resources`` close; its address. Raises ``options.Refused`` when

@@ -22,7 +22,7 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption
-from .live_opts import LiveOption, PortOption
+from .live_opts import LiveOption, PortOption, check_live
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_options import (
     DEFAULT_BANK_S,
@@ -178,10 +178,7 @@ def tournament(
         freeze_idle,
     )
     with _refusals(err):
-        if port and not live:
-            from .options import Refused
-
-            raise Refused(f"--port {port} is the port of the --live page: add --live")
+        check_live(live, port)
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
         _check_running(running)
         _check_outputs(outputs)

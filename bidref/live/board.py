@@ -26,7 +26,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..match.outcome import EndReason
 from ..rules import (
     Accept,
     Bid,
@@ -67,19 +66,82 @@ class Revealed:
 
 
 @dataclass
-class Board:
-    """The public state of one match, fed line by line (:meth:`feed`)."""
+class Players:
+    """Who plays: names (the header's), the engines' own words (their hellos), and
+    where their stderr logs are kept (served once the match is over)."""
 
     names: list[str] = field(default_factory=lambda: ["A", "B"])
     engines: list[dict[str, str]] = field(default_factory=lambda: [{}, {}])
     stderr_logs: list[str | None] = field(default_factory=lambda: [None, None])
+
+
+@dataclass
+class Clocks:
+    """Both clocks, with the rules' arithmetic, from the times of the lines: whose
+    runs since when. A turn's draws and retries keep its delay (RULES.md §7)."""
+
     controls: tuple[TimeControl, TimeControl] = (TimeControl(), TimeControl())
     clock: MatchClock = field(default_factory=lambda: MatchClock.start(TimeControl()))
+    to_act: int | None = None
+    started_t: int | None = None  # t_ns the pending decision's clock runs from
+    last_cost: list[int | None] = field(default_factory=lambda: [None, None])
+    turn: int = 0
+    continues: bool = False  # the next request of the same seat is the same turn
+    last_seat: int | None = None
+
+    def start(self, base: TimeControl, controls: tuple[TimeControl, TimeControl]) -> None:
+        self.controls = controls
+        self.clock = MatchClock.start(base, None if controls[0] == controls[1] else controls)
+
+    def request(self, seat: int, t: int) -> None:
+        if not (self.continues and seat == self.last_seat):
+            self.turn += 1
+        self.continues = False
+        self.last_seat = seat
+        self.clock = self.clock.begin(seat, self.turn)
+        self.to_act, self.started_t = seat, t
+
+    def reply(self, seat: int, t: int) -> bool:
+        """Charge the pending decision; False if no decision of ``seat`` is pending."""
+        if seat != self.to_act or self.started_t is None:
+            return False
+        self.clock, charge = self.clock.charge(max(0, t - self.started_t))
+        self.last_cost[seat] = charge.elapsed
+        return True
+
+    def settled(self, same_turn: bool) -> None:
+        """The decision is over (``same_turn``: a draw, the turn goes on)."""
+        self.to_act = self.started_t = None
+        self.continues = same_turn
+
+    def timeout(self, seat: int) -> None:
+        banks = list(self.clock.banks)
+        banks[seat] = 0
+        self.clock = self.clock._replace(banks=(banks[0], banks[1]), delay_left=0)
+        self.to_act = self.started_t = None
+
+    def to_list(self) -> list[dict[str, object]]:
+        c = self.clock
+        return [
+            {
+                "bank": c.banks[s],
+                "full": self.controls[s].bank,
+                "delay_left": c.delay_left if c.player == s and self.to_act == s else None,
+                "last": self.last_cost[s],
+            }
+            for s in (0, 1)
+        ]
+
+
+@dataclass
+class Table:
+    """The round being played, as far as it is public."""
+
     round: int = 0
     phase: str = "starting"
     opening: str | None = None
     jockey: int | None = None
-    balances: list[int] = field(default_factory=lambda: [150, 150])
+    start_balances: tuple[int, int] = (150, 150)
     layout: Layout = field(default_factory=Layout)
     last_tile: Tile | None = None
     sizes: list[int] = field(default_factory=lambda: [7, 7])
@@ -87,21 +149,44 @@ class Board:
     bid: int | None = None
     bidder: int | None = None
     auction: list[tuple[int, str]] = field(default_factory=list)
-    to_act: int | None = None
-    started_t: int | None = None  # t_ns the pending decision's clock runs from
+    actions: list[tuple[int, str]] = field(default_factory=list)  # (seat, action)
+
+    def refold(self, d: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+        """The hands the round ended with: its revealed deal ``d``, refolded with its
+        actions by the rules core (None if they do not refold)."""
+        try:
+            deal = Deal.from_lists(d["hands"][0], d["hands"][1], d["boneyard"])
+            config = MatchConfig(
+                start_balances=self.start_balances, first_jockey=self.jockey, max_rounds=1
+            )
+            m = Match.from_deal(deal, config)
+            for seat, text in self.actions:
+                if m.over:
+                    break
+                m.apply(parse_action(text), seat)
+            return ([str(t) for t in m.hands[0]], [str(t) for t in m.hands[1]])
+        except (KeyError, TypeError, ValueError, IndexError, RulesError):
+            return None
+
+
+@dataclass
+class Board:
+    """The public state of one match, fed line by line (:meth:`feed`)."""
+
+    players: Players = field(default_factory=Players)
+    clocks: Clocks = field(default_factory=Clocks)
+    table: Table = field(default_factory=Table)
+    balances: list[int] = field(default_factory=lambda: [150, 150])
     last_t: int = 0  # t_ns of the last line
     lines: int = 0
     skipped: int = 0
-    recent: list[tuple[int, str]] = field(default_factory=list)  # (seat, action)
-    last_cost: list[int | None] = field(default_factory=lambda: [None, None])
     result: dict[str, Any] | None = None
     revealed: Revealed | None = None
     faults: list[str] = field(default_factory=list)  # illegal replies, timeouts, ...
-    _turn: int = 0
-    _continues: bool = False  # the next request of the same seat is the same turn
-    _last_seat: int | None = None
-    _round_actions: list[tuple[int, str]] = field(default_factory=list)
-    _round_balances: tuple[int, int] = (150, 150)
+
+    @property
+    def to_act(self) -> int | None:
+        return self.clocks.to_act
 
     def feed_bytes(self, raw: bytes) -> None:
         """One line of the file, as written."""
@@ -133,11 +218,12 @@ class Board:
 
     def on_header(self, x: dict[str, Any]) -> None:
         engines = x.get("engines") or []
+        p = self.players
         for i, e in enumerate(engines[:2]):
             if isinstance(e, dict):
-                self.names[i] = str(e.get("name") or self.names[i])
+                p.names[i] = str(e.get("name") or p.names[i])
                 log = e.get("stderr_log")
-                self.stderr_logs[i] = log if isinstance(log, str) else None
+                p.stderr_logs[i] = log if isinstance(log, str) else None
         tc = x.get("time_control") or {}
         base = TimeControl(int(tc.get("bank_ns") or 0), int(tc.get("delay_ns") or 0))
         per = x.get("time_controls")
@@ -147,105 +233,66 @@ class Board:
                 TimeControl(int(per[0].get("bank_ns") or 0), int(per[0].get("delay_ns") or 0)),
                 TimeControl(int(per[1].get("bank_ns") or 0), int(per[1].get("delay_ns") or 0)),
             )
-        self.controls = controls
-        self.clock = MatchClock.start(base, None if controls[0] == controls[1] else controls)
+        self.clocks.start(base, controls)
 
     def on_hello(self, x: dict[str, Any]) -> None:
         seat = _seat(x)
         e = x.get("engine")
         if seat is not None and isinstance(e, dict):
-            self.engines[seat] = {
+            self.players.engines[seat] = {
                 k: str(e[k])[:80] for k in ("name", "author", "version") if e.get(k) is not None
             }
 
     def on_round_start(self, x: dict[str, Any]) -> None:
-        self.round = int(x.get("round") or self.round + 1)
         bal = x.get("balances")
         if isinstance(bal, list) and len(bal) == 2:
             self.balances = [int(bal[0]), int(bal[1])]
-        self._round_balances = (self.balances[0], self.balances[1])
-        self.jockey = x.get("jockey") if x.get("jockey") in (0, 1) else None
-        self.opening = str(x.get("opening") or "forced")
-        self.phase = "auction" if self.opening == "auction" else "opening"
-        self.layout = Layout()
-        self.last_tile = None
-        self.sizes = [7, 7]
-        self.boneyard = 14
-        self.bid = self.bidder = None
-        self.auction = []
-        self.recent = []  # this round's actions only
-        self._round_actions = []
+        opening = str(x.get("opening") or "forced")
+        self.table = Table(
+            round=int(x.get("round") or self.table.round + 1),
+            phase="auction" if opening == "auction" else "opening",
+            opening=opening,
+            jockey=x.get("jockey") if x.get("jockey") in (0, 1) else None,
+            start_balances=(self.balances[0], self.balances[1]),
+        )
 
     def on_request(self, x: dict[str, Any]) -> None:
         seat = _seat(x)
-        if seat is None:
-            return
-        if not (self._continues and seat == self._last_seat):
-            self._turn += 1
-        self._continues = False
-        self._last_seat = seat
-        self.clock = self.clock.begin(seat, self._turn)
-        self.to_act = seat
-        self.started_t = int(x["t_ns"])
+        if seat is not None:
+            self.clocks.request(seat, int(x["t_ns"]))
 
     def on_reply(self, x: dict[str, Any]) -> None:
         seat = _seat(x)
-        if seat is None or seat != self.to_act or self.started_t is None:
+        if seat is None or not self.clocks.reply(seat, int(x["t_ns"])):
             return
-        t = int(x["t_ns"])
-        self.clock, charge = self.clock.charge(max(0, t - self.started_t))
-        self.last_cost[seat] = charge.elapsed
         status = x.get("status") or "accepted"
         if status != "accepted":
-            self._continues = True  # a retry keeps the turn (and what is left of its delay)
-            self.faults.append(f"{self.names[seat]}: {status} action")
+            self.clocks.continues = True  # a retry keeps the turn (and what is left of its delay)
+            self.faults.append(f"{self.players.names[seat]}: {status} action")
             return
-        self.to_act = None
-        self.started_t = None
         text = str(x.get("action"))
-        self._continues = text == "draw"
+        self.clocks.settled(same_turn=text == "draw")
         self.apply(seat, text)
 
     def on_retry(self, x: dict[str, Any]) -> None:
         seat = _seat(x)
         if seat is not None:
-            self.to_act = seat
-            self.started_t = int(x["t_ns"])
+            self.clocks.to_act, self.clocks.started_t = seat, int(x["t_ns"])
 
     def on_timeout(self, x: dict[str, Any]) -> None:
         seat = _seat(x)
         if seat is not None:
-            banks = list(self.clock.banks)
-            banks[seat] = 0
-            self.clock = self.clock._replace(banks=(banks[0], banks[1]), delay_left=0)
-            self.faults.append(f"{self.names[seat]}: out of time")
-        self.to_act = None
-        self.started_t = None
+            self.clocks.timeout(seat)
+            self.faults.append(f"{self.players.names[seat]}: out of time")
 
     def on_round_reveal(self, x: dict[str, Any]) -> None:
         rnd = int(x.get("round") or 0)
         d = x.get("deal") or {}
         hands = d.get("hands")
-        if rnd != self.round or not isinstance(hands, list) or len(hands) != 2:
+        if rnd != self.table.round or not isinstance(hands, list) or len(hands) != 2:
             return
         dealt = ([_tile_text(t) for t in hands[0]], [_tile_text(t) for t in hands[1]])
-        self.revealed = Revealed(rnd, dealt, self._refold(d))
-
-    def _refold(self, d: dict[str, Any]) -> tuple[list[str], list[str]] | None:
-        """The hands the round ended with: its deal, refolded with its actions."""
-        try:
-            deal = Deal.from_lists(d["hands"][0], d["hands"][1], d["boneyard"])
-            config = MatchConfig(
-                start_balances=self._round_balances, first_jockey=self.jockey, max_rounds=1
-            )
-            m = Match.from_deal(deal, config)
-            for seat, text in self._round_actions:
-                if m.over:
-                    break
-                m.apply(parse_action(text), seat)
-            return ([str(t) for t in m.hands[0]], [str(t) for t in m.hands[1]])
-        except (KeyError, TypeError, ValueError, IndexError, RulesError):
-            return None
+        self.revealed = Revealed(rnd, dealt, self.table.refold(d))
 
     def on_result(self, x: dict[str, Any]) -> None:
         self.result = {
@@ -254,41 +301,40 @@ class Board:
         bal = x.get("balances")
         if isinstance(bal, list) and len(bal) == 2:
             self.balances = [int(bal[0]), int(bal[1])]
-        self.to_act = None
-        self.started_t = None
-        self.phase = "over"
+        self.clocks.settled(same_turn=False)
+        self.table.phase = "over"
 
     # -- the public effect of an accepted action ------------------------------------------
 
     def apply(self, seat: int, text: str) -> None:
-        self._round_actions.append((seat, text))
-        self.recent = [*self.recent[-(MAX_RECENT - 1) :], (seat, text)]
+        tb = self.table
+        tb.actions.append((seat, text))
         a = parse_action(text)
         if isinstance(a, Open | Play):
             count = (
-                self.layout.open_tile(a.tile)
+                tb.layout.open_tile(a.tile)
                 if isinstance(a, Open)
-                else self.layout.place(a.tile, a.at)
+                else tb.layout.place(a.tile, a.at)
             )
-            self.sizes[seat] -= 1
-            self.last_tile = a.tile
-            self.phase = "play"
+            tb.sizes[seat] -= 1
+            tb.last_tile = a.tile
+            tb.phase = "play"
             self.transfer(1 - seat, points_earned(count))
         elif isinstance(a, Draw):
-            self.sizes[seat] += 1
-            self.boneyard = max(0, self.boneyard - 1)
+            tb.sizes[seat] += 1
+            tb.boneyard = max(0, tb.boneyard - 1)
         elif isinstance(a, Bid):
-            self.bid, self.bidder = a.amount, seat
-            self.auction.append((seat, text))
+            tb.bid, tb.bidder = a.amount, seat
+            tb.auction.append((seat, text))
         elif isinstance(a, Accept):
-            self.auction.append((seat, text))
-            if self.bidder is not None and self.bid is not None:
-                credit = JOCKEY_CREDIT if self.bidder == self.jockey else 0
-                self.transfer(self.bidder, max(0, self.bid - credit))
-            self.phase = "opening"
+            tb.auction.append((seat, text))
+            if tb.bidder is not None and tb.bid is not None:
+                credit = JOCKEY_CREDIT if tb.bidder == tb.jockey else 0
+                self.transfer(tb.bidder, max(0, tb.bid - credit))
+            tb.phase = "opening"
         elif isinstance(a, Decline):
-            self.auction.append((seat, text))
-            self.phase = "opening"
+            tb.auction.append((seat, text))
+            tb.phase = "opening"
 
     def transfer(self, payer: int, amount: int) -> None:
         paid = min(amount, self.balances[payer])
@@ -297,52 +343,34 @@ class Board:
 
     # -- what the page gets -------------------------------------------------------------
 
-    def clocks(self) -> list[dict[str, object]]:
-        c = self.clock
-        return [
-            {
-                "bank": c.banks[s],
-                "full": self.controls[s].bank,
-                "delay_left": c.delay_left if c.player == s and self.to_act == s else None,
-                "last": self.last_cost[s],
-            }
-            for s in (0, 1)
-        ]
-
     def to_dict(self, layout_svg: str, count: str) -> dict[str, object]:
         """The board for the page; ``layout_svg`` and ``count``: the layout drawn (by
         the caller, with the replay page's drawing)."""
+        tb, ck = self.table, self.clocks
         return {
-            "names": list(self.names),
-            "engines": [dict(e) for e in self.engines],
-            "round": self.round,
-            "phase": self.phase,
-            "opening": self.opening,
-            "jockey": self.jockey,
+            "names": list(self.players.names),
+            "engines": [dict(e) for e in self.players.engines],
+            "round": tb.round,
+            "phase": tb.phase,
+            "opening": tb.opening,
+            "jockey": tb.jockey,
             "balances": list(self.balances),
-            "hand_sizes": list(self.sizes),
-            "boneyard": self.boneyard,
-            "bid": self.bid,
-            "bidder": self.bidder,
-            "auction": [list(a) for a in self.auction],
-            "to_act": self.to_act,
-            "clock_t": None if self.started_t is None else self.last_t - self.started_t,
-            "clocks": self.clocks(),
-            "recent": [list(a) for a in self.recent],
+            "hand_sizes": list(tb.sizes),
+            "boneyard": tb.boneyard,
+            "bid": tb.bid,
+            "bidder": tb.bidder,
+            "auction": [list(a) for a in tb.auction],
+            "to_act": ck.to_act,
+            "clock_t": None if ck.started_t is None else self.last_t - ck.started_t,
+            "clocks": ck.to_list(),
+            "recent": [list(a) for a in tb.actions[-MAX_RECENT:]],
             "layout": layout_svg,
             "count": count,
-            "tiles": len(self.layout.placed),
+            "tiles": len(tb.layout.placed),
             "revealed": None if self.revealed is None else self.revealed.to_dict(),
             "result": self.result,
             "lines": self.lines,
         }
-
-    def fault_reason(self) -> str | None:
-        """The end reason if the match has ended by a fault."""
-        if self.result is None:
-            return None
-        reason = EndReason.named(str(self.result.get("reason")))
-        return None if reason is None or not reason.fault else reason.value
 
 
 def _seat(x: dict[str, Any]) -> int | None:

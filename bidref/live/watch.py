@@ -79,6 +79,15 @@ def worker_of(r: MatchRecord) -> str:
     return str(w) if w else "here"
 
 
+@dataclass
+class _Cursor:
+    """How far the results file has been read: bytes, its inode, an unfinished line."""
+
+    offset: int = 0
+    inode: int | None = None
+    pending: bytes = b""
+
+
 class Watch:
     """A tournament folder, read incrementally."""
 
@@ -93,9 +102,7 @@ class Watch:
         self.running: dict[str, Running] = {}  # by relative transcript path
         self.tables_version = 0
         self.boards_version = 0
-        self._results_offset = 0
-        self._results_inode: int | None = None
-        self._pending = b""
+        self._results = _Cursor()
         self._folders: dict[str, int] = {}  # transcript folder -> mtime_ns when listed
         self._seen: set[str] = set()  # transcripts listed (running, recorded or stale)
         self._tables: dict[str, Any] | None = None
@@ -145,18 +152,18 @@ class Watch:
         except OSError as e:
             self.problem = f"no results file yet ({e.strerror})"
             return False
-        if self._results_inode is not None and (
-            st.st_ino != self._results_inode or st.st_size < self._results_offset
+        if self._results.inode is not None and (
+            st.st_ino != self._results.inode or st.st_size < self._results.offset
         ):
             self._reset_results()  # rewritten (a torn line cut on --resume)
-        self._results_inode = st.st_ino
-        if st.st_size == self._results_offset:
+        self._results.inode = st.st_ino
+        if st.st_size == self._results.offset:
             return False
         with open(path, "rb") as f:
-            f.seek(self._results_offset)
-            data = f.read(st.st_size - self._results_offset)
-        self._results_offset += len(data)
-        *lines, self._pending = (self._pending + data).split(b"\n")
+            f.seek(self._results.offset)
+            data = f.read(st.st_size - self._results.offset)
+        self._results.offset += len(data)
+        *lines, self._results.pending = (self._results.pending + data).split(b"\n")
         changed = False
         for raw in lines:
             if raw.strip():
@@ -164,8 +171,8 @@ class Watch:
         return changed
 
     def _reset_results(self) -> None:
-        self._results_offset = 0
-        self._pending = b""
+        self._results.offset = 0
+        self._results.pending = b""
         self.plan = None
         self.tally = None
         self.records = []
@@ -358,6 +365,7 @@ class Watch:
         out = []
         for rel, run in sorted(self.running.items()):
             b = run.board
+            lay = b.table.layout
             age = max(0.0, now - run.tail.mtime_ns / 1e9) if run.tail.mtime_ns else 0.0
             out.append(
                 {
@@ -366,7 +374,7 @@ class Watch:
                     + " · "
                     + Path(rel).name.split(".")[0],
                     "age_ms": round(age * 1000),
-                    **b.to_dict(layout_markup(b.layout, b.last_tile), count_text(b.layout)),
+                    **b.to_dict(layout_markup(lay, b.table.last_tile), count_text(lay)),
                 }
             )
         return {"version": self.boards_version, "running": out}
@@ -385,7 +393,7 @@ class Watch:
         board = Board()
         for raw in tail.poll()[0][:1]:  # the header is the first line
             board.feed_bytes(raw)
-        log_path = board.stderr_logs[seat]
+        log_path = board.players.stderr_logs[seat]
         return None if log_path is None else Path(log_path)
 
 

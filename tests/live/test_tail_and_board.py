@@ -56,11 +56,11 @@ def test_the_board_agrees_with_the_full_replay_at_every_decision(matches: list[b
                 continue
             s = at_line[n]
             layout, _ = tl.layouts[s.layout]
-            assert sorted(map(str, board.layout.placed)) == sorted(map(str, layout.placed)), n
+            assert sorted(map(str, board.table.layout.placed)) == sorted(map(str, layout.placed)), n
             assert board.balances == list(s.balances), n
-            assert board.sizes == list(s.hand_sizes), n
-            assert board.boneyard == s.boneyard, n
-            assert list(board.clock.banks) == [s.clocks[0]["bank"], s.clocks[1]["bank"]], n
+            assert board.table.sizes == list(s.hand_sizes), n
+            assert board.table.boneyard == s.boneyard, n
+            assert list(board.clocks.clock.banks) == [s.clocks[0]["bank"], s.clocks[1]["bank"]], n
             assert board.to_act == s.to_act, n
             checked += 1
         assert checked > 50
@@ -78,16 +78,16 @@ def test_no_hand_is_shown_before_its_rounds_reveal(matches: list[bytes]) -> None
             board.feed_bytes(raw)
             x = json.loads(raw)
             reveals += x["type"] == "round_reveal"
-            shown = board.to_dict(layout_markup(board.layout, board.last_tile), "")
+            shown = board.to_dict(layout_markup(board.table.layout, board.table.last_tile), "")
             revealed = shown.pop("revealed")
             if revealed is not None:
-                assert revealed["round"] <= board.round
+                assert revealed["round"] <= board.table.round
                 # a round is shown revealed only from its reveal line on
                 assert reveals >= revealed["round"]
             if board.result is not None:
                 continue
             text = json.dumps(shown)
-            on_table = {str(t) for t in board.layout.placed}
+            on_table = {str(t) for t in board.table.layout.placed}
             named = {f"{min(a, b)}-{max(a, b)}" for a, b in TILE.findall(text)}
             assert named <= on_table, (x["seq"], named - on_table)
         assert reveals >= 2
@@ -115,7 +115,7 @@ def test_bad_lines_are_skipped_not_raised() -> None:
         board.feed_bytes(raw)
     board.feed({"type": "round_start", "round": "two"})
     assert board.skipped >= 3
-    board.to_dict(layout_markup(board.layout, None), count_text(board.layout))
+    board.to_dict(layout_markup(board.table.layout, None), count_text(board.table.layout))
 
 
 @pytest.mark.parametrize("name", ["m.jsonl", "m.jsonl.gz"])
