@@ -22,9 +22,10 @@ input: a line it cannot use is counted and skipped.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ..rules import (
     Accept,
@@ -47,21 +48,34 @@ from ..rules import (
 from ..rules.phase import JOCKEY_CREDIT
 
 MAX_RECENT = 8  # last actions kept for the page
+_decode = msgspec.json.decode  # (about 3x json.loads: the fold's first cost)
 
 
 @dataclass
 class Revealed:
-    """A round after its reveal: the hands dealt and the hands it ended with."""
+    """A round after its reveal: the hands dealt and the hands it ended with (refolded
+    when first asked for: a fast match reveals many rounds between two looks)."""
 
     round: int
     dealt: tuple[list[str], list[str]]
-    left: tuple[list[str], list[str]] | None  # None: the actions did not refold
+    table: Table
+    deal: dict[str, Any]
+    _left: tuple[list[str], list[str]] | bool | None = False  # False: not refolded yet
+
+    @property
+    def left(self) -> tuple[list[str], list[str]] | None:
+        """None: the actions did not refold."""
+        if self._left is False:
+            self._left = self.table.refold(self.deal)
+        assert self._left is not True
+        return self._left
 
     def to_dict(self) -> dict[str, object]:
+        left = self.left
         return {
             "round": self.round,
             "dealt": list(self.dealt),
-            "left": None if self.left is None else list(self.left),
+            "left": None if left is None else list(left),
         }
 
 
@@ -191,8 +205,8 @@ class Board:
     def feed_bytes(self, raw: bytes) -> None:
         """One line of the file, as written."""
         try:
-            x = json.loads(raw)
-        except ValueError:
+            x = _decode(raw)
+        except (msgspec.DecodeError, RecursionError):
             self.skipped += 1
             return
         if isinstance(x, dict):
@@ -292,7 +306,7 @@ class Board:
         if rnd != self.table.round or not isinstance(hands, list) or len(hands) != 2:
             return
         dealt = ([_tile_text(t) for t in hands[0]], [_tile_text(t) for t in hands[1]])
-        self.revealed = Revealed(rnd, dealt, self.table.refold(d))
+        self.revealed = Revealed(rnd, dealt, self.table, d)
 
     def on_result(self, x: dict[str, Any]) -> None:
         self.result = {
