@@ -56,7 +56,7 @@
     const frac = c.full > 0 ? Math.max(0, Math.min(1, now.bank / (c.full / 1e6))) : 0;
     return '<div class="clock' + (now.runs ? " runs" : "") + '" data-seat="' + seat + '">' +
       '<div class="bar"><span style="width:' + (100 * frac).toFixed(1) + '%"></span></div>' +
-      (now.runs ? "⏱ " : "") + 'bank <span class="bank">' + secs(now.bank) + "</span>" +
+      (now.runs ? "● runs · " : "") + 'bank <span class="bank">' + secs(now.bank) + "</span>" +
       (now.runs ? ' · delay <span class="delay">' + secs(now.delay) + "</span>" : "") +
       (c.last !== null ? ' · last ' + secs(c.last / 1e6) : "") + "</div>";
   }
