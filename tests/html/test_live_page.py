@@ -244,3 +244,39 @@ def test_without_the_event_stream_the_page_polls(browser: Any, played: Played) -
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_what_an_engine_says_is_shown_as_text(browser: Any, played: Played, tmp_path: Path) -> None:  # noqa: F811
+    """An engine's hello (its version, author) is hostile input: shown, never run."""
+    out = tmp_path / "live"
+    out.mkdir()
+    (out / "results.jsonl").write_text(played.header + "\n")
+    evil = '<img src=x onerror="window.pwned=1">'
+    hello = {
+        "type": "hello",
+        "seq": 1,
+        "t_ns": 5,
+        "seat": 0,
+        "engine": {"name": evil, "version": evil},
+    }
+    (out / "transcripts" / "a--b").mkdir(parents=True)
+    (out / "transcripts" / "a--b" / "1-0.jsonl").write_text(
+        '{"type":"header","seq":0,"t_ns":0,"engines":[{"name":"x"},{"name":"y"}]}\n'
+        + json.dumps(hello)
+        + "\n"
+    )
+    srv = LiveServer(out, 0)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = LoopbackPage(browser, srv.url)
+        page.page.goto(srv.url + "live")
+        page.page.wait_for_selector(".board")
+        assert evil in page.text(".board")
+        assert page.page.locator(".board img").count() == 0
+        assert page.page.evaluate("window.pwned === undefined")
+        page.page.close()
+        assert page.errors == []
+    finally:
+        srv.shutdown()
+        srv.server_close()
