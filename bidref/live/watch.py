@@ -307,7 +307,7 @@ class Watch:
                     "rounds": r.rounds,
                     "rated": r.rated,
                     "worker": worker_of(r),
-                    "replay": f"replay/{i}.html" if r.transcript else None,
+                    "replay": f"/replay/{i}.html" if r.transcript else None,
                 }
             )
         return out
@@ -340,8 +340,8 @@ class Watch:
                         "seat": r.seat,
                         "worker": worker,
                         "text": r.detail_text(),
-                        "replay": f"replay/{i}.html" if r.transcript else None,
-                        "stderr": f"stderr/{i}/{seat}",
+                        "replay": f"/replay/{i}.html" if r.transcript else None,
+                        "stderr": f"/stderr/{i}/{seat}",
                     }
                 )
         return {

@@ -238,6 +238,8 @@ def test_without_the_event_stream_the_page_polls(browser: Any, played: Played) -
         page.page.wait_for_function("window.bidrefLive.messages >= 1", timeout=30_000)
         assert page.text("#rated") == str(len(played.records))
         assert page.page.locator("#finished a", has_text="replay").count() == len(played.records)
+        page.page.locator("#finished a", has_text="replay").first.click()
+        page.page.wait_for_selector("#step-text")  # the match's replay page, made on demand
         page.page.close()
         # (the aborted stream is said on the console; nothing else may be)
         assert [e for e in page.errors if "ERR_FAILED" not in e] == []

@@ -80,7 +80,7 @@ def test_a_running_match_shows_as_it_is_written_and_leaves_with_its_record(
     t = snap["tables"]
     assert t["recorded"] == 1 and t["rated"] == 1
     assert [f["index"] for f in t["finished"]] == [0]
-    assert t["finished"][0]["replay"] == "replay/0.html"
+    assert t["finished"][0]["replay"] == "/replay/0.html"
     assert "python_greedy" in t["standings"] and "python_random" in t["cross"]
     assert watch.stderr_log(0, 0) is not None and watch.stderr_log(0, 0).is_file()  # type: ignore[union-attr]
     assert watch.stderr_log(1, 0) is None  # not a finished match
@@ -128,7 +128,7 @@ def test_faults_count_per_engine_and_worker_with_links(played: Played, tmp_path:
     assert engines[loser]["counts"][kinds.index("crashes")] == 1
     assert all(e["counts"][kinds.index("aborted")] == 1 for e in engines.values())
     link = engines[loser]["links"][0]
-    assert link["replay"] == "replay/0.html" and link["stderr"].startswith("stderr/0/")
+    assert link["replay"] == "/replay/0.html" and link["stderr"].startswith("/stderr/0/")
     workers = {w["name"]: w["counts"] for w in f["workers"]}
     assert workers["tcp://w1:1"][kinds.index("crashes")] == 1
     assert workers["here"][kinds.index("aborted")] == 1
