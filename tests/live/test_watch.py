@@ -152,3 +152,22 @@ def test_a_folder_without_results_says_so(tmp_path: Path) -> None:
     watch = Watch(tmp_path)
     assert watch.refresh() == (False, False)
     assert "no results file" in str(watch.snapshot()["tables"]["problem"])
+
+
+def test_the_sprt_is_its_llr_between_its_bounds(played: Played, tmp_path: Path) -> None:
+    out = tmp_path / "live"
+    out.mkdir()
+    header = json.loads(played.header)
+    header["sprt"] = {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05}
+    (out / "results.jsonl").write_text(json.dumps(header) + "\n")
+    watch = Watch(out)
+    watch.refresh()
+    s = watch.snapshot()["tables"]["sprt"]
+    assert s["llr"] in (None, 0.0) and s["pairs"] == 0  # no complete pair yet (never NaN)
+    assert round(s["lower"], 3) == -2.944 and round(s["upper"], 3) == 2.944
+    for i in range(len(played.records)):
+        _append_record(played, out, i)
+    watch.refresh()
+    s = watch.snapshot()["tables"]["sprt"]
+    assert s["pairs"] == 1 and isinstance(s["llr"], float) and s["status"] == "continue"
+    assert s["pairing"] == "python_greedy vs python_random"
