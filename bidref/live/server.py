@@ -20,7 +20,9 @@ It never writes anything and never talks to the runner.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +38,7 @@ from ..render.report_server import Response, route
 from .watch import Watch
 
 POLL_S = 0.2  # how often the folder is read while a page listens
+NICE = 10  # the server's threads' priority, below the matches'
 KEEPALIVE_S = 15.0  # a comment line on a quiet stream (a proxy or browser may cut it)
 STDERR_CAP = 256 * 1024  # bytes of a stderr log served: its end
 HTML = "text/html; charset=utf-8"
@@ -51,6 +54,14 @@ def live_page(title: str = "bidref tournament: live") -> str:
     from the event stream (or the JSON fallback)."""
     page = live_asset("live.html").replace("@TITLE@", escape(title))
     return page.replace("@TILE_DEFS@", tile_defs())
+
+
+def _yield_to_matches() -> None:
+    """Run this thread at a lower priority (nice +10; Linux sets it per thread): in
+    the tournament's own process the page's work waits for the referees' (the
+    workers and the runner keep theirs)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
 
 
 def _json(value: Any) -> bytes:
@@ -102,6 +113,7 @@ class LiveServer(ThreadingHTTPServer):
                 self.changed.notify_all()
 
     def _poll(self) -> None:
+        _yield_to_matches()
         while not self.closing:
             if self.listeners == 0:
                 self._wake.wait()  # nobody listens: nothing to read
@@ -196,6 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _events(self) -> None:
         """The event stream: the snapshot, then each change, until the page goes."""
         srv = self.server
+        _yield_to_matches()
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-store")

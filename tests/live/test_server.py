@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -148,3 +149,16 @@ def test_nobody_listening_nothing_is_read(server: LiveServer, folder: Path) -> N
     snap = json.loads(get(server, "/live/state.json")[2])
     assert [b["id"] for b in snap["boards"]["running"]] == ["transcripts/x--y/1-0.jsonl"]
     sink.close()
+
+
+def test_the_servers_work_yields_to_the_matches(server: LiveServer) -> None:
+    """Its threads run at nice +10 (Linux: per thread); the process's others do not."""
+    events = Events(server)
+    try:
+        events.next()
+        poller = server._poller.native_id
+        assert poller is not None
+        assert os.getpriority(os.PRIO_PROCESS, poller) == 10
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == 0
+    finally:
+        events.close()
