@@ -57,11 +57,12 @@ def live_page(title: str = "bidref tournament: live") -> str:
 
 
 def _yield_to_matches() -> None:
-    """Run this thread at a lower priority (nice +10; Linux sets it per thread): in
+    """Run this thread at a lower priority (nice + 10; Linux sets it per thread): in
     the tournament's own process the page's work waits for the referees' (the
     workers and the runner keep theirs)."""
     with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + NICE))
 
 
 def _json(value: Any) -> bytes:

@@ -152,13 +152,13 @@ def test_nobody_listening_nothing_is_read(server: LiveServer, folder: Path) -> N
 
 
 def test_the_servers_work_yields_to_the_matches(server: LiveServer) -> None:
-    """Its threads run at nice +10 (Linux: per thread); the process's others do not."""
+    """Its threads run at nice + 10 (Linux: per thread); the process's others do not."""
     events = Events(server)
     try:
         events.next()
         poller = server._poller.native_id
         assert poller is not None
-        assert os.getpriority(os.PRIO_PROCESS, poller) == 10
-        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == 0
+        base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        assert os.getpriority(os.PRIO_PROCESS, poller) == min(19, base + 10)
     finally:
         events.close()
