@@ -105,6 +105,7 @@ class Watch:
         self._results = _Cursor()
         self._folders: dict[str, int] = {}  # transcript folder -> mtime_ns when listed
         self._seen: set[str] = set()  # transcripts listed (running, recorded or stale)
+        self._dormant: dict[str, Path] = {}  # stale, without a record: may start again
         self._tables: dict[str, Any] | None = None
 
     # -- reading ----------------------------------------------------------------------
@@ -114,7 +115,7 @@ class Watch:
         tables = self._read_results()
         if self.plan is None:
             return tables, False
-        boards = self._scan()
+        boards = self._scan() | self._wake()
         for rel, run in list(self.running.items()):
             lines, restarted = run.tail.poll()
             if restarted:
@@ -128,6 +129,7 @@ class Watch:
                 boards = True
             elif not lines and self._stale(run):
                 del self.running[rel]  # left over from an interrupted run
+                self._dormant[rel] = run.path
                 boards = True
         if tables:
             self.tables_version += 1
@@ -137,9 +139,27 @@ class Watch:
         return tables, boards
 
     def _stale_after_s(self) -> float:
+        """The longest a decision may take (any engine's own clock too), and a margin."""
         assert self.plan is not None
         s = self.plan.settings
-        return (s.bank_ms + s.delay_ms) / 1000 + STALE_MARGIN_S
+        longest = s.bank_ms + s.delay_ms
+        for e in self.plan.engines:
+            if e.time_control_ms is not None:
+                longest = max(longest, sum(e.time_control_ms))
+        return longest / 1000 + STALE_MARGIN_S
+
+    def _wake(self) -> bool:
+        """A stale transcript written again (``--resume`` plays an interrupted match
+        into the same file) is running again."""
+        changed = False
+        for rel, path in list(self._dormant.items()):
+            if rel in self.recorded:
+                del self._dormant[rel]
+            elif self.now() - _mtime(path) <= self._stale_after_s():
+                del self._dormant[rel]
+                self.running[rel] = Running(path, Tail(path))
+                changed = True
+        return changed
 
     def _stale(self, run: Running) -> bool:
         mtime = run.tail.mtime_ns / 1e9 if run.tail.mtime_ns else _mtime(run.path)
@@ -227,7 +247,8 @@ class Watch:
                 if rel in self.recorded:
                     continue
                 if self.now() - _mtime(path) > self._stale_after_s():
-                    continue  # an interrupted run's: not running
+                    self._dormant[rel] = path  # an interrupted run's: not running (yet)
+                    continue
                 self.running[rel] = Running(path, Tail(path))
                 changed = True
         return changed

@@ -108,6 +108,12 @@ def test_a_quiet_transcript_without_a_record_is_not_running(played: Played, tmp_
     clock.t = mtime + quiet + 1
     assert watch.refresh() == (False, True)
     assert watch.snapshot()["boards"]["running"] == []
+    # --resume plays the interrupted match again, into the same file
+    path.write_bytes(played.transcripts[rel])
+    clock.t = os.path.getmtime(path) + 1
+    assert watch.refresh() == (False, True)
+    (board,) = watch.snapshot()["boards"]["running"]
+    assert board["result"] is not None  # read from its start again
 
 
 def test_faults_count_per_engine_and_worker_with_links(played: Played, tmp_path: Path) -> None:
