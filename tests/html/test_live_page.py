@@ -170,6 +170,7 @@ def test_the_page_follows_boards_results_and_standings_within_a_second(
         # a board drawn with its layout, from the same drawing as the replay page
         page.page.wait_for_selector(".board svg.layout use", timeout=60_000)
         assert page.page.locator(".board .seat.to-act, .board [data-field=result]").count() >= 1
+        assert page.page.evaluate("window.bidrefLive.mode") == "live"  # the event stream
         proc.wait(timeout=240)
         assert proc.returncode == 0
         page.page.wait_for_function(
@@ -182,7 +183,6 @@ def test_the_page_follows_boards_results_and_standings_within_a_second(
     updates: list[dict[str, Any]] = page.page.evaluate("window.bidrefLive.updates")
     assert page.page.evaluate("window.bidrefLive.loadedAt") == loaded
     assert page.navigations == 1  # no reload
-    assert page.page.evaluate("window.bidrefLive.mode") == "live"  # the event stream
 
     board_lag, result_lag, standings_lag = [], [], []
     seen: dict[str, float] = {}  # when the page first showed each match
