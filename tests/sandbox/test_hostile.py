@@ -36,7 +36,7 @@ def test_strict_every_attack_fails_and_the_victim_wins(arena: Arena) -> None:
     victim_bytes = arena.victim.read_bytes()
     run = arena.match([*ISOLATION, *LIMITS], args=["--sandbox", "strict"])
     assert run.rc == 0, run.stderr
-    assert "sandbox: namespaces+account+cgroups (cpuset 1,0)" in run.stderr
+    assert "sandbox: namespaces+account+cgroups+seccomp (cpuset 1,0)" in run.stderr
     assert set(run.attacks) == {*ISOLATION, *LIMITS}, run.attacks
     worked = {name: a["detail"] for name, a in run.attacks.items() if a["ok"]}
     assert worked == {}
@@ -48,7 +48,7 @@ def test_strict_every_attack_fails_and_the_victim_wins(arena: Arena) -> None:
     assert "Too many open files" in run.attacks["nofile"]["detail"]
     assert "MiB then" in run.attacks["disk"]["detail"]
     assert run.attacks["cpuset"]["detail"] in ("[0]", "[1]")
-    assert leaked_cgroups() == set()
+    assert leaked_cgroups(arena.referees) == set()
 
 
 @needs_root
@@ -76,7 +76,7 @@ def test_strict_fork_bomb_is_bounded_and_loses_by_resources(arena: Arena) -> Non
         "exceeded its processes limit (32; exit code"
     )
     assert run.outcome["winner"] == 1
-    assert leaked_cgroups() == set()
+    assert leaked_cgroups(arena.referees) == set()
 
 
 def test_strict_refuses_without_every_protection(arena: Arena) -> None:
@@ -89,10 +89,20 @@ def test_strict_refuses_without_every_protection(arena: Arena) -> None:
     assert run.attacks == {}
 
 
+def test_an_engines_own_strict_that_cannot_be_given_names_the_engine(arena: Arena) -> None:
+    run = arena.match(
+        ["signal"], strict_engine=True, python=["/usr/bin/python3"], user=unprivileged()
+    )
+    assert run.rc == 2
+    assert "engine 'hostile' asks for sandbox=strict: --sandbox strict: this machine" in (
+        run.stderr
+    ), run.stderr
+
+
 def test_auto_unprivileged_namespace_attacks_fail(arena: Arena) -> None:
     run = arena.match(NAMESPACE, python=["/usr/bin/python3"], user=unprivileged())
     assert run.rc == 0, run.stderr
-    assert "sandbox: namespaces;" in run.stderr
+    assert "sandbox: namespaces+seccomp;" in run.stderr
     worked = {name: a["detail"] for name, a in run.attacks.items() if a["ok"]}
     assert set(run.attacks) == set(NAMESPACE) and worked == {}
     assert run.outcome["winner"] == 1 and run.outcome["reason"] == "resign"
