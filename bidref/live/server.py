@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from ..render.dominoes import tile_defs
+from ..render.replay_page import replay_page
 from ..render.report_server import Response, route
+from ..render.timeline import build_timeline
 from .watch import Watch
 
 POLL_S = 0.2  # how often the folder is read while a page listens
@@ -161,9 +163,27 @@ def live_route(server: LiveServer, path: str) -> Response | None:
         return Response(200, JSON, server.state())
     if path.startswith("/stderr/"):
         return _stderr(server, path)
+    if path.startswith("/running/"):
+        return _running(server, path[len("/running/") :])
     if path in ("/report", "/report.html"):
         path = "/"
     return route(server.out_dir, path)
+
+
+def _running(server: LiveServer, rel: str) -> Response:
+    """The replay of a running match so far. Only what its transcript holds: the
+    rounds revealed show their hands, the round being played none (the replay
+    page draws a round's hands from its reveal only)."""
+    with server.lock:
+        run = server.watch.running.get(rel)  # (only a running match's own name)
+    if run is None:
+        return _text(HTTPStatus.NOT_FOUND, f"{rel}: not a running match (its replay: /report)")
+    try:
+        data = run.path.read_bytes()
+    except OSError as e:
+        return _text(HTTPStatus.NOT_FOUND, f"cannot read {rel}: {e.strerror or e}")
+    page = replay_page(build_timeline(data), f"{rel} (running: reload for more)", assets="/assets/")
+    return Response(200, HTML, page.encode())
 
 
 def _stderr(server: LiveServer, path: str) -> Response:

@@ -162,3 +162,25 @@ def test_the_servers_work_yields_to_the_matches(server: LiveServer) -> None:
         assert os.getpriority(os.PRIO_PROCESS, poller) == min(19, base + 10)
     finally:
         events.close()
+
+
+def test_a_running_matchs_replay_so_far_shows_no_hand_of_its_round(
+    server: LiveServer, folder: Path, played: Played
+) -> None:
+    i = next(i for i in range(len(played.records)) if played.record(i)["rounds"] >= 2)
+    rel = str(played.record(i)["transcript"])
+    lines = decompress(played.transcripts[rel], rel).split(b"\n")[:-1]
+    first_reveal = next(n for n, x in enumerate(lines) if b'"round_reveal"' in x)
+    running = "transcripts/x--y/7-0.jsonl"  # (a running match of its own name)
+    (folder / running).parent.mkdir(parents=True)
+    (folder / running).write_bytes(b"\n".join(lines[: first_reveal + 8]) + b"\n")
+    json.loads(get(server, "/live/state.json")[2])  # (the server sees it running)
+    status, _, body = get(server, "/running/" + running)
+    assert status == 200
+    page = body.decode()
+    data = json.loads(page.split('id="match-data">', 1)[1].split("</script>", 1)[0])
+    rounds = {s["round"]: s["hands"] for s in data["steps"] if s["round"]}
+    assert all(h is not None for h in rounds[1])  # round 1 is revealed
+    assert rounds[2] == [None, None]  # round 2 is being played: no hand
+    for bad in ("/running/" + rel, "/running/../results.jsonl", "/running/"):
+        assert get(server, bad)[0] == 404, bad

@@ -86,7 +86,7 @@
       reveal = '<div class="reveal" data-field="revealed" data-round="' + r.round + '">round ' + r.round + " revealed · A dealt " + tiles(r.dealt[0]) +
         (r.left ? ", left " + tiles(r.left[0]) : "") + " · B dealt " + tiles(r.dealt[1]) + (r.left ? ", left " + tiles(r.left[1]) : "") + "</div>";
     }
-    return "<h3>" + esc(b.title) + " <small>· round " + b.round + " · " + esc(b.phase) + " · line " + b.lines + "</small></h3>" +
+    return '<h3><a href="/running/' + esc(b.id) + '" title="its replay so far">' + esc(b.title) + "</a> <small>· round " + b.round + " · " + esc(b.phase) + " · line " + b.lines + "</small></h3>" +
       '<div class="seats">' + seatHtml(b, 0) + seatHtml(b, 1) + "</div>" +
       '<div class="table">' + (b.tiles ? b.layout : '<span class="empty">' + (b.round ? "nothing on the table yet" : "no round dealt yet") + "</span>") + "</div>" +
       '<div class="strip"><span>' + esc(b.count) + '</span><span><span class="label">boneyard:</span> <span data-field="boneyard">' + b.boneyard + "</span></span>" +
