@@ -140,7 +140,7 @@
     const pos = (v) => (100 * (Math.max(s.lower, Math.min(s.upper, v)) - s.lower) / span).toFixed(2);
     const verdict = { H1: "H1 accepted: stronger by at least elo1", H0: "H0 accepted: not stronger than elo0", continue: "continue" }[s.status] || "no complete pair yet";
     return '<div class="sprt">[' + s.elo0 + ", " + s.elo1 + "] α=" + s.alpha + " β=" + s.beta +
-      (s.pairing ? " on " + s.pairs + " pairs of " + esc(s.pairing) : "") + ': LLR <b id="llr">' + (s.llr === null ? "–" : s.llr.toFixed(2)) +
+      (s.pairing ? " on " + s.pairs + (s.pairs === 1 ? " pair" : " pairs") + " of " + esc(s.pairing) : "") + ': LLR <b id="llr">' + (s.llr === null ? "–" : s.llr.toFixed(2)) +
       '</b> in (' + s.lower.toFixed(2) + ", " + s.upper.toFixed(2) + ') · <b id="sprt-verdict">' + verdict + "</b></div>" +
       '<div class="gauge" title="the LLR now, between its bounds"><span class="zero" style="left:' + pos(0) + '%"></span>' +
       (s.llr === null ? "" : '<span class="llr" id="llr-mark" style="left:' + pos(s.llr) + '%"></span>') + "</div>" +
