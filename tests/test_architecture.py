@@ -63,6 +63,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bidref.render.tournament_report",
         "bidref.render.tournament_views",
         "bidref.render.report_server",
+        # the live page: reads a tournament's folder as it grows, serves it
+        "bidref.live",
     ),
     ("bidref.cli",),
     ("bidref.launch",),
@@ -282,7 +284,7 @@ MAX_ATTRIBUTES = 15
 # ``Header``: the transcript header line; ``MatchRecord``: a results line).
 KNOWN_LARGE: dict[str, int] = {
     "bidref.cli.connect_cmd.connect": 87,
-    "bidref.cli.tournament_cmd.tournament": 93,
+    "bidref.cli.tournament_cmd.tournament": 96,  # one line per option
     # MatchSpec is not split on purpose: it is the picklable input of run_match (a
     # tournament worker gets one each) and mostly what the transcript header
     # records of a match (time controls, rounds, policy, transport, deals, raw

@@ -52,6 +52,8 @@ def test_the_wheel_holds_the_package_its_data_and_no_tests(wheel: Path) -> None:
         assert f"bidref/data/{data}" in names
     assert "bidref/py.typed" in names
     assert "bidref/render/assets/replay.js" in names  # the HTML replay's script and style
+    for live in ("live.html", "live.js", "live.css"):  # the live page (bidref/live)
+        assert f"bidref/live/assets/{live}" in names
     assert "bidref/cli/__init__.py" in names and "bidref/rules/match.py" in names
     assert not any(n.startswith(("tests/", "benchmarks/", "sample_engines/")) for n in names)
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))

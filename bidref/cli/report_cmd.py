@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ..render.report_server import make_server
 from ..render.tournament_report import write_report
 from ..tournament.runner import RESULTS_FILE
 from ..tournament.store import ResultsError
@@ -79,7 +78,8 @@ def tournament_report(
         typer.Option(
             "--serve",
             help="Serve the report on 127.0.0.1 until Ctrl-C, each match's replay made "
-            "from its transcript when opened (nothing is written).",
+            "from its transcript when opened (nothing is written), and at /live a page "
+            "that follows a tournament still running.",
         ),
     ] = False,
     port: Annotated[
@@ -137,8 +137,11 @@ def tournament_report(
 
 
 def _serve(folder: Path, port: int, err: Console) -> None:
+    from ..live.server import LiveServer
+
     try:
-        server = make_server(folder, port)
+        # the report at /, and the live page at /live (a folder still being written)
+        server = LiveServer(folder, port, home="report")
     except OSError as exc:
         err.print(
             f"[red]error:[/red] --port {port}: cannot listen on 127.0.0.1 ({exc.strerror or exc});"
@@ -148,7 +151,8 @@ def _serve(folder: Path, port: int, err: Console) -> None:
         raise typer.Exit(code=2) from None
     host, bound = server.server_address[:2]
     Console().print(
-        f"Serving the report of {folder} at http://{host!s}:{bound}/ (Ctrl-C to stop)",
+        f"Serving the report of {folder} at http://{host!s}:{bound}/ (Ctrl-C to stop); "
+        f"watch it live at http://{host!s}:{bound}/live",
         highlight=False,
         soft_wrap=True,  # one line: the address must not be cut
     )

@@ -22,6 +22,7 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption, freeze_idle_of
+from .live_opts import LiveOption, PortOption, check_live
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_options import (
     DEFAULT_BANK_S,
@@ -137,6 +138,8 @@ def tournament(
     tls_key: TlsKeyOption = None,
     startup: StartupOption = None,
     play_function: PlayFunctionOption = DEFAULT_PLAY,
+    live: LiveOption = False,
+    port: PortOption = 0,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
@@ -175,6 +178,7 @@ def tournament(
         freeze_idle_of(freeze_idle, jail.sandbox),
     )
     with _refusals(err):
+        check_live(live, port)
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
         _check_running(running)
         _check_outputs(outputs)
@@ -195,7 +199,7 @@ def tournament(
         transport=transport,
         sprt=sprt_test,
     )
-    plan, summary = _play(wanted, outputs, running, play, err, console)
+    plan, summary = _play(wanted, outputs, running, play, err, console, port if live else None)
     _finish(plan, summary, outputs, running.max_attempts, err, console)
 
 
@@ -316,12 +320,17 @@ def _play(
     play: PlayFn,
     err: Console,
     console: Console,
+    live_port: int | None = None,
 ) -> tuple[Plan, RunSummary]:
     """Play the tournament. One ExitStack holds the run's resources (the hold on the
-    results file, the store, the listeners, the backend) and closes them in reverse,
-    whatever happens; a refusal is said once they are closed."""
+    results file, the store, the listeners, the backend, the --live server) and
+    closes them in reverse, whatever happens; a refusal is said once they are closed."""
     with _refusals(err), ExitStack() as resources:
         plan, store = _open(wanted, outputs, running, resources)
+        if live_port is not None:
+            from .live_opts import start_live
+
+            start_live(outputs.out, live_port, resources, err)
         todo = _todo(plan, store)
         listeners = _listen(plan, running, resources, err)
         backend = _backend(play, running, todo, listeners, err, plan)

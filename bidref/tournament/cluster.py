@@ -24,6 +24,7 @@ running on a worker plays to its end there and its result is discarded
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -41,6 +42,7 @@ from bidref import __version__
 from bidref.errors import BidrefError
 
 from ..match.outcome import EndReason
+from .live_mirror import TOPIC, CoordinatorMirror, WorkerMirror, worker_send
 from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
 from .shipping import (
@@ -190,7 +192,10 @@ def _play_privately(
             stderr_dir=None if job.stderr_dir is None else str(tmp / "stderr"),
             debug_log=None if job.debug_log is None else str(tmp / "debug.log"),
         )
-        report = run_job(play, here)
+        send = worker_send()  # the transcript mirrored home as it grows (live_mirror.py)
+        mirror = WorkerMirror(Path(here.transcript), job.transcript, send) if send else None
+        with mirror if mirror is not None else contextlib.nullcontext():
+            report = run_job(play, here)
         outputs: list[tuple[str, bytes]] = []
         if job.debug_log is not None and os.path.isfile(str(here.debug_log)):
             outputs.append((job.debug_log, Path(str(here.debug_log)).read_bytes()))
@@ -257,11 +262,19 @@ class ClusterBackend:
         self._matches: list[_Match] = []
         self._refusing: dict[str, str] = {}  # worker: why
         self._cancelled = False
+        self._mirror = CoordinatorMirror(self._running)
+        client.subscribe_topic(TOPIC, self._mirror.on_event)
         self.files_sent = 0  # files shipped to workers that lacked them, in this run
         threads = sum(client.nthreads().values())
         if threads < 1 and concurrency is None:
             raise ClusterError("the dask cluster has no workers: start some with `dask worker`")
         self.slots = concurrency if concurrency is not None else threads
+
+    def _running(self, transcript: str) -> bool:
+        """Whether a running match writes ``transcript`` (read without the lock: the
+        client's thread asks, and a copy of a list is made at once)."""
+        matches = list(self._matches)
+        return any(m.job.transcript == transcript and not m.done.done() for m in matches)
 
     def submit(self, job: MatchJob) -> Handle:
         match = _Match(job)
