@@ -44,6 +44,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         # the one list of end reasons: the match layer's, read by replay, the pages
         # and the tournament below and beside it; it imports the standard library only
         "bidref.match.outcome",
+        # AI research on the rules alone (docs/env.md): the PettingZoo environment
+        # and the OpenSpiel game; no referee, no clock
+        "bidref.env",
+        "bidref.openspiel",
     ),
     ("bidref.engines",),
     ("bidref.transcript", "bidref.movefile"),
@@ -288,6 +292,9 @@ KNOWN_LARGE: dict[str, int] = {
     # its many callers (the CLI, tournaments, the network seats, tests, benchmarks)
     # spell longer keywords, and nothing in such a group changes together.
     "bidref.match.spec.MatchSpec": 16,
+    # PettingZoo's AEC API is attributes: eleven of these (agents, spaces, rewards,
+    # terminations, agent_selection, ...) are PettingZoo's names, read by its tests
+    "bidref.env.aec.SpectacularBidEnv": 17,
     "bidref.movefile.parse._parse_json": 84,
     "bidref.movefile.validate._Run.step": 115,
     "bidref.render.timeline.Step": 26,
