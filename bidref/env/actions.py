@@ -52,6 +52,7 @@ ACTIONS: Final[tuple[Action, ...]] = _enumerate()
 
 NUM_ACTIONS: Final = len(ACTIONS)
 
+DRAW_ID: Final = 2
 FIRST_OPEN: Final = 3
 FIRST_BID: Final = FIRST_OPEN + len(TILES)
 FIRST_PLAY: Final = FIRST_BID + (TOTAL_POINTS + JOCKEY_CREDIT - MIN_BID) // BID_STEP + 1
