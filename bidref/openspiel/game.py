@@ -30,6 +30,7 @@ import numpy as np
 import pyspiel
 
 from bidref.env.actions import ACTIONS, DRAW_ID, NUM_ACTIONS, legal_ids
+from bidref.env.errors import EnvOptionError
 from bidref.env.observe import SIZE, Reveals, encode
 from bidref.rules import (
     TILES,
@@ -39,9 +40,9 @@ from bidref.rules import (
     MatchConfig,
     RoundStarted,
     Tile,
-    describe_layout,
 )
 from bidref.rules.deal import BONEYARD_SIZE, HAND_SIZE
+from bidref.rules.layout import POINTS
 from bidref.rules.phase import START_BALANCE, TOTAL_POINTS
 
 SHORT_NAME: Final = "python_spectacular_bid"
@@ -52,6 +53,8 @@ DEFAULT_MAX_ROUNDS: Final = 10
 DECISIONS_PER_ROUND: Final = 62 + 1 + 27 + BONEYARD_SIZE
 CHANCE_PER_ROUND: Final = 2 * HAND_SIZE + BONEYARD_SIZE
 _DEALT: Final = 2 * HAND_SIZE
+_TILE_NAMES: Final = tuple(str(t) for t in TILES)
+_POINT_NAMES: Final = tuple(str(p) for p in POINTS)
 _PLACEHOLDER_SEED: Final = 0  # later rounds' deals, thrown away: see _start_dealing
 
 GAME_TYPE: Final = pyspiel.GameType(
@@ -76,9 +79,9 @@ def _config(params: dict[str, Any]) -> MatchConfig:
     rounds = int(params.get("max_rounds", DEFAULT_MAX_ROUNDS))
     first = int(params.get("first_balance", START_BALANCE))
     if rounds < 1:
-        raise ValueError(f"max_rounds={rounds}: give at least 1 (the game must end)")
+        raise EnvOptionError(f"max_rounds={rounds}: give at least 1 (the game must end)")
     if not 0 < first < TOTAL_POINTS:
-        raise ValueError(
+        raise EnvOptionError(
             f"first_balance={first}: give 1 to {TOTAL_POINTS - 1} (player 1 starts with the rest)"
         )
     return MatchConfig(start_balances=(first, TOTAL_POINTS - first), max_rounds=rounds)
@@ -174,7 +177,7 @@ class SpectacularBidGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no 
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> Observer:
         if params:
-            raise ValueError(f"observer parameters are not supported; got {params}")
+            raise EnvOptionError(f"observer parameters are not supported; got {params}")
         return Observer(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
 
 
@@ -267,7 +270,7 @@ class SpectacularBidState(pyspiel.State):  # type: ignore[misc]
         self.c.dealing = None
         old = self.match
         if old is None:
-            self.c.match = Match(_Deals(deal), self.c.config)
+            new = Match(_Deals(deal), self.c.config)
         else:
             # The old match dealt its next round from a placeholder (the rules deal
             # inside apply); the round restarts from the dealt tiles, with the
@@ -279,8 +282,8 @@ class SpectacularBidState(pyspiel.State):  # type: ignore[misc]
             started = new.start_events[0]
             assert isinstance(started, RoundStarted)
             started.round = old.round_number
-            self.c.match = new
-        self._after(list(self.match.start_events), dealt=True)
+        self.c.match = new
+        self._after(list(new.start_events), dealt=True)
 
     def _after(self, events: list[Event], dealt: bool = False) -> None:
         m = self.match
@@ -320,10 +323,11 @@ class SpectacularBidState(pyspiel.State):  # type: ignore[misc]
         if self.c.dealing is not None:
             return "dealing: " + " ".join(str(t) for t in self.c.dealing)
         assert m is not None
-        hands = " | ".join(" ".join(str(t) for t in h) for h in m.hands)
-        bone = " ".join(str(t) for t in m.boneyard_order())
-        placed = " ".join(str(t) for t in m.layout.placed)
-        ends = " ".join(str(p) for p in m.layout.open_points)
+        # OpenSpiel's tests print every state they visit: names from tables.
+        hands = " | ".join(" ".join([_TILE_NAMES[t.index] for t in h]) for h in m.hands)
+        bone = " ".join([_TILE_NAMES[t.index] for t in reversed(m.boneyard)])
+        placed = " ".join([_TILE_NAMES[t.index] for t in m.layout.placed])
+        ends = " ".join([_POINT_NAMES[p.index] for p in m.layout.open_points])
         return (
             f"round {m.round_number} {m.phase.value} balances {m.balances[0]}-{m.balances[1]}"
             f"\nhands {hands}\nboneyard {bone}\nplaced {placed}\nends {ends}"
@@ -395,7 +399,7 @@ class Observer:
             else:
                 assert m is not None
                 mine = list(m.hands[player])
-            parts.append("hand " + " ".join(str(t) for t in mine))
+            parts.append("hand " + (" ".join(str(t) for t in mine) or "-"))
         if self.public:
             if m is None or state.c.dealing is not None:
                 parts.append("dealing")

@@ -1,0 +1,133 @@
+"""The OpenSpiel game passes OpenSpiel's own tests and replays its committed playthrough."""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import random
+import unittest
+
+import pyspiel
+import pytest
+from absl import flags
+from open_spiel.python.algorithms import generate_playthrough
+
+from bidref.env.actions import ACTIONS, DRAW_ID, action_id
+from bidref.env.errors import EnvOptionError
+from bidref.openspiel import SHORT_NAME
+from bidref.openspiel.game import DECISIONS_PER_ROUND
+from bidref.rules import DRAW, Match, MatchConfig
+
+from .make_playthrough import PATH, make
+
+if not flags.FLAGS.is_parsed():  # OpenSpiel's test helpers read absl flags
+    flags.FLAGS.mark_as_parsed()
+
+
+def test_random_sim_test_500_games() -> None:
+    # 500 games of up to two rounds (the second dealt by chance too): in the
+    # default ten-round game OpenSpiel's per-step checks cost ~50 ms a game
+    # (below, 50 of those, serialized too).
+    game = pyspiel.load_game(f"{SHORT_NAME}(max_rounds=2)")
+    pyspiel.random_sim_test(game, num_sims=500, serialize=False, verbose=False)
+
+
+def test_random_sim_test_default_game() -> None:
+    game = pyspiel.load_game(SHORT_NAME)
+    pyspiel.random_sim_test(game, num_sims=50, serialize=True, verbose=False)
+
+
+def test_openspiel_api_test_from_the_wheel() -> None:
+    """The wheel's integration API test (the partial-tree one it runs on every game)."""
+    api = importlib.import_module("open_spiel.integration_tests.api_test")
+    case = type(
+        "SpectacularBidAPI",
+        (api.EnforceAPIOnPartialTreeBase,),
+        {"game_name": SHORT_NAME, "game": pyspiel.load_game(SHORT_NAME)},
+    )
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(case)
+    assert suite.countTestCases() >= 5
+    result = unittest.TextTestRunner(verbosity=0).run(suite)
+    assert result.wasSuccessful(), result.failures + result.errors
+
+
+def test_committed_playthrough_replays() -> None:
+    expected, actual = generate_playthrough.replay(str(PATH))
+    assert actual == expected
+    assert make() == expected  # the file is what make_playthrough.py writes
+
+
+def test_chance_is_explicit_deal_and_draws() -> None:
+    game = pyspiel.load_game(SHORT_NAME)
+    s = game.new_initial_state()
+    for n in range(14):
+        assert s.is_chance_node()
+        outcomes = s.chance_outcomes()
+        assert len(outcomes) == 28 - n
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        s.apply_action(outcomes[0][0])
+    assert not s.is_chance_node()
+    # Play until a draw: then the tile drawn is chance's, uniform over the boneyard.
+    rng = random.Random(1)
+    while DRAW_ID not in s.legal_actions():
+        s.apply_action(rng.choice(s.legal_actions()))
+        while s.is_chance_node():  # a later round's deal
+            s.apply_action(rng.choice(s.chance_outcomes())[0])
+    m = s.match
+    assert m is not None
+    boneyard = sorted(t.index for t in m.boneyard)
+    s.apply_action(DRAW_ID)
+    assert s.is_chance_node()
+    assert [a for a, _ in s.chance_outcomes()] == boneyard
+    drawn = boneyard[-1]
+    player = m.to_act
+    s.apply_action(drawn)
+    assert s.match is not None and any(t.index == drawn for t in s.match.hands[player])
+
+
+def test_max_game_length_bounds_the_longest_auction_round() -> None:
+    # The longest possible round: a bidding war from 15 to the jockey's 315 limit.
+    m = Match.new(3, MatchConfig(start_balances=(299, 1), first_jockey=0))
+    n = 0
+    while not m.over and n < 1000:
+        legal = m.legal_actions()
+        bids = [a for a in legal if str(a).startswith("bid")]
+        m.apply(bids[0] if bids else legal[0])
+        n += 1
+        if m.phase.value != "auction":
+            break
+    assert n <= 62 <= DECISIONS_PER_ROUND - 1 - 27 - 14
+
+
+def test_information_state_hides_the_opponents_tiles() -> None:
+    game = pyspiel.load_game(SHORT_NAME)
+    s = game.new_initial_state()
+    for _ in range(14):
+        s.apply_action(s.chance_outcomes()[0][0])
+    m = s.match
+    assert m is not None
+    info0, info1 = s.information_state_string(0), s.information_state_string(1)
+    for t in m.hands[1]:
+        assert f"dealt {t}" in info1 and f"dealt {t}" not in info0
+    assert s.observation_string(0) != s.observation_string(1)
+
+
+def test_a_state_pickles_and_clones_independently() -> None:
+    game = pyspiel.load_game(SHORT_NAME)
+    s = game.new_initial_state()
+    for _ in range(14):
+        s.apply_action(s.chance_outcomes()[0][0])
+    c = s.clone()
+    c.apply_action(c.legal_actions()[0])
+    assert s.match is not None and s.match.round_actions == 0
+    back = pickle.loads(pickle.dumps(s))
+    assert back.history() == s.history()
+    assert [ACTIONS[a] for a in s.legal_actions()] == s.match.legal_actions()
+    assert action_id(DRAW) == DRAW_ID
+
+
+def test_bad_parameters_say_the_fix() -> None:
+    with pytest.raises(EnvOptionError, match="max_rounds=0"):
+        pyspiel.load_game(f"{SHORT_NAME}(max_rounds=0)")
+    with pytest.raises(EnvOptionError, match="first_balance=300"):
+        pyspiel.load_game(f"{SHORT_NAME}(first_balance=300)")
