@@ -212,16 +212,21 @@ def _config(max_rounds: object, start_balances: object) -> MatchConfig:
 
 
 def raw_env(**kwargs: Any) -> SpectacularBidEnv:
-    """The environment without PettingZoo's wrappers."""
+    """The environment itself (what :func:`env` returns)."""
     return SpectacularBidEnv(**kwargs)
 
 
-def env(**kwargs: Any) -> AECEnv[str, Any, Any]:
-    """The environment in PettingZoo's usual wrappers (action bounds, call order)."""
-    from pettingzoo.utils import wrappers
+def env(**kwargs: Any) -> SpectacularBidEnv:
+    """The environment, without PettingZoo's usual wrappers.
 
-    wrapped: AECEnv[str, Any, Any] = wrappers.AssertOutOfBoundsWrapper(raw_env(**kwargs))
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    Their checks are the environment's own (an action id out of range raises
+    :class:`~bidref.env.errors.UnknownActionError`, an illegal one the rules'
+    ``IllegalActionError``, a call before ``reset`` :class:`EnvOptionError`),
+    and they would halve the steps per second (every attribute read goes
+    through their ``__getattr__``; benchmarks/env_speed.py). Wrap it yourself
+    if you want them: ``pettingzoo.utils.wrappers.OrderEnforcingWrapper(env())``.
+    """
+    return SpectacularBidEnv(**kwargs)
 
 
 aec_env = env

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bidref from this checkout
-from bidref.engines_ai.search import bank_reserve, budget_seconds  # noqa: E402
-from bidref.openspiel.ismcts import ISMCTSPlayer  # noqa: E402
-from bidref.rules import Action  # noqa: E402
-from bidref.sdk import Engine, Request, run  # noqa: E402
+from bidref.engines_ai.search import bank_reserve, budget_seconds
+from bidref.openspiel.ismcts import ISMCTSPlayer
+from bidref.rules import Action
+from bidref.sdk import Engine, Request, run
 
 log = logging.getLogger("openspiel_ismcts")
 
