@@ -137,9 +137,9 @@ class SpectacularBidEnv(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo h
             )
         chosen = action_of(action)
         player = AGENTS.index(agent)
-        self._cumulative_rewards[agent] = 0
         before = list(m.balances)
         events = m.apply(chosen, player)  # an illegal id raises and changes nothing
+        self._cumulative_rewards[agent] = 0
         self.last_events = events
         self.reveals.update(m, events)
         for p, a in enumerate(AGENTS):

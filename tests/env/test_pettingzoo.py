@@ -105,10 +105,14 @@ def test_mask_is_the_rules_legal_actions_and_an_illegal_id_changes_nothing() -> 
     other = "player_1" if agent == "player_0" else "player_0"
     assert not e.observe(other)["action_mask"].any()
     illegal = next(i for i in range(NUM_ACTIONS) if not mask[i])
+    e._cumulative_rewards[agent] = 5  # as if the agent had been paid since its last step
     before = e.observe(agent)["observation"].copy()
     with pytest.raises(IllegalActionError):
         e.step(illegal)
     assert (e.observe(agent)["observation"] == before).all()
+    assert e._cumulative_rewards[agent] == 5 and e.agent_selection == agent
+    with pytest.raises(UnknownActionError, match="out of range"):
+        e.step(NUM_ACTIONS)
 
 
 def test_rewards_are_zero_sum_and_add_up_to_the_balance_moved() -> None:
