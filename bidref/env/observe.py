@@ -126,47 +126,37 @@ class Reveals:
 
 def encode(match: Match, player: int, reveals: Reveals) -> npt.NDArray[np.int16]:
     """The observation vector of ``player`` (layout: :data:`FIELDS`)."""
-    # Gathered into two index lists and written by two numpy calls: item by item
-    # assignment costs a numpy call per element, and this runs at every step.
-    opp = 1 - player
-    lay = match.layout
-    ones = [_HAND + t.index for t in match.hands[player]]
-    ones += [_PLACED + t.index for t in lay.placed]
-    ones += [_OPEN + p.index for p in lay.open_points]
-    ones.append(_PHASE + _PHASES[match.phase])
-    ones += [_VOID + value for value in reveals.void[opp]]
-    at = [_BAL, _BAL + 1, _BONEYARD, _OPP_HAND, _OPP_DRAWS, _ROUND]
-    vals = [
-        match.balances[player],
-        match.balances[opp],
-        len(match.boneyard),
-        len(match.hands[opp]),
-        reveals.draws[opp],
-        min(match.round_number, 32767),
-    ]
-    if lay.placed:
-        at.append(_COUNT)
-        vals.append(lay.count())
-        counts = [0] * 7
-        for p in lay.open_points:
-            counts[p.value] += 1
-        at += range(_VALUES, _VALUES + 7)
-        vals += counts
-    if lay.spinner is not None:
-        ones.append(_SPINNER + lay.spinner.index)
-    if not match.over and match.to_act == player:
-        ones.append(_TO_ACT)
-        at.append(_DRAWN)
-        vals.append(match.drawn_this_turn)
-    if match.jockey is not None:
-        ones.append(_JOCKEY + (match.jockey != player))
-    if match.bid is not None:
-        at.append(_BID)
-        vals.append(match.bid)
-        ones.append(_BIDDER + (match.bidder != player))
-    if match.phase is Phase.OPENING and match.forced_tile is not None:
-        ones.append(_FORCED)
     v = np.zeros(SIZE, dtype=np.int16)
-    v[ones] = 1
-    v[at] = vals
+    opp = 1 - player
+    for t in match.hands[player]:
+        v[_HAND + t.index] = 1
+    lay = match.layout
+    for t in lay.placed:
+        v[_PLACED + t.index] = 1
+    for p in lay.open_points:
+        v[_OPEN + p.index] = 1
+        v[_VALUES + p.value] += 1
+    if lay.placed:
+        v[_COUNT] = lay.count()
+    if lay.spinner is not None:
+        v[_SPINNER + lay.spinner.index] = 1
+    v[_BAL] = match.balances[player]
+    v[_BAL + 1] = match.balances[opp]
+    v[_PHASE + _PHASES[match.phase]] = 1
+    if not match.over:
+        v[_TO_ACT] = match.to_act == player
+    if match.jockey is not None:
+        v[_JOCKEY + (match.jockey != player)] = 1
+    if match.bid is not None:
+        v[_BID] = match.bid
+        v[_BIDDER + (match.bidder != player)] = 1
+    v[_FORCED] = match.phase is Phase.OPENING and match.forced_tile is not None
+    v[_BONEYARD] = len(match.boneyard)
+    v[_OPP_HAND] = len(match.hands[opp])
+    if not match.over and match.to_act == player:
+        v[_DRAWN] = match.drawn_this_turn
+    for value in reveals.void[opp]:
+        v[_VOID + value] = 1
+    v[_OPP_DRAWS] = reveals.draws[opp]
+    v[_ROUND] = min(match.round_number, 32767)
     return v
