@@ -5,13 +5,15 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import pytest
 
 from bidref.env import raw_env
 from bidref.env.observe import encode
-from bidref.rules import match_from_view, player_view
+from bidref.rules import Match, match_from_view, parse_action, player_view
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "env.md"
 
@@ -28,6 +30,25 @@ def test_the_training_loop_of_the_docs_runs_and_learns_something() -> None:
     weights = scope["weights"]
     assert weights.shape == (512, 285)
     assert np.abs(weights).sum() > 0  # 40 episodes moved points, so the policy changed
+
+
+def test_the_engine_example_chooses_legal_actions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = next(b for b in _blocks() if "def choose" in b)
+    body = engine[: engine.index("run(choose")]  # not the stdin loop
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    np.save("weights.npy", rng.normal(size=(512, 285)))
+    scope: dict[str, Any] = {}
+    exec(compile(body, str(DOC), "exec"), scope)
+    m = Match.new(8)
+    while not m.over:
+        view = player_view(m, m.to_act)
+        reply = scope["choose"](SimpleNamespace(view=view, legal=view.legal_actions))
+        action = parse_action(reply)
+        assert action in m.legal_actions()
+        m.apply(action)
 
 
 def test_the_match_example_sees_the_vector_the_agent_trained_on() -> None:
