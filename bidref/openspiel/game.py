@@ -23,6 +23,7 @@ starting balance): zero-sum, as in the PettingZoo environment.
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any, Final
 
@@ -40,6 +41,7 @@ from bidref.rules import (
     MatchConfig,
     RoundStarted,
     Tile,
+    redeal_hidden,
 )
 from bidref.rules.deal import BONEYARD_SIZE, HAND_SIZE
 from bidref.rules.layout import POINTS
@@ -312,6 +314,27 @@ class SpectacularBidState(pyspiel.State):  # type: ignore[misc]
         """The points moved since the last decision (its share of :meth:`returns`)."""
         now = self.returns()
         return [now[0] - self.c.base[0], now[1] - self.c.base[1]]
+
+    def resample_from_infostate(self, player: int, sampler: Any = None) -> SpectacularBidState:
+        """A state ``player`` cannot tell from this one: the tiles hidden from them
+        (the opponent's hand, the boneyard) dealt again by bidref
+        (:func:`bidref.rules.redeal_hidden`), uniformly; for OpenSpiel's IS-MCTS.
+
+        ``sampler`` (OpenSpiel's, a callable giving a float in [0, 1)) seeds the
+        deal; without it the deal is random. The player's information state, own
+        hand and every public fact stay; the opponent's hand keeps its size.
+        """
+        m = self.match
+        if m is None or self.c.dealing is not None or self.c.draw_pending:
+            raise EnvOptionError(
+                "resample_from_infostate needs a decision node, not a deal or draw in progress"
+            )
+        seed = int(sampler() * 2**52) if callable(sampler) else random.getrandbits(52)
+        new: SpectacularBidState = self.clone()
+        redealt = redeal_hidden(m, player, random.Random(seed))
+        redealt.deals = m.deals  # later rounds stay chance's (a placeholder here)
+        new.c.match = redealt
+        return new
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

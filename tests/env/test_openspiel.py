@@ -131,3 +131,55 @@ def test_bad_parameters_say_the_fix() -> None:
         pyspiel.load_game(f"{SHORT_NAME}(max_rounds=0)")
     with pytest.raises(EnvOptionError, match="first_balance=300"):
         pyspiel.load_game(f"{SHORT_NAME}(first_balance=300)")
+
+
+def _mid_game(seed: int) -> pyspiel.State:
+    game = pyspiel.load_game(SHORT_NAME)
+    s = game.new_initial_state()
+    rng = random.Random(seed)
+    for _ in range(40):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            s.apply_action(rng.choice(s.chance_outcomes())[0])
+        else:
+            s.apply_action(rng.choice(s.legal_actions()))
+    while s.is_chance_node():
+        s.apply_action(rng.choice(s.chance_outcomes())[0])
+    return s
+
+
+def test_resampling_keeps_what_the_player_knows_and_deals_the_rest_again() -> None:
+    s = _mid_game(3)
+    p = s.current_player()
+    m = s.match
+    assert m is not None
+    others = set()
+    for _ in range(20):
+        r = s.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        rm = r.match
+        assert r.information_state_string(p) == s.information_state_string(p)
+        assert rm.hands[p] == m.hands[p] and rm.layout.placed == m.layout.placed
+        assert len(rm.hands[1 - p]) == len(m.hands[1 - p]) and rm.balances == m.balances
+        assert r.legal_actions() == s.legal_actions()
+        others.add(tuple(rm.hands[1 - p]))
+    assert len(others) > 1  # the opponent's hand is dealt again
+    assert s.match is m and s.match.hands == m.hands  # the original is untouched
+
+
+def test_openspiel_ismcts_bot_plays_from_the_full_game_state() -> None:
+    import numpy as np
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    s = _mid_game(5)
+    game = s.get_game()
+    rs = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(
+        game=game,
+        evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rs),
+        uct_c=2.0,
+        max_simulations=30,
+        random_state=rs,
+        allow_inconsistent_action_sets=True,
+    )
+    assert bot.step(s) in s.legal_actions()

@@ -2,9 +2,10 @@
 
 Seeded random games are played through all three at once; at every step the
 three must find the same actions legal, report the same events and hold the
-same balances. The OpenSpiel game's chance nodes are given the outcomes the
-rules' seeded deal made (each hand's tiles, then each draw's tile): the one
-place the faces differ is who rolls the dice.
+same balances, and the player to act gets the same observation vector from the
+environment and from the OpenSpiel game. The OpenSpiel game's chance nodes are
+given the outcomes the rules' seeded deal made (each hand's tiles, then each
+draw's tile): the one place the faces differ is who rolls the dice.
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ def play_three_faces(seed: int, game: Any, rng: random.Random) -> int:
     while not m.over:
         legal = m.legal_actions()
         p = m.to_act
-        mask = env.observe(env.agent_selection)["action_mask"]
+        obs = env.observe(env.agent_selection)
+        mask = obs["action_mask"]
+        assert np.array_equal(np.asarray(state.observation_tensor(p)), obs["observation"])
         assert env.agent_selection == f"player_{p}" and state.current_player() == p
         assert [ACTIONS[i] for i in np.flatnonzero(mask)] == legal
         assert [ACTIONS[i] for i in state.legal_actions()] == legal
