@@ -216,3 +216,14 @@ def test_ansi_render_shows_the_layout_as_text() -> None:
     assert m is not None
     e.step(action_id(m.legal_actions()[0]))
     assert "opens" in str(e.render())
+
+
+def test_human_render_writes_each_step_to_its_stream() -> None:
+    buf = io.StringIO()
+    e = raw_env(render_mode="human", stream=buf)
+    e.reset(seed=4)
+    m = e.match
+    assert m is not None
+    assert e.render() is None and buf.getvalue().startswith("Round 1, opening")
+    e.step(action_id(m.legal_actions()[0]))
+    assert buf.getvalue().count("Round 1,") == 2  # step renders too, as PettingZoo expects
