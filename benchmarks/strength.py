@@ -17,13 +17,17 @@ Examples::
     python benchmarks/strength.py --mode process --pairs 10 --bank 5 --delay 0.05
     python benchmarks/strength.py --mode process --only strong-strongv1 --pairs 100 \
         --bank 1 --delay 0.03 --max-rounds 3 --workers 2             # issue 16
+    python benchmarks/strength.py --only strong-ismcts --pairs 100 --workers 2  # issue 36
 
 Policies: ``random``, ``greedy`` (most points now, bids 15 with a scoring
 opening tile), ``strong`` (determinized Monte Carlo, ``bidref.engines_ai``),
 ``strongv1`` (the strong engine before issue 16, frozen in
-``benchmarks/search_v1.py``). In process mode they are
-``sample_engines/python_random``, ``python_greedy`` and ``python_strong`` (on
-the compiled build where ``make compiled`` made a fresh one), and
+``benchmarks/search_v1.py``), ``ismcts`` (OpenSpiel's IS-MCTS bot on
+``bidref.openspiel``, the ``rl`` extra; ``--only strong-ismcts`` at equal time
+per decision, issue 36). In process mode they are
+``sample_engines/python_random``, ``python_greedy``, ``python_strong`` (on
+the compiled build where ``make compiled`` made a fresh one) and
+``openspiel_ismcts``, and
 ``benchmarks/strong_v1_engine.py`` (always on the pure-Python build, as before):
 ``--only strong-strongv1`` then measures what the speed of issue 16 is worth at
 equal time per decision. In-process, both policies share this process's build.
@@ -39,6 +43,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,6 +65,7 @@ from bidref.rules import (  # noqa: E402
     MatchClock,
     MatchConfig,
     TimeControl,
+    player_view,
     redeal_hidden,
 )
 
@@ -70,8 +76,10 @@ class Policy:
     """A player of in-process matches: ``choose`` its action, ``observe`` every action."""
 
     def __init__(self, name: str, seed: int, tc: TimeControl, seat: int) -> None:
-        if name not in ("random", "greedy", "strong", "strongv1"):
-            raise SystemExit(f"unknown policy {name!r}: use random, greedy, strong or strongv1")
+        if name not in ("random", "greedy", "strong", "strongv1", "ismcts"):
+            raise SystemExit(
+                f"unknown policy {name!r}: use random, greedy, strong, strongv1 or ismcts"
+            )
         self.name = name
         self.rng = random.Random(seed)
         self.tc = tc
@@ -82,6 +90,11 @@ class Policy:
         self.model = OpponentModel(seat)
         if INFERENCE:
             self.searcher.watch(self.model)
+        self.ismcts: Any = None
+        if name == "ismcts":  # OpenSpiel's IS-MCTS (the rl extra), only when asked for
+            from bidref.openspiel.ismcts import ISMCTSPlayer
+
+            self.ismcts = ISMCTSPlayer(seed=seed)
 
     def choose(self, m: Match, c: MatchClock) -> Action:
         if self.name == "random":
@@ -94,6 +107,9 @@ class Policy:
             expected_turns=30,
             reserve=bank_reserve(self.tc.bank / SECOND),
         )
+        if self.ismcts is not None:  # it sees the player's view, as the engine does
+            view = player_view(m, m.to_act)
+            return cast(Action, self.ismcts.choose(view, seconds=budget, now=time.monotonic))
         self.model.new_round(m.round_number)
         root = redeal_hidden(m, m.to_act, self.rng)  # the searcher sees no hidden tile
         if isinstance(self.searcher, search_v1.StrongPlayer):
@@ -154,6 +170,7 @@ def play_process(
         "greedy": "sample_engines/python_greedy/engine.py",
         "strong": "sample_engines/python_strong/engine.py",
         "strongv1": "benchmarks/strong_v1_engine.py",
+        "ismcts": "sample_engines/openspiel_ismcts/engine.py",
     }
     a, b = (resolve_engine(str(ROOT / paths[n])) for n in names)
     out = run_match(MatchSpec(engines=(a, b), seed=seed, time_control=tc, max_rounds=max_rounds))
@@ -270,7 +287,9 @@ def main() -> None:
         help="in-process strong: ignore what the opponent's draws reveal",
     )
     ap.add_argument(
-        "--only", choices=["greedy-random", "strong-greedy", "strong-strongv1"], default=None
+        "--only",
+        choices=["greedy-random", "strong-greedy", "strong-strongv1", "strong-ismcts"],
+        default=None,
     )
     args = ap.parse_args()
     global INFERENCE

@@ -47,6 +47,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         # the clock's excuse for the machine's wait: the referee's rule, checked
         # again by replay (pure: the rules' units and the standard library)
         "bidref.match.excuse",
+        # AI research on the rules alone (docs/env.md): the PettingZoo environment
+        # and the OpenSpiel game; no referee, no clock
+        "bidref.env",
+        "bidref.openspiel",
     ),
     ("bidref.engines",),
     ("bidref.transcript", "bidref.movefile"),
@@ -293,6 +297,9 @@ KNOWN_LARGE: dict[str, int] = {
     # its many callers (the CLI, tournaments, the network seats, tests, benchmarks)
     # spell longer keywords, and nothing in such a group changes together.
     "bidref.match.spec.MatchSpec": 16,
+    # PettingZoo's AEC API is attributes: eleven of these (agents, spaces, rewards,
+    # terminations, agent_selection, ...) are PettingZoo's names, read by its tests
+    "bidref.env.aec.SpectacularBidEnv": 17,
     "bidref.movefile.parse._parse_json": 84,
     "bidref.movefile.validate._Run.step": 115,
     "bidref.render.timeline.Step": 26,

@@ -22,6 +22,11 @@ PAIRINGS = [
     (str(SE / "sh_random/engine.sh"), str(SE / "python_sdk_minimal/engine.py")),
     (str(SE / "c_first/engine"), str(SE / "python_random/engine.py")),
     (str(SE / "python_greedy/engine.py"), str(SE / "sh_random/engine.sh")),
+    # OpenSpiel's IS-MCTS (the rl extra) thinks 20 ms a decision here too.
+    (
+        f"{SE / 'openspiel_ismcts/engine.py'} --max-seconds 0.02",
+        str(SE / "python_greedy/engine.py"),
+    ),
 ]
 
 
@@ -33,7 +38,7 @@ def test_the_pairings_cover_every_sample_engine() -> None:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize(
-    "a,b", PAIRINGS, ids=["strong-js", "sh-sdk_minimal", "c-random", "greedy-sh"]
+    "a,b", PAIRINGS, ids=["strong-js", "sh-sdk_minimal", "c-random", "greedy-sh", "ismcts-greedy"]
 )
 def test_sample_engines_play_complete_matches(a: str, b: str) -> None:
     # `make test` installs Node.js where it is missing: its absence is a failure.

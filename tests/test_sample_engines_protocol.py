@@ -35,6 +35,12 @@ ENGINES: dict[str, list[str]] = {
     "python_greedy": [sys.executable, str(SE / "python_greedy/engine.py")],
     "python_sdk_minimal": [sys.executable, str(SE / "python_sdk_minimal/engine.py")],
     "python_strong": [sys.executable, str(SE / "python_strong/engine.py"), "--max-seconds", "0.05"],
+    "openspiel_ismcts": [
+        sys.executable,
+        str(SE / "openspiel_ismcts/engine.py"),
+        "--max-seconds",
+        "0.05",
+    ],
 }
 
 
