@@ -132,15 +132,16 @@ def _engine_to_check(
 
 def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> None:
     """The report as a table of items, then how many passed."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from ..rules import SECOND
+    from ..visible import visible
+    from .piped import output_console
 
-    console = Console()
+    console = output_console()
     table = Table(
-        title=f"check-engine {report.engine_name or spec.name} "
+        title=f"check-engine {escape(visible(report.engine_name or spec.name))} "
         f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"
     )
     table.add_column("item")
@@ -154,7 +155,7 @@ def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> Non
     for r in report.results:
         # (a skipped item's detail, "skipped (because ...)", says skipped once)
         detail = r.detail.removeprefix("skipped ") if r.skipped else r.detail
-        table.add_row(r.item, marks[r.status], escape(detail))
+        table.add_row(r.item, marks[r.status], escape(visible(detail, lines=True)))
     console.print(table)
     n_ok = sum(r.passed for r in report.results)
     failed, skipped = len(report.failed_items()), len(report.skipped_items())

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from ..visible import visible
 from . import app
 from .common import (
     BankOption,
@@ -29,6 +30,7 @@ from .common import (
     TranscriptOption,
     TransportOption,
 )
+from .piped import output_console
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
@@ -114,7 +116,7 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
         mark = "▶ " if state.to_act == i else "  "
         row: list[str | Text] = [
             f"{mark}{'AB'[i]}",
-            Text(state.engines[i]),
+            Text(visible(state.engines[i])),
             str(state.balances[i]),
             _clock_text(state.banks_ns[i]),
         ]
@@ -128,7 +130,7 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
                 row.append(Text(text, style="bold red" if lost else "green"))
         table.add_row(*row)
     if state.last:
-        table.caption = Text(f"last: {state.last}")
+        table.caption = Text(visible(f"last: {state.last}"))
         table.caption_justify = "left"
     return table
 
@@ -373,7 +375,6 @@ def _play(
     import secrets
     from dataclasses import replace
 
-    from rich.console import Console
     from rich.markup import escape
 
     from ..match.referee import MatchSpec, run_match
@@ -415,10 +416,11 @@ def _play(
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
-    console = Console()
+    console = output_console()
     when = _when(base, clocks)
     console.print(
-        f"[bold]A[/bold] {escape(pair[0].name)}  vs  [bold]B[/bold] {escape(pair[1].name)}"
+        f"[bold]A[/bold] {escape(visible(pair[0].name))}  vs  "
+        f"[bold]B[/bold] {escape(visible(pair[1].name))}"
         f"  ·  {escape(when)}  ·  seed {seed}",
         highlight=False,
     )
@@ -513,7 +515,7 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     if not console.is_terminal:
         console.line()
     style = "green" if outcome.reason.rated else "red"
-    console.print(Text(f"result: {outcome.summary()}", style=style))
+    console.print(Text(visible(f"result: {outcome.summary()}"), style=style))
     if when.startswith("handicap"):
         console.print(Text(when))
     if outcome.reason is EndReason.STARTUP:
