@@ -139,7 +139,7 @@ def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> Non
     from ..visible import visible
     from .piped import output_console
 
-    console = output_console()
+    console = output_console(tables=True)
     table = Table(
         title=f"check-engine {escape(visible(report.engine_name or spec.name))} "
         f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"

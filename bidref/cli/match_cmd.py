@@ -416,7 +416,7 @@ def _play(
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
-    console = output_console()
+    console = output_console(tables=True)
     when = _when(base, clocks)
     console.print(
         f"[bold]A[/bold] {escape(visible(pair[0].name))}  vs  "

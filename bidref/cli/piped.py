@@ -47,13 +47,21 @@ class TrimmedLines(io.TextIOBase):
         sys.stdout.flush()
 
 
-def output_console(**kwargs: Any) -> Console:
+# Piped, a table is given this many columns: as many as it needs (tables here
+# do not expand), so that none is cut to fit an imaginary window.
+UNBOUNDED = 10_000
+
+
+def output_console(*, tables: bool = False, **kwargs: Any) -> Console:
     """A rich console on stdout: as rich makes it on a terminal; piped, one that
-    never cuts a line and pads none (``kwargs``: rich's own, e.g. ``highlight``)."""
+    never cuts a line and pads none (``tables``: the output has tables, each
+    given all the columns it needs; ``kwargs``: rich's own, e.g. ``highlight``)."""
     from rich.console import Console
 
     if sys.stdout.isatty():
         return Console(**kwargs)
+    if tables:
+        kwargs.setdefault("width", UNBOUNDED)
     return Console(file=cast("IO[str]", TrimmedLines()), soft_wrap=True, **kwargs)
 
 
@@ -62,5 +70,11 @@ def print_whole(console: Console, renderable: RenderableType, title: str) -> Non
     at least wide enough for the title, when the output is not a terminal."""
     if console.is_terminal:
         console.print(renderable)
-    else:
-        console.print(renderable, width=max(console.width, len(title) + 6))
+        return
+    # (print's own width= is capped at the console's: widen the console itself)
+    width = console.width
+    console.width = max(width, len(title) + 6)
+    try:
+        console.print(renderable)
+    finally:
+        console.width = width
