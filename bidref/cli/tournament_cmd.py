@@ -556,13 +556,15 @@ def _exit_for(
         from rich.text import Text
 
         from ..match.outcome import EndReason
+        from ..visible import visible
         from .match_cmd import STARTUP_HINT
 
         # (as text: the engine's own words are in it, never rich markup)
         err.print(
             Text.assemble(
                 ("error:", "red"),
-                f" {summary.stopped}. Check the engine with bidref check-engine, then "
+                f" {visible(str(summary.stopped))}. Check the engine with bidref check-engine, "
+                "then "
                 f"continue with --resume --out {out}",
             ),
             highlight=False,

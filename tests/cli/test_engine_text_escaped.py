@@ -145,3 +145,20 @@ def test_play_shows_the_engine_name_escaped(evil: Path) -> None:
     # (the screen's own escape codes are rich's: none sets a title or the clipboard)
     assert TITLE not in raw and "\x1b]52;" not in raw and "\u202e" not in raw
     assert "evil\\x1b]0;pwned\\x07" in raw
+
+
+@pytest.mark.e2e
+def test_a_tournament_shows_names_and_results_escaped(
+    evil: Path, c_first: Path, tmp_path: Path
+) -> None:
+    res = runner.invoke(
+        app,
+        [
+            *("tournament", str(evil), str(c_first), "--deals", "1", "--seed", "9"),
+            *("--bank", "20", "--delay", "0.05", "--out", str(tmp_path / "out")),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    _no_raw_escape(res.stdout, res.stderr)
+    # the match lines and every table name the engine by its folder, escaped
+    assert res.stdout.count("evil\\x1b]0;pwned\\x07") >= 3, res.stdout
