@@ -112,11 +112,16 @@ def connect(
     the engine failed to start, 130 interrupted.
     """
     from ..net.client import Bridge, serve  # (websockets is imported only when it is used)
+    from ..visible import visible
 
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
     def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+        err.print(
+            f"[red]error:[/red] {escape(visible(message, lines=True))}",
+            highlight=False,
+            soft_wrap=True,
+        )
         return typer.Exit(code=code)
 
     if not url.startswith(("ws://", "wss://")):
@@ -132,7 +137,7 @@ def connect(
     ctx = _ssl_context(url, ca_file, bad)
 
     def status(text: str) -> None:
-        err.print(f"connect: {escape(text)}", highlight=False)
+        err.print(f"connect: {escape(visible(text, lines=True))}", highlight=False)
 
     def new_bridge() -> Bridge:
         return Bridge(

@@ -162,3 +162,29 @@ def test_a_tournament_shows_names_and_results_escaped(
     _no_raw_escape(res.stdout, res.stderr)
     # the match lines and every table name the engine by its folder, escaped
     assert res.stdout.count("evil\\x1b]0;pwned\\x07") >= 3, res.stdout
+
+
+def test_the_one_error_handler_shows_a_quoted_name_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # (a refusal may quote an entrant's file name or an engine's own words)
+    from bidref.cli.options import refusal
+
+    refusal(f"engine {EVIL}: cannot be used")
+    err = capsys.readouterr().err
+    _no_raw_escape(err)
+    assert f"error: engine {SHOWN}: cannot be used" in err
+
+
+def test_visible_escapes_every_control_and_keeps_the_rest() -> None:
+    from bidref.visible import visible
+
+    controls = [*map(chr, range(0x20)), "\x7f", *map(chr, range(0x80, 0xA0))]
+    for c in controls:
+        assert visible(c) != c and visible(c).startswith("\\")
+    assert visible("\t\n", lines=True) == "\t\n"
+    assert visible("\r", lines=True) == "\\r"  # (a carriage return rewrites a line)
+    for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f":
+        assert visible(c) == f"\\u{ord(c):04x}"
+    text = "c_first-2 — Ärger 🂡 C:\\bots"
+    assert visible(text) == text
