@@ -55,9 +55,18 @@ STARTUP_HINT = (
 
 
 def startup_hint(outcome: MatchOutcome) -> str:
-    """The hint under a start-up failure: the usual causes of a missing hello; for
-    an engine that did write lines (so its output is flushed), what it missed."""
+    """The hint under a start-up failure: the cause its stderr shows (a traceback, a
+    missing module or file, a permission error), else the usual causes of a missing
+    hello; for an engine that did write lines (so its output is flushed), what it
+    missed."""
+    from ..match.startup_evidence import evidence_hint
+
     seat = outcome.detail.get("seat")
+    # What its stderr shows comes first: a traceback is not a buffered stdout.
+    words = outcome.last_stderr[seat] if seat in (0, 1) else ""
+    evidence = evidence_hint(words) or evidence_hint(str(outcome.detail.get("problem") or ""))
+    if evidence:
+        return evidence
     logs = next(
         (x.get("log_lines") for x in outcome.exits if x.get("seat") == seat and seat is not None),
         0,
@@ -519,7 +528,7 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     if when.startswith("handicap"):
         console.print(Text(when))
     if outcome.reason is EndReason.STARTUP:
-        Console(stderr=True).print(Text(startup_hint(outcome), style="yellow"))
+        Console(stderr=True, soft_wrap=True).print(Text(startup_hint(outcome), style="yellow"))
     if outcome.transcript_path is not None:
         console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))

@@ -46,6 +46,7 @@ from ..protocol.codec import action_reply
 from ..rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from ..rules_text import rules_section
 from .outcome import EndReason
+from .startup_evidence import evidence_hint
 
 M = TypeVar("M", bound=EngineMessage)
 
@@ -234,19 +235,20 @@ class EngineSession:
         """The engine's hello, its raw line and the time it was read. With
         ``same_protocol`` false, a hello naming another protocol is returned too
         (check-engine reports it and checks the rest)."""
-        hint = unflushed_hint(self.spec.transport)
         secs = self.spec.startup_timeout_ns / SECOND
         while True:
             inc = self.seat.receive(deadline)
             if inc is None:
                 raise self._startup(
-                    f"no hello within the start-up timeout of {secs:g} s{self.stderr_hint()}{hint}"
+                    f"no hello within the start-up timeout of {secs:g} s{self.stderr_hint()}"
+                    f"{self.flush_hint()}"
                 )
             if isinstance(inc, Eof):
                 info = self.seat.exit_info(self.spec.grace_ns)
                 how = info.describe() if info else "closed its stdout"
                 raise self._startup(
-                    f"the engine ended before its hello ({how}){self.stderr_hint()}{hint}"
+                    f"the engine ended before its hello ({how}){self.stderr_hint()}"
+                    f"{self.flush_hint()}"
                 )
             if isinstance(inc, Overlong):
                 raise self._startup(
@@ -287,6 +289,13 @@ class EngineSession:
     def stderr_hint(self) -> str:
         tail = self.seat.stderr_tail().strip()
         return f"; stderr ends: {tail[-300:]!r}" if tail else ""
+
+    def flush_hint(self) -> str:
+        """The word on flushing, unless the stderr shows another cause (a traceback, a
+        missing module or file, ...: :mod:`.startup_evidence`), which then stands alone."""
+        if evidence_hint(self.seat.stderr_tail()):
+            return ""
+        return unflushed_hint(self.spec.transport)
 
     # -- lines out ------------------------------------------------------------------------------
 
