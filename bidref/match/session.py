@@ -22,7 +22,7 @@ from enum import IntEnum
 from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
-from ..engines import Clock, Eof, Incoming, Line, Overlong
+from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
 from ..players import Seat, SeatGone, SeatResigned, SeatStartError
 from ..protocol import (
     PROTOCOL_VERSION,
@@ -225,7 +225,7 @@ class EngineSession:
             return self.seat.send(line)
         except SeatGone as e:
             # An engine that already exited closes its stdin first: say how it ended.
-            info = self.seat.exit_info(self.spec.grace_ns)
+            info = self.ended_info()
             problem = f"the engine ended before its hello ({info.describe()})" if info else e
             raise self._startup(f"{problem}{self.stderr_hint()}") from None
 
@@ -244,7 +244,7 @@ class EngineSession:
                     f"{self.flush_hint()}"
                 )
             if isinstance(inc, Eof):
-                info = self.seat.exit_info(self.spec.grace_ns)
+                info = self.ended_info()
                 how = info.describe() if info else "closed its stdout"
                 raise self._startup(
                     f"the engine ended before its hello ({how}){self.stderr_hint()}"
@@ -280,6 +280,15 @@ class EngineSession:
                     f"{PROTOCOL_VERSION!r}"
                 )
             return msg, inc.text, inc.t
+
+    def ended_info(self) -> ExitInfo | None:
+        """How the engine ended (None: it runs), its stderr then read to the end: on a
+        loaded machine its last words (a traceback) may still be in the pipe."""
+        info = self.seat.exit_info(self.spec.grace_ns)
+        settle = getattr(self.seat, "settle_stderr", None)
+        if info is not None and settle is not None:
+            settle(STDERR_SETTLE_NS)
+        return info
 
     def _startup(self, problem: str, bad_line: ProtocolError | None = None) -> SessionEnd:
         return SessionEnd(
