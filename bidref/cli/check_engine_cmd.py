@@ -130,6 +130,12 @@ def _engine_to_check(
     return jail_engines([choices[0].spec], jail.config())[0], False
 
 
+def _named(name: str, hello: str | None) -> str:
+    """The engine as every command names it (docs/match.md, "Names"), with the name
+    its hello gave when that differs: ``c_first (its hello says: First)``."""
+    return name if not hello or hello == name else f"{name} (its hello says: {hello})"
+
+
 def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> None:
     """The report as a table of items, then how many passed."""
     from rich.markup import escape
@@ -141,7 +147,7 @@ def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> Non
 
     console = output_console(tables=True)
     table = Table(
-        title=f"check-engine {escape(visible(report.engine_name or spec.name))} "
+        title=f"check-engine {escape(visible(_named(spec.name, report.engine_name)))} "
         f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"
     )
     table.add_column("item")
