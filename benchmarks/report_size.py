@@ -6,7 +6,9 @@ Python greedy one, a round robin), then makes its report both ways: as
 replays are made on demand by ``--serve``) and with ``--replays`` (a page per
 match, as before). Prints each one's bytes, its share of the tournament folder
 (the transcripts and results) and the time it took; then the time ``--serve``
-takes to make one match's page. Target: the report adds <= 10 % to the folder.
+takes to make one match's page. Target: the report adds <= 10 % to the folder,
+and at most the bytes per match docs/replay.md promises (checked here: the
+script exits 1 when the report is larger than the docs say).
 
     make engines && .venv/bin/python benchmarks/report_size.py --deals 20
 """
@@ -14,6 +16,7 @@ takes to make one match's page. Target: the report adds <= 10 % to the folder.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -70,6 +73,8 @@ def main() -> None:
             took = time.perf_counter() - t0
             b = size(site)
             print(f"{label:<34}{b:>14,}{100 * b / folder:>10.1f}%{took:>8.2f}s")
+            if not replays:
+                report_bytes = b
         t0 = time.perf_counter()
         r = route(out, "/replay/0.html")
         took = time.perf_counter() - t0
@@ -78,6 +83,20 @@ def main() -> None:
             f"--serve: one match's page made on demand in {took * 1000:.0f} ms "
             f"({len(r.body):,} bytes sent, not stored)"
         )
+        fixed, per_match = promised_size()
+        promised = fixed + per_match * matches
+        print(f"report: {report_bytes:,} bytes (docs/replay.md: at most {promised:,})")
+        if report_bytes > promised:
+            sys.exit(f"the report is larger than docs/replay.md says: {report_bytes} > {promised}")
+
+
+def promised_size() -> tuple[int, int]:
+    """The report's size that docs/replay.md promises: (bytes, bytes per match)."""
+    text = " ".join((REPO / "docs" / "replay.md").read_text().split())
+    m = re.search(r"at most (\d+) kB plus (\d+) bytes per match", text)
+    if m is None:
+        sys.exit("docs/replay.md no longer says how large a report is")
+    return int(m.group(1)) * 1000, int(m.group(2))
 
 
 if __name__ == "__main__":

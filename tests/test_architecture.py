@@ -31,7 +31,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bidref"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the package root (only __version__: a part of its own, not a prefix of the
     # others), the error base, and test support (the fake clock)
-    ("bidref", "bidref.errors", "bidref.testing"),
+    ("bidref", "bidref.errors", "bidref.testing", "bidref.visible"),
     ("bidref.rules",),
     (
         "bidref.rules_text",

@@ -240,9 +240,8 @@ def test_freeze_idle_stops_the_engine_between_answers_and_it_still_passes() -> N
         def noted_thaw() -> None:
             if t._frozen:  # type: ignore[attr-defined]
                 # SIGSTOP takes effect when the engine next runs: give it that moment
-                for _ in range(100):
-                    if state(t.pid) == "T":
-                        break
+                give_up = time.monotonic() + 10  # (bounded for a loaded machine)
+                while state(t.pid) != "T" and time.monotonic() < give_up:
                     time.sleep(0.005)
                 seen.append(state(t.pid))
             thaw()

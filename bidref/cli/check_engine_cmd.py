@@ -137,17 +137,24 @@ def _engine_to_check(
     return jail_engines([choices[0].spec], jail.config())[0], False
 
 
+def _named(name: str, hello: str | None) -> str:
+    """The engine as every command names it (docs/match.md, "Names"), with the name
+    its hello gave when that differs: ``c_first (its hello says: First)``."""
+    return name if not hello or hello == name else f"{name} (its hello says: {hello})"
+
+
 def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> None:
     """The report as a table of items, then how many passed."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from ..rules import SECOND
+    from ..visible import visible
+    from .piped import output_console
 
-    console = Console()
+    console = output_console(tables=True)
     table = Table(
-        title=f"check-engine {report.engine_name or spec.name} "
+        title=f"check-engine {escape(visible(_named(spec.name, report.engine_name)))} "
         f"({tc.bank / SECOND:g} s bank + {tc.delay / SECOND:g} s delay)"
     )
     table.add_column("item")
@@ -161,7 +168,7 @@ def _print_report(report: CheckReport, spec: EngineSpec, tc: TimeControl) -> Non
     for r in report.results:
         # (a skipped item's detail, "skipped (because ...)", says skipped once)
         detail = r.detail.removeprefix("skipped ") if r.skipped else r.detail
-        table.add_row(r.item, marks[r.status], escape(detail))
+        table.add_row(r.item, marks[r.status], escape(visible(detail, lines=True)))
     console.print(table)
     n_ok = sum(r.passed for r in report.results)
     failed, skipped = len(report.failed_items()), len(report.skipped_items())

@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..rules import SECOND
+from ..visible import visible
 from . import app
 from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
@@ -116,7 +117,7 @@ def connect(
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
     def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
-        err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {_shown(message)}", highlight=False, soft_wrap=True)
         return typer.Exit(code=code)
 
     if not url.startswith(("ws://", "wss://")):
@@ -132,7 +133,7 @@ def connect(
     ctx = _ssl_context(url, ca_file, bad)
 
     def status(text: str) -> None:
-        err.print(f"connect: {escape(text)}", highlight=False)
+        err.print(f"connect: {_shown(text)}", highlight=False)
 
     def new_bridge() -> Bridge:
         return Bridge(
@@ -163,6 +164,12 @@ def connect(
         status(f"done ({result.detail}; {matches} match(es) played)")
     else:
         status(f"done ({result.detail}; {result.connections} connection(s))")
+
+
+def _shown(text: str) -> str:
+    """A message as rich markup that shows it as typed, the engine's control
+    characters escaped (it may quote the engine's words)."""
+    return escape(visible(text, lines=True))
 
 
 def _jailed_engine(

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from ..visible import visible
 from . import app
 from .common import (
     BankOption,
@@ -30,6 +31,7 @@ from .common import (
     TransportOption,
     freeze_idle_of,
 )
+from .piped import output_console
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
@@ -54,9 +56,18 @@ STARTUP_HINT = (
 
 
 def startup_hint(outcome: MatchOutcome) -> str:
-    """The hint under a start-up failure: the usual causes of a missing hello; for
-    an engine that did write lines (so its output is flushed), what it missed."""
+    """The hint under a start-up failure: the cause its stderr shows (a traceback, a
+    missing module or file, a permission error), else the usual causes of a missing
+    hello; for an engine that did write lines (so its output is flushed), what it
+    missed."""
+    from ..match.startup_evidence import evidence_hint
+
     seat = outcome.detail.get("seat")
+    # What its stderr shows comes first: a traceback is not a buffered stdout.
+    words = outcome.last_stderr[seat] if seat in (0, 1) else ""
+    evidence = evidence_hint(words) or evidence_hint(str(outcome.detail.get("problem") or ""))
+    if evidence:
+        return evidence
     logs = next(
         (x.get("log_lines") for x in outcome.exits if x.get("seat") == seat and seat is not None),
         0,
@@ -115,7 +126,7 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
         mark = "▶ " if state.to_act == i else "  "
         row: list[str | Text] = [
             f"{mark}{'AB'[i]}",
-            Text(state.engines[i]),
+            Text(visible(state.engines[i])),
             str(state.balances[i]),
             _clock_text(state.banks_ns[i]),
         ]
@@ -129,7 +140,7 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
                 row.append(Text(text, style="bold red" if lost else "green"))
         table.add_row(*row)
     if state.last:
-        table.caption = Text(f"last: {state.last}")
+        table.caption = Text(visible(f"last: {state.last}"))
         table.caption_justify = "left"
     return table
 
@@ -137,14 +148,31 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
 class LiveView:
     """What the live display shows: the last :class:`LiveState` the referee
     reported, with each network seat's connection read afresh at every redraw,
-    so that a client that drops between two actions shows at once."""
+    so that a client that drops between two actions shows at once, and the bank
+    of the seat to act running down between reports (:func:`running`).
 
-    def __init__(self, remote: tuple[NetworkSeat | None, NetworkSeat | None]) -> None:
+    ``waiting``: what to show before the first report (the names, balances and
+    banks the match starts with); ``clock``: the referee's (by default, a
+    network seat's or the monotonic clock)."""
+
+    def __init__(
+        self,
+        remote: tuple[NetworkSeat | None, NetworkSeat | None],
+        waiting: LiveState | None = None,
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        import time
+
         self.remote = remote
+        self.waiting = waiting
+        seat = remote[0] or remote[1]
+        self.clock = clock or (seat.clock if seat is not None else time.monotonic_ns)
         self.state: LiveState | None = None
+        self.since = 0  # the clock time of the last report
 
     def update(self, state: LiveState) -> None:
         self.state = state
+        self.since = self.clock()
 
     def __rich__(self) -> Table | str:
         links: Links = (
@@ -152,25 +180,59 @@ class LiveView:
             None if self.remote[1] is None else self.remote[1].link(),
         )
         seat = self.remote[0] or self.remote[1]
-        now = seat.clock() if seat is not None else 0
-        if self.state is None:
-            if seat is None:
-                return ""
-            from ..match.spec import LiveState
+        now = self.clock()
+        if self.state is not None:
+            return render_state(running(self.state, now - self.since), links, now)
+        if seat is None:
+            return ""
+        from dataclasses import replace
 
-            waiting = LiveState(
-                engines=("", ""),
-                round=0,
-                turn=0,
-                balances=(0, 0),
-                banks_ns=(0, 0),
-                delay_ns=0,
-                to_act=None,
-                last="waiting for the engines",
-                decisions=0,
-            )
-            return render_state(waiting, links, now)
-        return render_state(self.state, links, now)
+        from ..match.spec import LiveState
+
+        waiting = self.waiting or LiveState(("", ""), 0, 0, (150, 150), (0, 0), 0, None, None, 0)
+        return render_state(replace(waiting, last="waiting for the engines"), links, now)
+
+
+def running(state: LiveState, elapsed_ns: int) -> LiveState:
+    """``state`` as it stands ``elapsed_ns`` after the referee reported it: the
+    seat to act spends its delay, then its bank (the referee's own figure
+    replaces this estimate at its next report). A seat whose client is gone is
+    on move all the same: its bank runs down (issue 35, item 6).
+
+    >>> from bidref.match.spec import LiveState
+    >>> s = LiveState(("a", "b"), 1, 1, (150, 150), (30 * 10**9, 30 * 10**9), 10**9, 1, None, 0)
+    >>> running(s, 9 * 10**9).banks_ns
+    (30000000000, 22000000000)
+    """
+    from dataclasses import replace
+
+    if state.to_act is None or state.outcome is not None:
+        return state
+    p = state.to_act
+    spent = max(0, elapsed_ns - state.delay_ns)
+    banks = list(state.banks_ns)
+    banks[p] = max(0, banks[p] - spent)
+    return replace(state, banks_ns=(banks[0], banks[1]))
+
+
+def waiting_state(spec: MatchSpec, names: tuple[str, str]) -> LiveState:
+    """What the live table shows before the engines are there: their names, the
+    balances and banks the match starts with."""
+    from ..match.spec import LiveState
+    from ..rules.phase import START_BALANCE
+
+    clocks = spec.time_controls or (spec.time_control, spec.time_control)
+    return LiveState(
+        engines=names,
+        round=0,
+        turn=0,
+        balances=(START_BALANCE, START_BALANCE),
+        banks_ns=(clocks[0].bank, clocks[1].bank),
+        delay_ns=spec.time_control.delay,
+        to_act=None,
+        last=None,
+        decisions=0,
+    )
 
 
 # match's own options, declared here so that its signature stays one line each
@@ -373,7 +435,6 @@ def _play(
     import secrets
     from dataclasses import replace
 
-    from rich.console import Console
     from rich.markup import escape
 
     from ..match.referee import MatchSpec, run_match
@@ -415,10 +476,11 @@ def _play(
         typer.echo(json.dumps(outcome.to_dict()))
         raise typer.Exit(code=exit_code_for(outcome))
 
-    console = Console()
+    console = output_console(tables=True)
     when = _when(base, clocks)
     console.print(
-        f"[bold]A[/bold] {escape(pair[0].name)}  vs  [bold]B[/bold] {escape(pair[1].name)}"
+        f"[bold]A[/bold] {escape(visible(pair[0].name))}  vs  "
+        f"[bold]B[/bold] {escape(visible(pair[1].name))}"
         f"  ·  {escape(when)}  ·  seed {seed}",
         highlight=False,
     )
@@ -487,11 +549,13 @@ def _run_live(
     from ..match.referee import run_match
     from ..net.seat import NetworkSeat
 
+    names = shown((spec.engines[0].name, spec.engines[1].name))
     view = LiveView(
         (
             seats[0] if isinstance(seats[0], NetworkSeat) else None,
             seats[1] if isinstance(seats[1], NetworkSeat) else None,
-        )
+        ),
+        waiting=waiting_state(spec, names),
     )
     # (the view is drawn again at every refresh: a network seat's connection
     # changes between the referee's reports)
@@ -513,11 +577,11 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     if not console.is_terminal:
         console.line()
     style = "green" if outcome.reason.rated else "red"
-    console.print(Text(f"result: {outcome.summary()}", style=style))
+    console.print(Text(visible(f"result: {outcome.summary()}"), style=style))
     if when.startswith("handicap"):
         console.print(Text(when))
     if outcome.reason is EndReason.STARTUP:
-        Console(stderr=True).print(Text(startup_hint(outcome), style="yellow"))
+        Console(stderr=True, soft_wrap=True).print(Text(startup_hint(outcome), style="yellow"))
     if outcome.transcript_path is not None:
         console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))

@@ -45,12 +45,15 @@ class Refused(UsageError, ValueError):  # ValueError: as before, for one release
 
 
 def refusal(message: str) -> typer.Exit:
-    """Print ``error: message`` on stderr (as text, not rich markup); exit status 2."""
+    """Print ``error: message`` on stderr (as text, not rich markup, its control
+    characters escaped: it may quote an entrant's file name); exit status 2."""
     from rich.console import Console
     from rich.text import Text
 
+    from ..visible import visible
+
     Console(stderr=True, soft_wrap=True).print(
-        Text.assemble(("error:", "red"), " ", message), highlight=False
+        Text.assemble(("error:", "red"), " ", visible(message, lines=True)), highlight=False
     )
     return typer.Exit(code=EXIT_BAD_ARGS)
 

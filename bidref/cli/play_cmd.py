@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -25,6 +26,7 @@ from ..rules import SECOND, TimeControl
 from ..tui.keys import TerminalKeys
 from ..tui.live import LiveDisplay
 from ..tui.session import PlaySession
+from ..visible import visible
 from . import app
 from .common import (
     BankOption,
@@ -144,12 +146,15 @@ def play(
         eager_events=True,
         freeze_idle=freeze_idle_of(freeze_idle, jail.sandbox),
     )
-    names = (specs[0].name, specs[1].name)
+    # One name per engine, here as in `match`: the command line's (docs/play.md,
+    # "Names"), shown with its control characters escaped (an engine's file name
+    # is the entrant's: it may hold an escape sequence).
+    names = (visible(specs[0].name), visible(specs[1].name))
     clock = time.monotonic_ns
     console = Console()
     with _held_log() as held, signals_interrupt(ctrl_c=False):  # Ctrl-C is a key here
         outcome, session = _play(spec, specs, humans, names, tr, transcript, clock, console)
-    _print_end(console, held, session, outcome)
+    _print_end(console, held, session, replace(outcome, engines=names))
     raise typer.Exit(code=exit_code_for(outcome))
 
 
@@ -197,14 +202,14 @@ def _print_end(
     """After the match, on the terminal given back: the log lines held during it,
     the last layout and round end, the result and where the transcript is."""
     for line in held:
-        console.print(line, style="yellow", highlight=False)
+        console.print(Text(visible(line, lines=True)), style="yellow", highlight=False)
     if session.layout.placed:
         console.print(LayoutPicture(session.layout), highlight=False)
     if session.last_round_end is not None and session.over:
         console.print(session.last_round_end, highlight=False)
     style = "green" if outcome.reason.rated else "red"
     # (as text: the engine's own words may be in it, never rich markup)
-    console.print(Text(f"result: {outcome.summary()}", style=style), highlight=False)
+    console.print(Text(visible(f"result: {outcome.summary()}"), style=style), highlight=False)
     if outcome.transcript_path is not None:
         console.print(f"transcript: {outcome.transcript_path}", highlight=False)
 

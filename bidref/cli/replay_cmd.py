@@ -20,7 +20,9 @@ from ..transcript.files import TranscriptFileError, decompress, read_bytes
 from ..transcript.replay import ReplayReport, Step, replay
 from ..transcript.replay.report import name as _name
 from ..transcript.stderr_log import place, read_stderr
+from ..visible import visible
 from . import app
+from .piped import output_console, print_whole
 
 
 def _step_text(s: Step) -> Text:
@@ -67,7 +69,7 @@ def _show(
         if round_only is not None and s.round != round_only and s.kind != "result":
             continue
         if s.kind == "round_start":
-            console.print(Rule(s.text, align="left"))
+            print_whole(console, Rule(_safe(s.text), align="left"), s.text)
             continue
         if final:
             if s.kind == "round_end":
@@ -100,9 +102,11 @@ def _show(
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _safe(text: str) -> str:
-    """Text any terminal can print (a lone surrogate from a hostile file as U+FFFD)."""
-    return _SURROGATE.sub("\ufffd", text)
+def _safe(text: str, *, lines: bool = False) -> str:
+    """Text any terminal can print: a lone surrogate from a hostile file as U+FFFD,
+    and every control character (an engine's escape sequence) shown escaped, as
+    :func:`bidref.visible.visible` does (``lines``: keep line breaks and tabs)."""
+    return visible(_SURROGATE.sub("\ufffd", text), lines=lines)
 
 
 def _with_logs(report: ReplayReport, stderr: list[Step]) -> list[Step]:
@@ -146,10 +150,9 @@ def _show_stderr(console: Console, report: ReplayReport, after: dict[int, str]) 
     for seat, text in after.items():
         path = report.stderr_logs.get(seat)
         if text.strip():
-            console.print(
-                Rule(f"stderr of {_name(seat)}" + (f" ({path})" if path else ""), align="left")
-            )
-            console.print(Text(_safe(text.rstrip("\n"))))
+            title = _safe(f"stderr of {_name(seat)}" + (f" ({path})" if path else ""))
+            print_whole(console, Rule(title, align="left"), title)
+            console.print(Text(_safe(text.rstrip("\n"), lines=True)))
 
 
 # The command's options, declared here so that its signature stays one line each.
@@ -286,7 +289,7 @@ def replay_command(
             typer.echo(json.dumps(item, ensure_ascii=False))
         typer.echo(json.dumps(report.verdict(), ensure_ascii=False))
         raise typer.Exit(code=report.exit_code)
-    console = Console(highlight=False)
+    console = output_console(highlight=False)
     # An option that writes a file (--html, --svg, --moves) writes it and says
     # where; the game is shown in the terminal too only when asked for.
     writes = html is not None or svg is not None or moves is not None
@@ -435,7 +438,7 @@ _WORST_FIRST = (1, 2, 3, 0)
 
 def _check_all(transcripts: list[Path]) -> int:
     """Verify each transcript (no steps) and say its verdict; the exit code of all."""
-    console = Console(highlight=False)
+    console = output_console(highlight=False)
     codes: list[int] = []
     for transcript in transcripts:
         data = _read(transcript)

@@ -567,19 +567,23 @@ def _exit_for(
         from rich.text import Text
 
         from ..match.outcome import EndReason
+        from ..match.startup_evidence import evidence_hint
+        from ..visible import visible
         from .match_cmd import STARTUP_HINT
 
         # (as text: the engine's own words are in it, never rich markup)
         err.print(
             Text.assemble(
                 ("error:", "red"),
-                f" {summary.stopped}. Check the engine with bidref check-engine, then "
+                f" {visible(str(summary.stopped))}. Check the engine with bidref check-engine, "
+                "then "
                 f"continue with --resume --out {out}",
             ),
             highlight=False,
         )
         if summary.stopped_by is EndReason.STARTUP:
-            err.print(Text(STARTUP_HINT, style="yellow"), highlight=False)
+            hint = evidence_hint(str(summary.stopped)) or STARTUP_HINT
+            err.print(Text(hint, style="yellow"), highlight=False)
         raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)

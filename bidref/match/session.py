@@ -24,7 +24,7 @@ from enum import IntEnum
 from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
-from ..engines import Clock, Eof, Incoming, Line, Overlong
+from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
 from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
 from ..protocol import (
     PROTOCOL_VERSION,
@@ -49,6 +49,7 @@ from ..rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from ..rules_text import rules_section
 from .excuse import MAX_EXTENSION_NS, MachineWait, ms
 from .outcome import EndReason
+from .startup_evidence import evidence_hint
 
 M = TypeVar("M", bound=EngineMessage)
 
@@ -235,7 +236,7 @@ class EngineSession:
             return self.seat.send(line)
         except SeatGone as e:
             # An engine that already exited closes its stdin first: say how it ended.
-            info = self.seat.exit_info(self.spec.grace_ns)
+            info = self.ended_info()
             problem = f"the engine ended before its hello ({info.describe()})" if info else e
             raise self._startup(f"{problem}{self.stderr_hint()}") from None
 
@@ -245,19 +246,20 @@ class EngineSession:
         """The engine's hello, its raw line and the time it was read. With
         ``same_protocol`` false, a hello naming another protocol is returned too
         (check-engine reports it and checks the rest)."""
-        hint = unflushed_hint(self.spec.transport)
         secs = self.spec.startup_timeout_ns / SECOND
         while True:
             inc = self.seat.receive(deadline)
             if inc is None:
                 raise self._startup(
-                    f"no hello within the start-up timeout of {secs:g} s{self.stderr_hint()}{hint}"
+                    f"no hello within the start-up timeout of {secs:g} s{self.stderr_hint()}"
+                    f"{self.flush_hint()}"
                 )
             if isinstance(inc, Eof):
-                info = self.seat.exit_info(self.spec.grace_ns)
+                info = self.ended_info()
                 how = info.describe() if info else "closed its stdout"
                 raise self._startup(
-                    f"the engine ended before its hello ({how}){self.stderr_hint()}{hint}"
+                    f"the engine ended before its hello ({how}){self.stderr_hint()}"
+                    f"{self.flush_hint()}"
                 )
             if isinstance(inc, Overlong):
                 raise self._startup(
@@ -290,6 +292,15 @@ class EngineSession:
                 )
             return msg, inc.text, inc.t
 
+    def ended_info(self) -> ExitInfo | None:
+        """How the engine ended (None: it runs), its stderr then read to the end: on a
+        loaded machine its last words (a traceback) may still be in the pipe."""
+        info = self.seat.exit_info(self.spec.grace_ns)
+        settle = getattr(self.seat, "settle_stderr", None)
+        if info is not None and settle is not None:
+            settle(STDERR_SETTLE_NS)
+        return info
+
     def _startup(self, problem: str, bad_line: ProtocolError | None = None) -> SessionEnd:
         return SessionEnd(
             EndReason.STARTUP, {"seat": self.index, "problem": problem}, bad_line=bad_line
@@ -298,6 +309,13 @@ class EngineSession:
     def stderr_hint(self) -> str:
         tail = self.seat.stderr_tail().strip()
         return f"; stderr ends: {tail[-300:]!r}" if tail else ""
+
+    def flush_hint(self) -> str:
+        """The word on flushing, unless the stderr shows another cause (a traceback, a
+        missing module or file, ...: :mod:`.startup_evidence`), which then stands alone."""
+        if evidence_hint(self.seat.stderr_tail()):
+            return ""
+        return unflushed_hint(self.spec.transport)
 
     # -- lines out ------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from bidref.tournament.tables import (
     sprt_line,
     standings_table,
 )
+from bidref.visible import visible
 
 
 def hms(seconds: float) -> str:
@@ -56,7 +57,7 @@ def finished_line(p: Progress) -> Text:
     assert p.last is not None
     return Text(
         f"Finished match {p.played} ({p.done}/{p.total} rated, left "
-        f"~{hms(p.eta_s)}): {match_line(p.last)}"
+        f"~{hms(p.eta_s)}): {visible(match_line(p.last))}"
     )
 
 
@@ -82,7 +83,7 @@ class LiveView:
         )
         yield bar
         if p.last is not None:
-            yield Text(f"last: {match_line(p.last)}", overflow="ellipsis", no_wrap=True)
+            yield Text(visible(f"last: {match_line(p.last)}"), overflow="ellipsis", no_wrap=True)
         yield standings_table(
             p.standings, title="Current standings", limit=self.top, hero=self.plan.hero
         )

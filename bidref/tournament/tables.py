@@ -16,6 +16,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from ..visible import visible
 from .ratings import JointRating, Sprt
 from .standings import PairStats, SideStats, Standings, sprt_dict
 
@@ -191,7 +192,7 @@ def standings_table(
     rows: list[list[str | Text]] = [
         [
             str(rank),
-            Text(name),
+            Text(visible(name)),
             str(s.matches),
             f"{s.wins}-{s.losses}-{s.draws}",
             _pct(s.trinomial.score),
@@ -230,7 +231,7 @@ def pairs_table(standings: Standings, sprt: Sprt | None = None) -> Fitted:
     for p in standings.pairs.values():
         s = p.side
         row: list[str | Text] = [
-            Text(str(p.pairing)),
+            Text(visible(str(p.pairing))),
             f"{s.wins}-{s.losses}-{s.draws}",
             _pct(s.trinomial.score),
             " ".join(map(str, s.pentanomial.counts)),
@@ -255,7 +256,7 @@ def cross_table(standings: Standings) -> Fitted:
     rows = []
     for rank, name in enumerate(ranked, start=1):
         s = standings.engines[name]
-        row: list[str | Text] = [str(rank), Text(name), f"{s.points:g}/{s.matches}"]
+        row: list[str | Text] = [str(rank), Text(visible(name)), f"{s.points:g}/{s.matches}"]
         for other in ranked:
             cell = cross[name].get(other)
             row.append(
@@ -285,7 +286,7 @@ def seats_table(standings: Standings, hero: str | None = None) -> Fitted:
     rows = []
     a_points = a_matches = 0.0
     for name, s in standings.ranked(hero):
-        row: list[str | Text] = [Text(name)]
+        row: list[str | Text] = [Text(visible(name))]
         for seat in s.by_seat:
             w, lo, d = seat
             n = w + lo + d

@@ -14,6 +14,8 @@ What a person may type:
 - any unambiguous start of a legal action: ``de`` (decline), ``dr`` (draw),
   ``a`` (accept), ``bid 3`` (when only ``bid 30`` and up are legal… and unique);
 - a tile alone when it has exactly one legal placement: ``1-3`` or ``open 3-6``;
+- a tile and the tile it joins, without the side, when only one side of that
+  tile takes it: ``12 at 26``;
 - commands: ``rules [topic]``, ``help``, ``resign``.
 
 >>> from bidref.rules import parse_action
@@ -101,6 +103,10 @@ def resolve(text: str, legal: Sequence[Action], hand: Sequence[Tile] = ()) -> Re
             return Chosen(action)
         # A tile alone after 'open'/'play' is handled below; anything else is illegal.
         return Problem(f"{str(action)!r} is not legal now: {_why_not(action, legal, hand)}")
+    # 'TILE at TILE' without the side: the only legal placement there.
+    short = _at_tile(entry, legal, text)
+    if short is not None:
+        return short
     # A tile alone, or 'play TILE': the tile's only legal placement.
     tile_text = entry.removeprefix("play ").removeprefix("open ")
     try:
@@ -134,6 +140,36 @@ def resolve(text: str, legal: Sequence[Action], hand: Sequence[Tile] = ()) -> Re
     return Problem(
         f"{text.strip()!r} is not an action. Legal now: {_names(legal)} "
         "(or type its number; 'help' explains what you can type)"
+    )
+
+
+def _at_tile(entry: str, legal: Sequence[Action], text: str) -> Resolved | None:
+    """``12 at 26`` (``play 1-2 at 2-6``, ``[1|2] at [2|6]``): a placement named by its
+    tile and the tile it joins, without the side, chosen when only one side of that
+    tile takes it; None when the entry is not of this form.
+
+    >>> from bidref.rules import parse_action
+    >>> legal = [parse_action(a) for a in ("play 1-2 2-6:high", "play 1-6 2-6:low")]
+    >>> print(resolve("12 at 26", legal).action)
+    play 1-2 2-6:high
+    """
+    tile_text, at, target_text = entry.removeprefix("play ").partition(" at ")
+    if not at:
+        return None
+    try:
+        t, target = parse_tile(tile_text), parse_tile(target_text)
+    except NotationError:
+        return None
+    uses = [a for a in legal if isinstance(a, Play) and a.tile is t and a.at.tile is target]
+    if len(uses) == 1:
+        return Chosen(uses[0])
+    if uses:
+        return Problem(
+            f"{text.strip()!r}: {t} fits {target} on more than one side: {_names(uses)} "
+            "— type one of them, or its number"
+        )
+    return Problem(
+        f"{text.strip()!r}: {t} cannot be placed at {target} now; legal now: {_names(legal)}"
     )
 
 

@@ -86,7 +86,8 @@ How to answer:
   an action       decline, accept, bid 20, open 3-6, draw, play 1-3 1-1:branch_b
                   variants work too: raise 25, [1|3] at [1|1] branch B, 13 at 11 bb
   a unique start  de → decline, dr → draw, a → accept, play 4 → the only play of a 4-…
-  a tile          1-3 plays [1|3] when it has only one place to go
+  a tile          1-3 plays [1|3] when it has only one place to go; 12 at 26 plays
+                  [1|2] at [2|6] when only one side of [2|6] takes it
   Tab             completes the action you are typing
   rules [topic]   shows all of the rules; rules 7 or rules clock opens them at that
                   section; the clock keeps running
@@ -279,7 +280,8 @@ class PlaySession:
             self._pause(
                 seat, "Press Enter to continue", notice=tb.round_end_text(ended, self.names)
             )
-            self._continued_round = tb.round + 1  # the next deal's start is confirmed too
+            # (the next deal waits for its own Enter: the person sees the new hand
+            # before any clock runs, docs/play.md "When the clocks stand still")
         elif "round_started" in kinds and self._continued_round < tb.round:
             self._continued_round = tb.round
             if not self.hot_seat:  # hot-seat: revealing the hand is the start

@@ -170,7 +170,11 @@ def test_a_referee_stopped_by_a_signal_ends_its_engines(
             assert time.monotonic() < give_up and proc.poll() is None, "the match did not start"
             time.sleep(0.01)
         grandchild = int(pidfile.read_text())
-        time.sleep(0.3)  # the match is under way
+        # the match is under way: its first request is in the transcript (waited
+        # for, not slept on: on a loaded machine 0.3 s may not be enough)
+        while '"request"' not in (t.read_text() if t.exists() else ""):
+            assert time.monotonic() < give_up and proc.poll() is None, "no request was sent"
+            time.sleep(0.01)
         proc.send_signal(getattr(signal, sig))
         out, _ = proc.communicate(timeout=20)
     finally:
@@ -180,9 +184,8 @@ def test_a_referee_stopped_by_a_signal_ends_its_engines(
     assert proc.returncode == 130
     assert json.loads(out)["detail"]["cause"] == "interrupted"
     assert json.loads(t.read_text().splitlines()[-1])["type"] == "result"
-    for _ in range(100):
-        if _pid_dead(grandchild):
-            break
+    give_up = time.monotonic() + 15  # (a bound: it returns once the process is gone)
+    while not _pid_dead(grandchild) and time.monotonic() < give_up:
         time.sleep(0.01)
     assert _pid_dead(grandchild)
 

@@ -104,6 +104,7 @@ def test_the_page_loads_nothing_and_steps_through_every_line(
     _, out, lines = made("busy", tmp_path_factory)
     page.open(out)
     assert page.page.evaluate("window.bidrefReplay.steps") == len(lines)
+    page.page.keyboard.press("Home")
     for i in range(40):
         page.page.keyboard.press("ArrowRight")
         assert page.position() == i + 1
@@ -127,6 +128,24 @@ def test_the_page_loads_nothing_and_steps_through_every_line(
     html = out.read_text()
     assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in html
+
+
+def test_the_page_opens_on_the_first_deal(
+    page: Page, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # (issue 35, item 10: not on an empty table "before the first round")
+    _, out, lines = made("busy", tmp_path_factory)
+    page.open(out)
+    first_deal = next(i for i, x in enumerate(lines) if x["type"] == "round_start")
+    assert page.position() == first_deal
+    assert page.text("#round-no").startswith("round 1")
+    assert "no round dealt yet" not in page.text("#table")
+    assert len(page.tiles("#player-0")) == 7  # the hands as dealt
+    page.page.keyboard.press("Home")
+    assert page.position() == 0 and page.text("#round-no") == "before the first round"
+    # a link to a line still opens on that line
+    page.open(out, "#line=2")
+    assert page.position() == 1
 
 
 def test_table_hands_boneyard_and_balances_at_chosen_steps(

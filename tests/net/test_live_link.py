@@ -5,6 +5,8 @@ a fake clock."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.console import Console
 
 from bidref.cli.match_cmd import LiveView
@@ -82,3 +84,45 @@ def test_a_match_of_local_engines_has_no_network_column() -> None:
     view.update(_state())
     shown = _shown(view)
     assert "c_first" in shown and "network" not in shown and "connected" not in shown
+
+
+def _row(view: LiveView, name: str) -> str:
+    return next(ln for ln in _shown(view).splitlines() if name in ln)
+
+
+def test_the_bank_of_a_disconnected_seat_on_move_runs_down_between_reports() -> None:
+    # (issue 35, item 6: it stood at 30.00 s, then jumped to 21.77 s at the reconnect)
+    clock = FakeClock(50 * SECOND)
+    seat = NetworkSeat(ListenAddress("127.0.0.1", 0), seat=0, clock=clock)
+    view = LiveView((seat, None))
+    conn = FakeConn()
+    seat.attach(conn, fresh=True)
+    view.update(replace(_state(), banks_ns=(30 * SECOND, 30 * SECOND)))  # A to act
+    assert "30.00 s" in _row(view, "remote-engine")
+    seat.detach(conn, "connection lost")
+    clock.advance(9_230 * MILLISECOND)  # the delay (1 s), then 8.23 s of its bank
+    row = _row(view, "remote-engine")
+    assert "21.77 s" in row and "disconnected for 9.2 s" in row
+    assert "30.00 s" in _row(view, "c_first")  # not on move: its bank stands
+    clock.advance(60 * SECOND)
+    assert " 0.00 s" in _row(view, "remote-engine")  # never below nothing
+
+
+def test_before_the_engines_connect_the_table_shows_names_balances_and_banks() -> None:
+    from bidref.cli.match_cmd import waiting_state
+    from bidref.engines import EngineSpec
+    from bidref.match.referee import MatchSpec
+    from bidref.rules import TimeControl
+
+    clock = FakeClock(50 * SECOND)
+    seat = NetworkSeat(ListenAddress("127.0.0.1", 0), seat=0, clock=clock)
+    spec = MatchSpec(
+        engines=(EngineSpec("remote", ("x",)), EngineSpec("c_first", ("x",))),
+        seed=1,
+        time_control=TimeControl.of_seconds(120, 10),
+    )
+    view = LiveView((seat, None), waiting=waiting_state(spec, ("remote", "c_first")))
+    for name in ("remote", "c_first"):
+        row = _row(view, name)
+        assert "150" in row and "120.00 s" in row, row
+    assert "waiting for the engines" in _shown(view)

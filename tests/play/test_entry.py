@@ -34,6 +34,11 @@ HAND = tuple(parse_tile(t) for t in ("1-3", "2-6", "5-5"))
         ("play 2-6", PLAY, "play 2-6 6-6:line_b"),
         ("play 2", PLAY, "play 2-6 6-6:line_b"),  # a unique start
         ("3", PLAY, "play 2-6 6-6:line_b"),
+        # a tile and the tile it joins, without the side, when one side takes it
+        # (issue 35, item 7)
+        ("26 at 66", PLAY, "play 2-6 6-6:line_b"),
+        ("play 2-6 at 6-6", PLAY, "play 2-6 6-6:line_b"),
+        ("[2|6] at [6|6]", PLAY, "play 2-6 6-6:line_b"),
     ],
 )
 def test_entries_that_name_one_legal_action(text: str, legal: list[Action], expected: str) -> None:
@@ -58,6 +63,8 @@ def test_entries_that_name_one_legal_action(text: str, legal: list[Action], expe
         ("play 1-3 6-6:line_a", PLAY, "1-3 can go to: play 1-3 1-1:branch_a"),
         ("zz", PLAY, "'zz' is not an action"),
         ("bid 20", PLAY, "the auction is over"),
+        ("13 at 11", PLAY, "1-3 fits 1-1 on more than one side: play 1-3 1-1:branch_a"),
+        ("55 at 66", PLAY, "5-5 cannot be placed at 6-6 now"),
     ],
 )
 def test_entries_that_do_not_resolve_say_why(text: str, legal: list[Action], says: str) -> None:

@@ -140,11 +140,17 @@ def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
     assert starts, "the person was asked to press Start"
     # No request reached the engine before the person pressed Start, and none in a
     # round before its Continue: the 60 s waits (bank 2 s) cost the engine nothing.
-    assert len(starts) == 2  # Start of round 1, Continue after round 1
+    # Start of round 1, Continue after round 1, Start of round 2 (issue 35, item 7:
+    # every deal waits for its Enter, the one after a count too)
+    assert len(starts) == 3
     assert {r for r, _ in engine.requests} == {1, 2}
-    assert all(t >= starts[rnd - 1] for rnd, t in engine.requests)
+    assert all(t >= starts[2 * (rnd - 1)] for rnd, t in engine.requests)
     pauses = [m for m in display.models if "Press Enter" in m.footer]
     assert pauses and all(m.clocks.running is None for m in pauses)
+    said = [m.footer for m in pauses]
+    said = [f for i, f in enumerate(said) if i == 0 or said[i - 1] != f]
+    assert said == ["Press Enter to start", "Press Enter to continue", "Press Enter to start"]
+    assert [m.round for m in pauses if m.footer == "Press Enter to start"][-1] == 2
 
 
 def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:

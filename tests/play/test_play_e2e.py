@@ -183,3 +183,34 @@ def test_freeze_idle_stops_the_engine_while_the_person_thinks(tmp_path: Path) ->
     # the person's turns took far longer than 10 ms each: the engine spun through none
     idle = [(x["seq"], x["idle_cpu_ns"], x["cpu_ns"]) for x in replies]
     assert max(int(str(i)) for _, i, _ in idle) < 10_000_000, idle
+
+
+NAMED = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    msg = json.loads(line)\n"
+    "    if msg['type'] == 'hello':\n"
+    "        print(json.dumps({'type': 'hello', 'name': 'HelloName', 'protocol': 'bidref/1'}),"
+    " flush=True)\n"
+    "    elif msg['type'] == 'request':\n"
+    "        print(json.dumps({'type': 'action', 'id': msg['id'], 'action': msg['legal'][0]}),"
+    " flush=True)\n"
+)
+
+
+def test_an_engine_has_one_name_in_the_header_and_the_result(tmp_path: Path) -> None:
+    # (issue 35, item 5: the header said the file's name, the result the hello's)
+    engine = tmp_path / "file_name" / "engine.py"
+    engine.parent.mkdir()
+    engine.write_text(NAMED)
+    sc = Screens(spawn("human", str(engine), "--seed", "3"))
+    done: set[tuple[str, str]] = set()
+    assert sc.next_question(done)[0] == "pause"
+    sc.send("\r")
+    assert sc.next_question(done)[0] == "ask"
+    sc.send("\x03")
+    sc.wait(lambda s: "Resign the match?" in s)
+    sc.send("y\r")
+    out = sc.finish()
+    assert "A (human) resigned: B (file_name) wins" in out, out
+    assert "HelloName" not in out

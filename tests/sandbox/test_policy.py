@@ -87,7 +87,9 @@ def test_a_group_freezes_thaws_counts_cpu_and_goes() -> None:
         preexec_fn=lambda: [Path(f).write_text("0") for f in files] and None,
     )
     try:
-        time.sleep(0.3)
+        give_up = time.monotonic() + 30  # (it joins the group as it starts: wait for that)
+        while proc.pid not in g.pids() and time.monotonic() < give_up:
+            time.sleep(0.02)
         assert proc.pid in g.pids()
         assert_freezes_and_thaws(g)
     finally:

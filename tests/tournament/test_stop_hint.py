@@ -34,3 +34,14 @@ def test_a_crash_whose_words_say_startup_gets_no_start_up_hint() -> None:
 def test_a_start_up_failure_gets_the_hint_whatever_the_text() -> None:
     said = _said("engine 'x' failed in its first matches", EndReason.STARTUP)
     assert STARTUP_HINT[:40] in said
+
+
+def test_a_start_up_failure_whose_stderr_shows_the_cause_gets_that_hint_first() -> None:
+    # (issue 35, item 3: the tournament of SDK engines whose import failed)
+    said = _said(
+        "engine 'python_greedy' failed (startup) in its first matches: the engine ended "
+        "before its hello (exit code 1); stderr ends: 'Traceback (most recent call last):"
+        "\\n ... \\nModuleNotFoundError: No module named \\'bidref\\''",
+        EndReason.STARTUP,
+    )
+    assert "cannot import 'bidref'" in said and STARTUP_HINT[:40] not in said

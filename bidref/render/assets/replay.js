@@ -235,12 +235,19 @@
     render();
   }
 
+  // Without a #line=N, the page opens on the first deal, not on an empty table
+  // "before the first round" (Home still goes to the transcript's first line).
+  function opening() {
+    const first = Object.keys(D.rounds).map(Number).sort((a, b) => a - b)[0];
+    return first === undefined ? 0 : D.rounds[first];
+  }
+
   // #line=N is line N of the transcript file (as in bidref replay's FILE:LINE): its
   // first step (a v2 line the page spells out into events has several), else the last
   // step before it (a line past the end, or one the page does not show).
   function fromHash() {
     const m = /line=(\d+)/.exec(location.hash);
-    if (!m) return 0;
+    if (!m) return opening();
     const line = Number(m[1]);
     let best = 0;
     for (let i = 0; i < n; i++) {

@@ -45,15 +45,25 @@ def hello() -> None:
     send({"type": "hello", "name": f"chaos-{MODE}", "protocol": "bidref/1"})
 
 
+# The daemon's program: it says it runs (a byte on the fd in argv[3]), then sleeps.
+DAEMON = "import os, sys, time; os.write(int(sys.argv[3]), b'up'); time.sleep(3600)"
+
+
 def daemon(scrub_env: bool = False) -> None:
     """Double fork: a daemon in a session of its own, ignoring SIGTERM and
-    SIGHUP, whose parent has exited (an orphan no process tree leads to)."""
+    SIGHUP, whose parent has exited (an orphan no process tree leads to).
+    Returns once the daemon runs its own program (it says so on a pipe), so
+    that a test that has this engine's hello knows the daemon is there: no
+    test waits on time for it (issue 35, item 8)."""
+    r, w = os.pipe()
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
+            os.close(r)
+            os.set_inheritable(w, True)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
-            argv = [sys.executable, "-c", "import time; time.sleep(3600)", TOKEN, "daemon"]
+            argv = [sys.executable, "-c", DAEMON, TOKEN, "daemon", str(w)]
             if scrub_env:  # a careful daemon: no stdio of its engine, no environment
                 devnull = os.open(os.devnull, os.O_RDWR)
                 for fd in (0, 1, 2):
@@ -62,7 +72,10 @@ def daemon(scrub_env: bool = False) -> None:
             # a careless one keeps the engine's stdin, stdout and stderr open
             os.execv(sys.executable, argv)
         os._exit(0)
+    os.close(w)
     os.wait()
+    os.read(r, 2)  # (b"": the daemon died first; the test then finds it missing)
+    os.close(r)
 
 
 def peek() -> dict[str, object]:
