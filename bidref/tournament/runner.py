@@ -43,6 +43,7 @@ from .model import (
     SprtModel,
 )
 from .ratings import Sprt
+from .security import NOT_RETRIED
 from .schedule import Format, MatchKey, Pairing, pairings, schedule
 from .standings import Standings, Tally
 from .store import ResultsStore, write_durably
@@ -515,7 +516,10 @@ class _Loop:
         """A referee timing fault: played again, up to ``max_attempts`` times."""
         self.summary.aborted += 1
         tries = self.tries[job.key] = self.tries.get(job.key, 0) + 1
-        if tries < self.max_attempts:
+        if report.detail.get("cause") in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
+            log.warning("match %s not played: %s", job.key.id, report.detail.get("problem"))
+            self.summary.unresolved.append(job.key)
+        elif tries < self.max_attempts:
             log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
             self.pending.appendleft(self.plan.job(job.key, job.attempt + 1))
         else:
