@@ -23,6 +23,13 @@ import typer
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
+from .tournament_cluster import (
+    CLUSTER_DEFAULTS,
+    ClusterArgs,
+    ClusterRefusal,
+    cluster_options,
+    cluster_trust,
+)
 from .tournament_options import (
     DEFAULT_BANK_S,
     DEFAULT_DEALS,
@@ -104,6 +111,7 @@ One engine against the field, on a dask cluster, the engines sent to the workers
 
 @app.command(epilog=EPILOG)
 @sandbox_options
+@cluster_options
 def tournament(
     engines: EnginesArgument = None,
     engine: EngineOption = None,
@@ -138,6 +146,7 @@ def tournament(
     startup: StartupOption = None,
     play_function: PlayFunctionOption = DEFAULT_PLAY,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
+    cluster_args: ClusterArgs = CLUSTER_DEFAULTS,  # TLS, --insecure (cli/tournament_cluster.py)
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
 
@@ -176,10 +185,8 @@ def tournament(
     )
     with _refusals(err):
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
-        _check_running(running)
         _check_outputs(outputs)
-        # the engine jail (out and the stderr logs hidden); said in _open, with the engines
-        running = replace(running, sandbox=jail.config(hide=[out, stderr_dir]))
+        running = _checked_running(running, jail, outputs, deal_book, cluster_args)
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -235,6 +242,7 @@ def _refusals(err: Console) -> Iterator[None]:
         ScheduleError,
         EngineArgError,
         RemoteRefusal,
+        ClusterRefusal,
         Refused,
     ) as exc:
         raise _fail(err, str(exc)) from None
@@ -280,6 +288,23 @@ def _check_running(running: Running) -> None:
 
     if running.ship_engines and running.cluster is None:
         raise options.Refused("--ship-engines sends engines to --cluster workers: add --cluster")
+
+
+def _checked_running(
+    running: Running,
+    jail: JailArgs,
+    outputs: Outputs,
+    deal_book: Path | None,
+    cluster_args: ClusterArgs,
+) -> Running:
+    """``running`` checked, with the engines' jail (said in _open, with the engines)
+    and the cluster's trust settings. The jail hides what an engine must not read:
+    the output folder, the stderr logs, the deal book (the deals to come) and the
+    network engines' connect-info file (their tokens)."""
+    _check_running(running)
+    hidden = [outputs.out, outputs.stderr_dir, deal_book, running.connect_info]
+    trust = cluster_trust(running, cluster_args)
+    return replace(running, sandbox=jail.config(hide=hidden), trust=trust)
 
 
 def _check_outputs(outputs: Outputs) -> None:
@@ -422,6 +447,7 @@ def _backend(
         todo,
         engines=plan.engines,
         ship=running.ship_engines,
+        trust=running.trust,
     )
     warning = None if running.cluster is not None else overload_warning(running.concurrency)
     if warning is not None:

@@ -236,6 +236,19 @@ class _Match:
         self.sends = 0
 
 
+class _Checks:
+    """The coordinator's side of trust: the verifier threads, what they proved, and
+    the per-worker rates (with the workers flagged so far)."""
+
+    def __init__(self, trust: ClusterTrust) -> None:
+        self.trust = trust
+        self.pool = ThreadPoolExecutor(max(1, trust.verifiers), thread_name_prefix="bidref-verify")
+        self.tally = WorkerTally()  # per worker, as matches come back
+        self.flagged: set[str] = set()
+        self.proven = 0  # matches proven by replaying their transcripts, in this run
+        self.decisions = 0  # ... and the decisions in them
+
+
 class ClusterBackend:
     """Matches as tasks on a dask.distributed scheduler (``address`` or a ``Client``).
 
@@ -273,17 +286,10 @@ class ClusterBackend:
                 raise ClusterError(str(exc)) from None
         self._shipment = Shipment(sys.executable, bundles)
         self._cache_dir = cache_dir
-        self._trust = trust = trust or ClusterTrust()
+        self.checks = _Checks(trust or ClusterTrust())
         self._own_client = client is None
         if client is None:
-            client = _connect(Client, address, connect_timeout_s, trust)
-        self.tally = WorkerTally()  # per worker, as matches come back
-        self._flagged: set[str] = set()
-        self._verifiers = ThreadPoolExecutor(
-            max(1, trust.verifiers), thread_name_prefix="bidref-verify"
-        )
-        self.proven = 0  # matches proven by replaying their transcripts, in this run
-        self.decisions_proven = 0
+            client = _connect(Client, address, connect_timeout_s, self.checks.trust)
         self._client = client
         self._play = play
         self._lock = threading.Lock()
@@ -366,9 +372,9 @@ class ClusterBackend:
             self._finish(match, answer)
             return
         address, named = self._worker_of(task, answer)
-        if self._trust.verify and answer.rated:
+        if self.checks.trust.verify and answer.rated:
             # off the client's thread and the runner's loop: the replay takes time
-            self._verifiers.submit(self._prove, match, answer, address, named)
+            self.checks.pool.submit(self._prove, match, answer, address, named)
         else:
             self._count(match, answer, address, named, None)
 
@@ -396,8 +402,8 @@ class ClusterBackend:
             return
         if isinstance(proof, Proof):
             with self._lock:
-                self.proven += 1
-                self.decisions_proven += proof.decisions
+                self.checks.proven += 1
+                self.checks.decisions += proof.decisions
             self._count(match, answer, address, named, proof)
             return
         problem = f"worker {named}: {proof.problem}"
@@ -411,7 +417,7 @@ class ClusterBackend:
             extra={"played_on": {"worker": named, "jails": _jails(answer)}},
         )
         with self._lock:
-            self.tally.add(named, EndReason.ABORTED, rejected=True)
+            self.checks.tally.add(named, EndReason.ABORTED, rejected=True)
         self._finish(match, rejected)
 
     def _count(
@@ -427,17 +433,17 @@ class ClusterBackend:
         decision_ns = None if proof is None else [list(t) for t in proof.decision_ns]
         played_on = {"worker": named, "jails": _jails(answer), "decision_ns": decision_ns}
         with self._lock:
-            self.tally.add(
+            self.checks.tally.add(
                 named,
                 answer.reason,
                 engines=(job.engine_a.name, job.engine_b.name),
                 decision_ns=decision_ns or (),
             )
-            flags = [f for f in self.tally.flags() if f.worker not in self._flagged]
-            self._flagged.update(f.worker for f in flags)
+            flags = [f for f in self.checks.tally.flags() if f.worker not in self.checks.flagged]
+            self.checks.flagged.update(f.worker for f in flags)
         for f in flags:
             log.warning("worker %s stands out: %s", f.worker, f.why)
-            if self._trust.exclude_bad_workers and f.worker == named:
+            if self.checks.trust.exclude_bad_workers and f.worker == named:
                 self._exclude(address, f"worker {named} stands out: {f.why}")
         self._finish(match, replace(answer, extra={**answer.extra, "played_on": played_on}))
 
@@ -485,14 +491,14 @@ class ClusterBackend:
             self._client.cancel(pending)
 
     def close(self) -> None:
-        self._verifiers.shutdown(wait=True, cancel_futures=False)
+        self.checks.pool.shutdown(wait=True, cancel_futures=False)
         if self._own_client:
             self._client.close()
 
     def flags(self) -> dict[str, str]:
         """The workers flagged in this run, and why."""
         with self._lock:
-            return {f.worker: f.why for f in self.tally.flags()}
+            return {f.worker: f.why for f in self.checks.tally.flags()}
 
 
 def _jails(answer: MatchReport) -> list[str]:

@@ -43,8 +43,8 @@ from .model import (
     SprtModel,
 )
 from .ratings import Sprt
-from .security import NOT_RETRIED
 from .schedule import Format, MatchKey, Pairing, pairings, schedule
+from .security import NOT_RETRIED
 from .standings import Standings, Tally
 from .store import ResultsStore, write_durably
 

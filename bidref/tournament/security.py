@@ -140,4 +140,3 @@ def checked_play(play: PlayFn, job: MatchJob) -> MatchReport:
                 },
             )
     return play(job)
-

@@ -162,7 +162,9 @@ def _other_result(report: MatchReport, result: dict[str, Any]) -> str | None:
         "rounds": result.get("rounds"),
         "rated": result.get("rated"),
     }
-    wrong = [f"{k} {claimed[k]!r} (proven {proven[k]!r})" for k in claimed if claimed[k] != proven[k]]
+    wrong = [
+        f"{k} {claimed[k]!r} (proven {proven[k]!r})" for k in claimed if claimed[k] != proven[k]
+    ]
     if wrong:
         return "it reported " + ", ".join(wrong)
     return None
