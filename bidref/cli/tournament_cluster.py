@@ -124,6 +124,7 @@ def cluster_trust(running: Running, args: ClusterArgs) -> ClusterTrust | None:
         tls_key=tls_key,
         insecure=insecure,
         exclude_bad_workers=exclude_bad_workers,
+        verify=running.real_engines,  # (another --play-function writes no real transcripts)
     )
     problem = address_problem(cluster, trust)
     if problem is not None:

@@ -102,14 +102,16 @@ def jail_lines(job: MatchJob, engines: list[EngineEntry]) -> list[str]:
 
     lines = []
     for e in engines:
-        config = _jailed(_engine_spec(e), job).jail_config()
-        if config is None:
+        if job.sandbox is None and e.sandbox_level in (None, "off"):
             lines.append("sandbox: off")
             continue
         try:
-            lines.append(plan(config).describe(config))
+            config = _jailed(_engine_spec(e), job).jail_config()
+            lines.append("sandbox: off" if config is None else plan(config).describe(config))
         except SandboxError as exc:  # strict, and this machine lacks a part: said
-            lines.append(f"sandbox: {config.level} refused here: {exc}")
+            lines.append(f"sandbox: refused here: {exc}")
+        except ValueError as exc:  # not an engine this machine can describe
+            lines.append(f"sandbox: unknown ({exc})")
     return lines
 
 
