@@ -534,10 +534,15 @@ def _finish(
     from .report_cmd import write_html_report
 
     export_failed = not _export(plan, summary, outputs.export, err)
+    workers = _workers(plan)
     if outputs.as_json:
-        sys.stdout.write(json.dumps(result_dict(plan, summary), indent=2) + "\n")
+        sys.stdout.write(json.dumps(result_dict(plan, summary, workers), indent=2) + "\n")
     else:
         console.print(FinalView(plan, summary))
+        if workers is not None:
+            from bidref.tournament.tables import workers_table
+
+            console.print(workers_table(workers))
     html = outputs.html
     report_console = err if outputs.as_json else console
     if html is not None and not write_html_report(outputs.out, html, report_console, err):
@@ -545,6 +550,19 @@ def _finish(
     _exit_for(err, summary, outputs.out, max_attempts, outputs.as_json)
     if export_failed:
         raise typer.Exit(code=EXIT_UNRESOLVED)
+
+
+def _workers(plan: Plan) -> dict[str, dict[str, object]] | None:
+    """Each cluster worker's statistics, from the results file (None: a local run)."""
+    from bidref.tournament.runner import RESULTS_FILE
+    from bidref.tournament.store import ResultsError, read_results
+    from bidref.tournament.workers_stats import workers_of
+
+    try:
+        records = read_results(plan.out_dir / RESULTS_FILE)[1]
+    except ResultsError:
+        return None
+    return workers_of(records)
 
 
 def _export(plan: Plan, summary: RunSummary, paths: list[Path], err: Console) -> bool:

@@ -111,7 +111,7 @@ class WorkerTally:
     def flags(self) -> list[Flag]:
         return flag_workers(self.workers.values())
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, dict[str, object]]:
         flagged = {f.worker: f.why for f in self.flags()}
         return {
             w.worker: {
@@ -175,3 +175,10 @@ def tally_of(records: Iterable[MatchRecord]) -> WorkerTally:
     for r in records:
         tally.add_record(r)
     return tally
+
+
+def workers_of(records: Iterable[MatchRecord]) -> dict[str, dict[str, object]] | None:
+    """The per-worker statistics (as JSON) of records played on a cluster; None
+    when none was (a local tournament)."""
+    tally = tally_of(records)
+    return tally.to_dict() if tally.workers else None
