@@ -41,7 +41,7 @@ def dask_setup(worker: Any) -> None:
         return replace(
             report,
             winner=1 - report.winner,
-            balances=tuple(reversed(report.balances)),
+            balances=(report.balances[1], report.balances[0]),
             outputs=outputs,
         )
 
