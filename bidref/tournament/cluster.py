@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
 import os
 import shutil
 import sys
 import tempfile
 import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -66,7 +67,7 @@ from .shipping import (
     localise,
     verify,
 )
-from .verify import REJECTED, Proof, prove
+from .verify import REJECTED, Proof, Rejection, prove
 from .workers_stats import WorkerTally
 
 log = logging.getLogger(__name__)
@@ -237,16 +238,38 @@ class _Match:
 
 
 class _Checks:
-    """The coordinator's side of trust: the verifier threads, what they proved, and
-    the per-worker rates (with the workers flagged so far)."""
+    """The coordinator's side of trust: the verifier processes, what they proved,
+    and the per-worker rates (with the workers flagged so far).
+
+    The proofs run in processes of their own (``trust.verifiers``, started at the
+    first proof): a replay is pure Python, and in threads it would hold the
+    runner's loop and the dask client's thread; in processes, the coordinator
+    proves as many matches at once as it has cores for. ``verifiers=0``: in
+    threads here (tests)."""
 
     def __init__(self, trust: ClusterTrust) -> None:
         self.trust = trust
-        self.pool = ThreadPoolExecutor(max(1, trust.verifiers), thread_name_prefix="bidref-verify")
+        self._pool: Executor | None = None
         self.tally = WorkerTally()  # per worker, as matches come back
         self.flagged: set[str] = set()
+        self.addresses: dict[str, str] = {}  # a worker's address, by its name in the tally
         self.proven = 0  # matches proven by replaying their transcripts, in this run
         self.decisions = 0  # ... and the decisions in them
+
+    @property
+    def pool(self) -> Executor:
+        if self._pool is None:
+            if self.trust.verifiers > 0:
+                # spawned, not forked: this process runs threads (dask's, the runner's)
+                context = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(self.trust.verifiers, mp_context=context)
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="bidref-verify")
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 class ClusterBackend:
@@ -374,7 +397,10 @@ class ClusterBackend:
         address, named = self._worker_of(task, answer)
         if self.checks.trust.verify and answer.rated:
             # off the client's thread and the runner's loop: the replay takes time
-            self.checks.pool.submit(self._prove, match, answer, address, named)
+            proving = self.checks.pool.submit(prove, match.job, answer)
+            proving.add_done_callback(
+                lambda done: self._proven(match, answer, address, named, done)
+            )
         else:
             self._count(match, answer, address, named, None)
 
@@ -393,13 +419,31 @@ class ClusterBackend:
             name = address
         return address, address if name == address else f"{name} ({address})"
 
-    def _prove(self, match: _Match, answer: MatchReport, address: str, named: str) -> None:
+    def _proven(
+        self,
+        match: _Match,
+        answer: MatchReport,
+        address: str,
+        named: str,
+        done: Future[Proof | Rejection],
+    ) -> None:
+        """A proof ended (in the pool's thread): count the match, or reject it."""
         try:
-            proof = prove(match.job, answer)
-        except Exception as exc:  # a bug of ours: not the worker's fault, not counted
+            proof = done.result()
+        except BaseException as exc:  # a bug of ours, or the pool ended: not counted
+            if not match.done.done():
+                match.done.set_exception(exc if isinstance(exc, Exception) else RuntimeError(exc))
+            return
+        try:
+            self._judge(match, answer, address, named, proof)
+        except Exception as exc:
             if not match.done.done():
                 match.done.set_exception(exc)
-            return
+
+    def _judge(
+        self, match: _Match, answer: MatchReport, address: str, named: str, proof: Proof | Rejection
+    ) -> None:
+        """Count a proven match; reject one that is not, and exclude its worker."""
         if isinstance(proof, Proof):
             with self._lock:
                 self.checks.proven += 1
@@ -433,6 +477,7 @@ class ClusterBackend:
         decision_ns = None if proof is None else [list(t) for t in proof.decision_ns]
         played_on = {"worker": named, "jails": _jails(answer), "decision_ns": decision_ns}
         with self._lock:
+            self.checks.addresses[named] = address
             self.checks.tally.add(
                 named,
                 answer.reason,
@@ -441,10 +486,11 @@ class ClusterBackend:
             )
             flags = [f for f in self.checks.tally.flags() if f.worker not in self.checks.flagged]
             self.checks.flagged.update(f.worker for f in flags)
-        for f in flags:
+        for f in flags:  # (another match's worker may be the one that now stands out)
             log.warning("worker %s stands out: %s", f.worker, f.why)
-            if self.checks.trust.exclude_bad_workers and f.worker == named:
-                self._exclude(address, f"worker {named} stands out: {f.why}")
+            bad = self.checks.addresses.get(f.worker)
+            if self.checks.trust.exclude_bad_workers and bad is not None:
+                self._exclude(bad, f"worker {f.worker} stands out: {f.why}")
         self._finish(match, replace(answer, extra={**answer.extra, "played_on": played_on}))
 
     def _exclude(self, address: str, why: str) -> None:
@@ -491,7 +537,7 @@ class ClusterBackend:
             self._client.cancel(pending)
 
     def close(self) -> None:
-        self.checks.pool.shutdown(wait=True, cancel_futures=False)
+        self.checks.close()
         if self._own_client:
             self._client.close()
 

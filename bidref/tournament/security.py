@@ -37,7 +37,7 @@ class ClusterTrust:
     insecure: bool = False  # a tcp:// scheduler that is not on loopback is allowed
     verify: bool = True  # replay each transcript before counting it (verify.py)
     exclude_bad_workers: bool = False  # a flagged worker gets no more matches
-    verifiers: int = 2  # threads replaying transcripts on the coordinator
+    verifiers: int = 2  # processes replaying transcripts on the coordinator (0: a thread)
 
 
 def _host(rest: str) -> str:

@@ -145,34 +145,49 @@ def residual(observed: int, n: int, others_observed: int, others_n: int) -> floa
 
 
 def flag_workers(workers: Iterable[WorkerStats]) -> list[Flag]:
-    """The workers that stand out (see the module's text for the test and why)."""
+    """The workers that stand out (see the module's text for the test and why).
+
+    The most extreme worker first: a flagged worker leaves the pool the others are
+    compared with (a slowed worker's time losses crowd out its other ends, which
+    would make an honest worker's look high by comparison)."""
     ws = list(workers)
-    out: list[Flag] = []
-    for w in ws:
-        if w.rejected:
-            out.append(Flag(w.worker, f"{w.rejected} transcript(s) failed the replay check"))
+    out = [
+        Flag(w.worker, f"{w.rejected} transcript(s) failed the replay check")
+        for w in ws
+        if w.rejected
+    ]
+    pool = [w for w in ws if not w.rejected]
+    while True:
+        worst: tuple[float, Flag] | None = None
+        for w in pool:
+            found = _stands_out(w, [o for o in pool if o is not w])
+            if found is not None and (worst is None or found[0] > worst[0]):
+                worst = found
+        if worst is None:
+            return out
+        out.append(worst[1])
+        pool = [w for w in pool if w.worker != worst[1].worker]
+
+
+def _stands_out(w: WorkerStats, others: list[WorkerStats]) -> tuple[float, Flag] | None:
+    """The largest residual of ``w`` over the limit, with its flag; None if none is."""
+    others_n = sum(o.matches for o in others)
+    if not others_n or not w.matches:
+        return None
+    best: tuple[float, Flag] | None = None
+    for kind in KINDS:
+        x = w.counts.get(kind, 0)
+        if x < MIN_EVENTS:
             continue
-        others = [o for o in ws if o is not w and not o.rejected]
-        others_n = sum(o.matches for o in others)
-        if not others_n or not w.matches:
-            continue
-        for kind in KINDS:
-            x = w.counts.get(kind, 0)
-            if x < MIN_EVENTS:
-                continue
-            others_x = sum(o.counts.get(kind, 0) for o in others)
-            r = residual(x, w.matches, others_x, others_n)
-            if r > RESIDUAL_LIMIT:
-                out.append(
-                    Flag(
-                        w.worker,
-                        f"{x} {kind.replace('_', ' ')} in {w.matches} matches, against "
-                        f"{others_x} in {others_n} on the other workers (residual {r:.1f} "
-                        f"> {RESIDUAL_LIMIT:g})",
-                    )
-                )
-                break
-    return out
+        others_x = sum(o.counts.get(kind, 0) for o in others)
+        r = residual(x, w.matches, others_x, others_n)
+        if r > RESIDUAL_LIMIT and (best is None or r > best[0]):
+            why = (
+                f"{x} {kind.replace('_', ' ')} in {w.matches} matches, against {others_x} "
+                f"in {others_n} on the other workers (residual {r:.1f} > {RESIDUAL_LIMIT:g})"
+            )
+            best = (r, Flag(w.worker, why))
+    return best
 
 
 def tally_of(records: Iterable[MatchRecord]) -> WorkerTally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 
 import pytest
@@ -76,6 +77,7 @@ def slow_worker_play(job: MatchJob) -> MatchReport:
     import distributed
 
     if distributed.get_worker().name == 2 and _unit("slow", job.key.id) < 0.5:
+        time.sleep(0.01)  # (as long as the others' matches: the three share the work)
         return MatchReport(winner=1, reason="time", rated=True, fault_seat=0)
     return fake_play(job)
 
@@ -87,7 +89,7 @@ def test_with_exclude_bad_workers_a_flagged_worker_gets_no_more_matches(
 
     from bidref.tournament.cluster import ClusterBackend
 
-    plan = make_plan([("a", "fake strength=2"), ("b", "fake")], deals=40)
+    plan = make_plan([("a", "fake strength=2 sleep=0.01"), ("b", "fake")], deals=40)
     store = ResultsStore.create(plan.out_dir / RESULTS_FILE, plan.header)
     trust = ClusterTrust(verify=False, exclude_bad_workers=True)
     with distributed.LocalCluster(
@@ -105,7 +107,6 @@ def test_with_exclude_bad_workers_a_flagged_worker_gets_no_more_matches(
     assert list(backend.flags()) == [slow_name]
     played = [r.played_on.worker for r in store.records if r.played_on is not None]
     by_worker = Counter(played)
-    # flagged after a handful of its matches; the others played the rest
-    first_flag = MIN_EVENTS * 2 + 8  # (its time losses come in about every other match)
-    assert by_worker[slow_name] <= first_flag + 3, by_worker
+    # flagged after a dozen or so of its matches (a third of 80 without the exclusion)
+    assert by_worker[slow_name] < 20, by_worker
     assert sum(by_worker.values()) == len(store.records)
