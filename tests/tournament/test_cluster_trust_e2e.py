@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from bidref.render.tournament_report import write_report
 from bidref.tournament import MatchRecord, ResultsStore, run
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.loopback import LoopbackCluster
@@ -110,7 +111,12 @@ def test_over_tls_a_dishonest_workers_results_are_rejected_replayed_elsewhere_an
     [w2] = [w for name, w in workers.items() if name.startswith("w2 (")]
     assert w1["rejected"] == len(rejected) and "failed the replay" in w1["flagged"]
     assert w2["flagged"] is None and w2["matches"] == 6
-    assert "stands out" in done.stderr.decode() or "no further matches" in done.stderr.decode()
+    assert "transcript fails the replay" in done.stderr.decode()  # said on the console
+    assert "no further matches go to that worker" in done.stderr.decode()
+    # ... and in the report
+    write_report(out, tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text()
+    assert "<h2>Workers</h2>" in page and "transcript(s) failed the replay check" in page
 
     # The standings are those of the same tournament played honestly here.
     local = tmp_path / "local"
