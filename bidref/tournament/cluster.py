@@ -570,6 +570,12 @@ def _connect(client_type: Any, address: str | None, timeout_s: float, trust: Clu
         if security is None:
             return client_type(address, timeout=timeout_s)
         return client_type(address, timeout=timeout_s, security=security)
+    except TypeError as exc:  # dask's word for tls:// without a TLS context
+        raise ClusterError(
+            f"--cluster {address!r} needs TLS settings: give --tls-ca-file, --tls-cert and "
+            "--tls-key (or dask's distributed.comm.tls configuration); dask says: "
+            f"{exc}"
+        ) from None
     except ValueError as exc:  # not an address at all
         raise ClusterError(
             f"--cluster {address!r}: {exc}; give the scheduler's address, e.g. tcp://10.0.0.5:8786"

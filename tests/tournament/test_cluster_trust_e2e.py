@@ -80,7 +80,8 @@ def test_over_tls_a_dishonest_workers_results_are_rejected_replayed_elsewhere_an
             capture_output=True,
             timeout=120,
         )
-        assert refused.returncode != 0
+        assert refused.returncode == 2, refused.stderr.decode()
+        assert "needs TLS settings: give --tls-ca-file" in refused.stderr.decode()
         assert not (tmp_path / "no-tls" / RESULTS_FILE).exists()
         done = subprocess.run([*command, *tls_options], capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr.decode()
