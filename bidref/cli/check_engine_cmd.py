@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from . import app
-from .common import EachOption, EngineOption, FreezeIdleOption, StartupOption, TransportOption
+from .common import (
+    EachOption,
+    EngineOption,
+    FreezeIdleOption,
+    StartupOption,
+    TransportOption,
+    freeze_idle_of,
+)
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
@@ -47,7 +54,7 @@ def check_engine_cmd(
     connect_info: ConnectInfoOption = None,
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
-    freeze_idle: FreezeIdleOption = False,
+    freeze_idle: FreezeIdleOption = None,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Check that ENGINE follows protocol bidref/1, item by item.
@@ -87,7 +94,7 @@ def check_engine_cmd(
         delay=tc.delay,
         startup=startup_ns,
         transport=spec.transport or tr,
-        freeze_idle=freeze_idle,
+        freeze_idle=freeze_idle_of(freeze_idle, jail.sandbox),
     )
     starter = None
     if remote:

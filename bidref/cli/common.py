@@ -254,17 +254,32 @@ DebugOption = Annotated[
     ),
 ]
 FreezeIdleOption = Annotated[
-    bool,
+    bool | None,
     typer.Option(
-        "--freeze-idle",
+        "--freeze-idle/--ponder",
         metavar="",
-        help="Stop the engine that is not on move (SIGSTOP to its process group) and resume "
-        "it when it is sent its next request, so it cannot think or take CPU on the "
-        "opponent's time; its clock is charged from the request as always. The transcript's "
-        "idle_cpu_ns (its CPU time while not on move) is then about 0. Example: "
-        "bidref match ./a ./b --freeze-idle",
+        show_default="on under --sandbox strict, else off",
+        help="Stop the engine that is not on move (its jail's freezer, else SIGSTOP to its "
+        "processes) and resume it when it is sent its next request, so it cannot think or "
+        "take CPU on the opponent's time; its clock is charged from the request as always. "
+        "The transcript's idle_cpu_ns (its CPU time while not on move) is then about 0. On "
+        "by default under --sandbox strict (pondering, as in chess runners, only when asked "
+        "for: --ponder). Example: bidref match ./a ./b --freeze-idle",
     ),
 ]
+
+
+def freeze_idle_of(given: bool | None, sandbox: str) -> bool:
+    """``--freeze-idle``/``--ponder`` as given, else on exactly under ``--sandbox strict``.
+
+    >>> freeze_idle_of(None, "strict"), freeze_idle_of(None, "auto")
+    (True, False)
+    >>> freeze_idle_of(False, "strict")
+    False
+    """
+    return given if given is not None else sandbox == "strict"
+
+
 ForceOption = Annotated[
     bool,
     typer.Option("--force", metavar="", help="Overwrite existing transcript and log files."),

@@ -28,6 +28,7 @@ from .common import (
     StartupOption,
     TranscriptOption,
     TransportOption,
+    freeze_idle_of,
 )
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
@@ -238,7 +239,7 @@ def match(
     tls_cert: TlsCertOption = None,
     tls_key: TlsKeyOption = None,
     raw_lines: _RawLines = False,
-    freeze_idle: FreezeIdleOption = False,
+    freeze_idle: FreezeIdleOption = None,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match between two engines and print the result.
@@ -286,9 +287,8 @@ def match(
     engines = jail_engines(engines, config)
     remote = _Remote(args, connect_info, tls_cert, tls_key)
     out = _Output(transcript, folder, debug, json_out, raw_lines)
-    _play(
-        engines, base, seed, max_rounds, ill, tr, startup_ns, tolerance_ns, out, remote, freeze_idle
-    )
+    freeze = freeze_idle_of(freeze_idle, jail.sandbox)
+    _play(engines, base, seed, max_rounds, ill, tr, startup_ns, tolerance_ns, out, remote, freeze)
 
 
 def _tolerance_ns(tolerance: float) -> int:

@@ -38,6 +38,7 @@ from .common import (
     TransportOption,
     clock_args_problem,
     exit_code_for,
+    freeze_idle_of,
     signals_interrupt,
     transcript_problem,
 )
@@ -88,7 +89,7 @@ def play(
     transport: TransportOption = "pipe",
     startup: StartupOption = 10.0,
     force: ForceOption = False,
-    freeze_idle: FreezeIdleOption = False,
+    freeze_idle: FreezeIdleOption = None,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
 ) -> None:
     """Play a match yourself: against an engine, or two people on one terminal.
@@ -141,7 +142,7 @@ def play(
         # Events reach the screen (and Start/Continue pauses the match) as
         # they happen, not with the next request.
         eager_events=True,
-        freeze_idle=freeze_idle,
+        freeze_idle=freeze_idle_of(freeze_idle, jail.sandbox),
     )
     names = (specs[0].name, specs[1].name)
     clock = time.monotonic_ns

@@ -171,6 +171,17 @@ def _real_stderr() -> bool:
 def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     """``specs`` with ``config`` attached; the jail announced on stderr (unless
     ``quiet``). Raises ``options.Refused`` when it cannot be given (strict)."""
+    from .options import Refused
+
+    for s in specs:  # an engine's own stricter level that cannot be given: named
+        own = config.stricter(s.sandbox_level)
+        if own.level != config.level:
+            try:
+                _jail_line(own, umask=False)
+            except Refused as e:
+                raise Refused(
+                    f"engine {s.name!r} asks for sandbox={s.sandbox_level}: {e}"
+                ) from None
     levels = [config.stricter(s.sandbox_level) for s in specs] or [config]
     strongest = max(levels, key=lambda c: ("off", "auto", "strict").index(c.level))
     line = _jail_line(strongest)
@@ -180,7 +191,7 @@ def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
 
 
-def _jail_line(config: SandboxConfig) -> str:
+def _jail_line(config: SandboxConfig, umask: bool = True) -> str:
     """What jail ``config`` gets here, in one line (``sandbox: ...``). Raises
     ``options.Refused`` when it cannot be given (strict); under an own account,
     the referee's files from now on are closed to the seats (umask 077)."""
@@ -191,7 +202,7 @@ def _jail_line(config: SandboxConfig) -> str:
         p = plan(config)
     except SandboxError as e:
         raise Refused(str(e)) from None
-    if "account" in p.active:
+    if "account" in p.active and umask:
         # the referee's files (transcripts, results, logs) closed to the seats'
         # accounts by their modes too, not only by the jail's mount namespace
         os.umask(os.umask(0) | 0o077)
@@ -209,11 +220,16 @@ def announce(config: SandboxConfig, own: Sequence[tuple[str, Level | None]] = ()
     specs (tournaments): the command's, then, for each ``(name, level)`` in
     ``own`` stricter than it (an engine's own ``sandbox=``), that engine's.
     Nothing is said unless every one can be given. Returns ``config``."""
+    from .options import Refused
+
     lines = [_jail_line(config)]
     for name, level in own:
         stricter = config.stricter(level)
         if stricter.level != config.level:
-            line = _jail_line(stricter).removeprefix("sandbox: ")
+            try:
+                line = _jail_line(stricter).removeprefix("sandbox: ")
+            except Refused as e:
+                raise Refused(f"engine {name!r} asks for sandbox={level}: {e}") from None
             lines.append(f"sandbox of engine {name!r} (its own sandbox={level}): {line}")
     if _real_stderr():
         print("\n".join(lines), file=sys.stderr, flush=True)

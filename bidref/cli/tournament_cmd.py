@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from . import app
-from .common import EachOption, EngineOption, FreezeIdleOption
+from .common import EachOption, EngineOption, FreezeIdleOption, freeze_idle_of
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_cluster import (
     CLUSTER_DEFAULTS,
@@ -135,7 +135,7 @@ def tournament(
     rating_interval: RatingIntervalOption = 10,
     stderr_dir: StderrDirOption = None,
     debug: DebugOption = False,
-    freeze_idle: FreezeIdleOption = False,
+    freeze_idle: FreezeIdleOption = None,
     as_json: JsonOption = False,
     export: ExportOption = None,
     html: HtmlOption = None,
@@ -181,7 +181,7 @@ def tournament(
         tls_key,
         startup,
         ship_engines,
-        freeze_idle,
+        freeze_idle_of(freeze_idle, jail.sandbox),
     )
     with _refusals(err):
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)

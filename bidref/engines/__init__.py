@@ -23,6 +23,7 @@ from .transport import (
     Eof,
     ExitInfo,
     Incoming,
+    JailStartError,
     Line,
     Overlong,
     Transport,
@@ -49,17 +50,19 @@ def start_engine(
     else:
         raise ValueError(f"unknown transport {transport!r}: use pipe or pty")
     from ..sandbox.jail import open_jail
-    from ..sandbox.policy import SandboxError
+    from ..sandbox.policy import JailSetupError, SandboxError
 
     try:
-        jail = open_jail(spec.command, spec.cwd, spec.jail_config())
+        jail = open_jail(spec.command, spec.cwd, spec.jail_config(), spec.env)
+    except JailSetupError as e:
+        raise JailStartError(f"engine {spec.name!r}: {e}") from None
     except (SandboxError, OSError) as e:
         raise EngineStartError(f"cannot jail engine {spec.name!r}: {e}") from None
     try:
         return cls(
             spec.command if jail is None else jail.argv,
             cwd=spec.cwd if jail is None else jail.cwd,
-            env=dict(spec.env),
+            env=dict(spec.env) if jail is None else jail.env,
             clock=clock,
             stderr_log=stderr_log,
             max_line=max_line,
@@ -84,6 +87,7 @@ __all__ = [
     "ExitInfo",
     "Incoming",
     "IoGroup",
+    "JailStartError",
     "Line",
     "LineFramer",
     "LineTooLong",

@@ -61,6 +61,11 @@ class Jail(Protocol):
         """End what is left in the jail and remove it, once the engine is reaped."""
         ...
 
+    def stdio_argv(self, stdin_fd: int, stdout_fd: int) -> list[str] | None:
+        """The jail's command line taking the engine's stdin and stdout from these
+        descriptors, or None where it cannot (the pipes are then its own 0 and 1)."""
+        ...
+
     def freeze(self) -> None:
         """Stop every process in the jail (returns once they are stopped)."""
         ...

@@ -40,30 +40,63 @@ class PipeTransport(ProcessTransport):
         self.jail = jail
         # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
         self._sink = StderrSink(stderr_log, clock=clock)
-        full_env = contain.engine_env(None if env is None else {**os.environ, **env})
+        # (a jail's ``env`` is the whole environment of its helpers: bidref.sandbox.environ)
+        full_env = contain.engine_env(
+            None if env is None else {**os.environ, **env} if jail is None else env
+        )
+        # A jail whose bubblewrap would hold the engine's pipes open as its own stdin
+        # and stdout gets them as two other descriptors instead, which bubblewrap
+        # closes and the jail moves onto the engine's (bidref.sandbox.bwrap.argv).
+        self._own: tuple[int, int] | None = None  # (read stdout, write stdin) ends
+        ends: tuple[int, int, int, int] | None = None
+        if jail is not None:
+            in_r, in_w = os.pipe2(os.O_CLOEXEC)
+            out_r, out_w = os.pipe2(os.O_CLOEXEC)
+            moved = jail.stdio_argv(in_r, out_w)
+            if moved is None:
+                for fd in (in_r, in_w, out_r, out_w):
+                    os.close(fd)
+            else:
+                argv, ends = moved, (in_r, in_w, out_r, out_w)
         try:
             self.proc = subprocess.Popen(
                 list(argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+                stdin=subprocess.PIPE if ends is None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE if ends is None else subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
                 env=full_env,
                 bufsize=0,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=()
+                if jail is None
+                else (*jail.pass_fds, *(() if ends is None else (ends[0], ends[3]))),
                 preexec_fn=contain.child_setup()
                 if jail is None
                 else jail.preexec(contain.child_setup()),  # see bidref.engines.contain
             )
         except OSError as e:
             self._sink.close()
+            for fd in () if ends is None else (ends[1], ends[2]):  # (0 and 3: below)
+                os.close(fd)
             if jail is not None:
                 jail.close()
             raise EngineStartError(f"cannot start {list(argv)!r}: {e.strerror or e}") from None
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        finally:
+            if ends is not None:  # the engine's ends are its own now
+                with contextlib.suppress(OSError):
+                    os.close(ends[0])
+                with contextlib.suppress(OSError):
+                    os.close(ends[3])
+        assert self.proc.stderr
         self.pid = self.proc.pid
-        self._attach(self.proc.stdout.fileno(), self.proc.stdin.fileno(), max_line, group)
+        if ends is not None:
+            self._own = (ends[2], ends[1])
+            self._attach(ends[2], ends[1], max_line, group)
+        else:
+            assert self.proc.stdin and self.proc.stdout
+            self._attach(self.proc.stdout.fileno(), self.proc.stdin.fileno(), max_line, group)
         self._threads = [
             threading.Thread(
                 target=drain,
@@ -83,6 +116,9 @@ class PipeTransport(ProcessTransport):
         self.proc.wait()
 
     def _release(self) -> None:
+        for fd in self._own or ():
+            with contextlib.suppress(OSError):
+                os.close(fd)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if f is not None:
                 with contextlib.suppress(OSError):

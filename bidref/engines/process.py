@@ -150,14 +150,14 @@ class ProcessTransport:
             self._signal_all(signal.SIGCONT)
 
     def _signal_all(self, sig: signal.Signals) -> None:
-        """``sig`` to the engine's process group; in a jail without a freezer also to
-        every descendant outside it: bubblewrap starts the engine in a session of
-        its own, which the group signal does not reach."""
+        """``sig`` to the engine's process group, and to every descendant outside it:
+        a child that called setsid (and, in a jail without a freezer, the engine
+        itself: bubblewrap starts it in a session of its own) is in another group,
+        which the group signal does not reach."""
         signal_group(self.pid, sig)
-        if self.jail is not None:
-            for pid in escaped_descendants(self.pid):
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, sig)
+        for pid in escaped_descendants(self.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
 
     def wait_exit(self, timeout_ns: int) -> ExitInfo | None:
         return self._closed or self._seen(wait_exit(self.pid, timeout_ns, "running"))

@@ -49,7 +49,8 @@ class PtyTransport(ProcessTransport):
         self.jail = jail
         # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
         self._sink = StderrSink(stderr_log, clock=clock)
-        full_env = contain.engine_env({**os.environ, **(env or {})})
+        # (a jail's ``env`` is the whole environment of its helpers: bidref.sandbox.environ)
+        full_env = contain.engine_env({**os.environ, **(env or {})} if jail is None else env)
         argv = list(argv)
         try:
             self.child = _Spawn(

@@ -20,8 +20,9 @@ An engine file (TOML shown; JSON has the same keys)::
 
     name = "greedy"                       # shown in results (default: from the file name)
     command = ["python3", "engine.py"]    # or one string, split like a shell would
-    cwd = "."                             # relative to the engine file (default: its folder)
-    env = { BOT_DEPTH = "3" }             # added to the environment
+    cwd = "."                             # relative to the engine file (default: its folder);
+                                          # never outside that folder
+    env = { BOT_DEPTH = "3" }             # its variables (no LD_*, GCONV_PATH, ...: refused)
     options = { depth = 3 }               # sent to the engine in the referee's hello
 
 A relative program path in ``command`` is taken relative to ``cwd``.
@@ -41,7 +42,8 @@ engine file or a quoted command line; relative to ``dir``), ``name``, ``dir``
 engine's own clock, a handicap), ``transport=pipe|pty``, ``sandbox=auto|off|strict``
 (this engine's jail level: the stricter of it and the command's ``--sandbox``)
 and ``dir_writable=yes|no`` (its working folder writable inside the jail;
-engine files take ``sandbox`` and ``dir_writable`` too). ``--each`` takes the
+engine files take ``sandbox``, and ``dir_writable = false`` only: an engine file
+may make its jail stricter, never wider). ``--each`` takes the
 same keys for every engine; an engine's own setting wins.
 
 Names: an engine is called by its ``name=``, else its engine file's ``name``,
@@ -70,6 +72,7 @@ from typing import Any, Literal
 from bidref.errors import UsageError
 
 from ..rules.clock import SECOND, TimeControl
+from ..sandbox.environ import check as check_env
 from ..sandbox.policy import Level, SandboxConfig, SandboxError, parse_level
 
 TRANSPORTS = ("pipe", "pty")
@@ -288,6 +291,19 @@ def load_engine_file(path: Path) -> EngineSpec:
     cwd = (base / str(data.get("cwd", "."))).resolve()
     if not cwd.is_dir():
         raise EngineSpecError(f"engine file {str(path)!r}: cwd {str(cwd)!r} is not a folder")
+    # An engine file is the entrant's: it may make its jail stricter, never wider.
+    if cwd != base and base not in cwd.parents:
+        raise EngineSpecError(
+            f"engine file {str(path)!r}: cwd {str(data.get('cwd'))!r} leads to {str(cwd)!r}, "
+            f"outside the engine file's own folder {str(base)!r}; an engine runs in its own "
+            "folder or one inside it (the operator may give another with --engine dir=...)"
+        )
+    if data.get("dir_writable") is True:
+        raise EngineSpecError(
+            f"engine file {str(path)!r}: dir_writable = true cannot be set by an engine file "
+            "(an engine may not widen its own jail); the operator grants it with "
+            '--engine "cmd=... dir_writable=yes" or --engine-dir-writable'
+        )
     prog = cmd[0]
     if os.sep in prog or prog.endswith(".py"):
         p = (cwd / prog) if not os.path.isabs(prog) else Path(prog)
@@ -297,6 +313,10 @@ def load_engine_file(path: Path) -> EngineSpec:
     options = data.get("options", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise EngineSpecError(f"engine file {str(path)!r}: 'env' must map names to strings")
+    try:
+        check_env(env, f"engine file {str(path)!r}: env")
+    except ValueError as e:
+        raise EngineSpecError(str(e)) from None
     if not isinstance(options, dict):
         raise EngineSpecError(f"engine file {str(path)!r}: 'options' must be a table/object")
     name = data.get("name") or path.stem

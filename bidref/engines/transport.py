@@ -119,6 +119,11 @@ class EngineStartError(BidrefError):
     """The engine could not be started (e.g. the command does not exist)."""
 
 
+class JailStartError(EngineStartError):
+    """The referee's own set-up of an engine's jail failed (bidref.sandbox.JailSetupError):
+    the match is aborted, as for any fault of the referee's."""
+
+
 class WriteError(Exception):
     """A line could not be written: the engine closed its stdin or stopped reading."""
 

@@ -33,10 +33,8 @@ class SeatMeters:
     """Each seat's CPU time (``Seat.cpu_ns``, None where a seat cannot tell) for the
     transcript's reply lines, and with --freeze-idle each seat's (freeze, thaw).
 
-    The mover's CPU time is read just after its request is written (off the
-    referee's critical path: the engine is thinking; with --freeze-idle just
-    before, while it is stopped) and when its reply is read; only the second is
-    between a reply and the next request.
+    The mover's CPU time is read just before its request is written (with
+    --freeze-idle while it is still stopped) and when its reply is read.
     """
 
     __slots__ = ("holds", "readers", "req", "rest")
@@ -62,31 +60,25 @@ class SeatMeters:
                 hold[0]()
 
     def before_request(self, p: int, reading: bool) -> None:
-        """--freeze-idle: stop the other seat, let seat ``p`` run (just before its
-        request is written: its time starts at the request's stamp as always).
-        What the stopped one is sent meanwhile waits in its pipe (writes never
-        block: what the pipe does not take is queued). (A seat is also stopped
-        as soon as its reply is accepted, and both once the hellos are done;
-        stopping a stopped seat costs nothing.) ``reading``: the transcript wants
-        CPU times."""
+        """Seat ``p``'s request is about to be written: read its CPU time now
+        (``reading``: the transcript wants CPU times), before the engine can start
+        on it, so that nothing it does for the request counts as time off move.
+        (Read after the write, the CPU an engine spent at once, while this thread
+        waited for a core, was counted as idle: a non-pondering engine looked
+        like it pondered.) --freeze-idle: stop the other seat, and let seat ``p``
+        run after the reading (its time starts at the request's stamp as always);
+        what the stopped one is sent meanwhile waits in its pipe (writes never
+        block: what the pipe does not take is queued). (A seat is also stopped as
+        soon as its reply is accepted, and both once the hellos are done;
+        stopping a stopped seat costs nothing.)"""
         holds = self.holds
-        if holds is None:
-            return
-        other, own = holds[1 - p], holds[p]
+        other, own = (None, None) if holds is None else (holds[1 - p], holds[p])
         if other is not None:
             other[0]()
         if reading and self.readers is not None:
-            # its CPU time as its request is written is the one while stopped: exact,
-            # whatever this thread is delayed by between the thaw and the write
             self._at_request(p)
         if own is not None:
             own[1]()
-
-    def after_request(self, p: int) -> None:
-        """Seat ``p``'s request has just been written (and the transcript wants CPU
-        times): read its CPU time now, unless it was read while stopped."""
-        if self.readers is not None and self.holds is None:
-            self._at_request(p)
 
     def _at_request(self, p: int) -> None:
         readers = self.readers

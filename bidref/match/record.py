@@ -149,7 +149,14 @@ class MatchRecord:
         )
 
     def hello(
-        self, seat: int, sent: str, received: str, engine: dict[str, Any], t: int, sent_at: int
+        self,
+        seat: int,
+        sent: str,
+        received: str,
+        engine: dict[str, Any],
+        t: int,
+        sent_at: int,
+        jail: dict[str, Any] | None = None,
     ) -> None:
         tx = self.tx
         tx.put(
@@ -160,6 +167,7 @@ class MatchRecord:
                 received=received,
                 engine=engine,
                 elapsed_ns=t - sent_at,
+                jail=jail,
             )
         )
 

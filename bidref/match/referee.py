@@ -265,7 +265,16 @@ class _Referee:
             hello, raw, t = sess.await_hello(sent_at + spec.startup_timeout_ns)
             self.sessions[i].name = hello.name
             wants_points[i] = "points" in hello.features
-            self.rec.hello(i, line, raw, hello.model_dump(exclude={"type"}), t, sent_at)
+            jail = sess.seat.describe().get("jail")  # (a jailed engine seat's, once started)
+            self.rec.hello(
+                i,
+                line,
+                raw,
+                hello.model_dump(exclude={"type"}),
+                t,
+                sent_at,
+                jail if isinstance(jail, dict) else None,
+            )
         # engines that asked for it get each legal action's points in their requests
         self.encoder.points = (wants_points[0], wants_points[1])
         self.meters.start()
@@ -303,7 +312,7 @@ class _Referee:
         line = self._request_line(match, p, rid, available)
         meters = self.meters
         tx = self.rec.tx
-        if meters.holds is not None:
+        if meters.holds is not None or tx.enabled:
             meters.before_request(p, tx.enabled)
         pending = self.outbox[p]
         if pending:
@@ -319,7 +328,6 @@ class _Referee:
             self.stats.first_request = start
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
-            meters.after_request(p)  # (with --freeze-idle: read while it was stopped)
         branches, came = self._prepare(match, sess.seat, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A

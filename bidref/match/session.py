@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
 from ..engines import Clock, Eof, Incoming, Line, Overlong
-from ..players import Seat, SeatGone, SeatResigned, SeatStartError
+from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
 from ..protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
@@ -215,6 +215,10 @@ class EngineSession:
     def open(self) -> None:
         try:
             self.seat.open()
+        except SeatSetupError as e:  # the referee's own set-up: nobody's loss
+            raise SessionEnd(
+                EndReason.ABORTED, {"cause": "jail_setup", "seat": self.index, "problem": str(e)}
+            ) from None
         except SeatStartError as e:
             raise self._startup(str(e)) from None
         self.opened = True

@@ -82,6 +82,7 @@ from ..engines import (
     ExitInfo,
     Incoming,
     IoGroup,
+    JailStartError,
     Transport,
     WriteError,
     start_engine,
@@ -94,6 +95,10 @@ if TYPE_CHECKING:
 
 class SeatStartError(BidrefError):
     """The player could not be started; the message says why."""
+
+
+class SeatSetupError(SeatStartError):
+    """The referee could not set a seat up (its engine's jail): the referee's fault."""
 
 
 class SeatGone(Exception):
@@ -162,6 +167,8 @@ class EngineSeat:
                 max_line=self.max_line,
                 group=self.group,
             )
+        except JailStartError as e:
+            raise SeatSetupError(str(e)) from None
         except (EngineStartError, ValueError, OSError) as e:
             raise SeatStartError(str(e)) from None
 
@@ -243,11 +250,24 @@ class EngineSeat:
         return 0 if self._t is None else self._t.stderr_bytes()
 
     def describe(self) -> dict[str, object]:
-        return {
+        d: dict[str, object] = {
             **self.spec.describe(),
             "transport": self.transport_name,
             "stderr_log": None if self.stderr_log is None else str(self.stderr_log),
         }
+        # what the jail gives this seat (bidref/sandbox/spec.py): before the start (the
+        # transcript header) as planned, after it as made (its account's uid too)
+        jail = None if self._t is None else getattr(self._t, "jail", None)
+        if jail is not None:
+            d["jail"] = jail.record()
+        elif self._t is None:
+            from ..sandbox.jail import preview
+
+            s = self.spec
+            planned = preview(s.command, s.cwd, s.jail_config(), s.env)
+            if planned is not None:
+                d["jail"] = planned
+        return d
 
 
-__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatStartError"]
+__all__ = ["EngineSeat", "Seat", "SeatGone", "SeatResigned", "SeatSetupError", "SeatStartError"]

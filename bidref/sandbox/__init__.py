@@ -4,9 +4,15 @@ v1/v2, else rlimits) and its own cores (a cpuset). See docs/match.md
 "Containment" for what each ``--sandbox`` level stops and what it needs.
 
 Modules: :mod:`.policy` (levels, limits, what the machine allows),
-:mod:`.bwrap` (the command line), :mod:`.cgroups`, :mod:`.accounts`,
-:mod:`.jail` (one engine's jail), :mod:`.breach` (which limit an engine that
-ended ran into, and how the referee knows).
+:mod:`.limits` (the one table of limits and what enforces each), :mod:`.spec`
+(one jail as a pure value, built by one pure function), :mod:`.bwrap` (that
+value as the bubblewrap command line), :mod:`.environ` (the engine's
+allow-listed environment), :mod:`.seccomp` (the system-call filter),
+:mod:`.cgroups`, :mod:`.accounts` (uids leased per jail, keyrings),
+:mod:`.copies` (a private copy of a folder closed to the jail's account),
+:mod:`.netns`, :mod:`.spares`, :mod:`.jail` (the parts a spec names, made and
+removed), :mod:`.breach` (which limit an engine that ended ran into, and how
+the referee knows).
 """
 
 from __future__ import annotations

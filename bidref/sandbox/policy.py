@@ -33,6 +33,12 @@ class SandboxError(ValueError):
     the message says why and the fix."""
 
 
+class JailSetupError(SandboxError):
+    """The referee could not make a jail it should be able to make (its group, an
+    account, a namespace, a copy): the referee's fault, never the engine's, so
+    the match is aborted, not lost."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Per-engine resource limits (documented defaults: docs/match.md)."""
@@ -122,6 +128,8 @@ class Machine:
     cgroup: str | None  # "v1", "v2" or None: no writable cgroup for our controllers
     controllers: frozenset[str]  # writable: memory, pids, cpuset, freezer, cpuacct/cpu
     cores: tuple[int, ...]  # the cores this process may run on
+    env: str | None = "/usr/bin/env"  # env(1), which hands the engine its variables inside the jail
+    bash: str | None = "/bin/bash"  # moves the engine's pipes onto its stdin and stdout (bwrap.py)
 
 
 def _bwrap_works(path: str) -> bool:
@@ -148,19 +156,31 @@ def machine() -> Machine:
     if bwrap is not None and not _bwrap_works(bwrap):
         bwrap = None
     root = linux and os.geteuid() == 0
-    setpriv = shutil.which("setpriv") if root else None
+    setpriv = _helper("setpriv") if root else None
     version, controllers = cgroups.probe() if linux else (None, frozenset[str]())
     cores = tuple(sorted(os.sched_getaffinity(0))) if linux else ()
-    return Machine(linux, root, bwrap, setpriv, version, controllers, cores)
+    return Machine(
+        linux, root, bwrap, setpriv, version, controllers, cores, _helper("env"), _helper("bash")
+    )
+
+
+def _helper(name: str) -> str | None:
+    """A helper program by its real path (a link on PATH may lead anywhere: the
+    jail binds the real file), looked up in the system's folders only."""
+    from .environ import SYSTEM_PATH
+
+    found = shutil.which(name, path=SYSTEM_PATH) or shutil.which(name)
+    return None if found is None else os.path.realpath(found)
 
 
 # Every protection and what it needs, in the order the start line names them.
-PROTECTIONS: Final = ("namespaces", "account", "cgroups", "cpuset")
+PROTECTIONS: Final = ("namespaces", "account", "cgroups", "cpuset", "seccomp")
 NEEDS: Final = {
     "namespaces": "bubblewrap (`make sandbox-tools`) and user namespaces or root",
     "account": "the referee running as root, and setpriv (util-linux)",
     "cgroups": "writable memory and pids cgroup controllers (root)",
     "cpuset": "a writable cpuset cgroup controller (root); under auto, --cpus N",
+    "seccomp": "bubblewrap and an x86_64 or aarch64 machine (the filter's system-call numbers)",
 }
 
 
@@ -171,11 +191,20 @@ class Plan:
     level: Level
     active: tuple[str, ...]
     missing: tuple[str, ...]
+    not_enforced: tuple[str, ...] = ()  # limits asked for that no mechanism here enforces
 
     def describe(self, config: SandboxConfig, cpusets: tuple[str, ...] = ()) -> str:
         """One line for stderr, e.g. ``sandbox: namespaces+account+cgroups (cpuset 1,0) ...``."""
         if self.level == "off":
-            return "sandbox: off (engines run as this account, unjailed: docs/match.md)"
+            from .limits import asked
+
+            line = "sandbox: off (engines run as this account, unjailed: docs/match.md)"
+            if machine().root:
+                line += "; this account is root: an engine can do all root can"
+            given = asked(config.limits)
+            if given:
+                line += "; NOT enforced under --sandbox off: " + ", ".join(given)
+            return line
         lim = config.limits
         what = "+".join(p for p in self.active if p != "cpuset") or "rlimits only"
         if "cpuset" in self.active and cpusets:
@@ -186,30 +215,56 @@ class Plan:
         )
         if self.missing:
             line += "; without " + ", ".join(self.missing)
+        if self.not_enforced:
+            line += "; NOT enforced: " + ", ".join(self.not_enforced)
         return line
 
 
-def plan(config: SandboxConfig, m: Machine | None = None) -> Plan:
+def plan(config: SandboxConfig, m: Machine | None = None, *, seccomp_known: bool = True) -> Plan:
     """What ``config`` gets on this machine; raises :class:`SandboxError` under
-    ``strict`` when a protection is missing."""
+    ``strict`` when a protection is missing, and under any level as root when
+    the engine could not be given an account of its own (never uid 0)."""
+    from .limits import enforcement
+
     m = m or machine()
     if config.level == "off":
         return Plan("off", (), ())
     have = {
-        "namespaces": m.bwrap is not None,
+        "namespaces": m.bwrap is not None and m.env is not None,
         "account": m.root and m.setpriv is not None,
         "cgroups": {"memory", "pids"} <= m.controllers,
         "cpuset": "cpuset" in m.controllers and config.cpus() is not None,
+        "seccomp": m.bwrap is not None and seccomp_known,
     }
     active = tuple(p for p in PROTECTIONS if have[p])
-    missing = tuple(p for p in PROTECTIONS if not have[p])
+    missing = tuple(p for p in PROTECTIONS if not have[p] and not _unasked(p, config))
     if config.level == "strict" and missing:
         raise SandboxError(
             "--sandbox strict: this machine cannot give "
             + "; ".join(f"{p} (needs {NEEDS[p]})" for p in missing)
             + "; run the referee as root with bubblewrap installed, or use --sandbox auto"
         )
-    return Plan(config.level, active, missing)
+    if m.root and "account" not in active:
+        raise SandboxError(
+            "the referee runs as root but cannot give the engines an account of their own "
+            f"({NEEDS['account']}): engines never run as root; install util-linux's "
+            "setpriv, run the referee as another user, or use --sandbox off"
+        )
+    groups = m.controllers if "cgroups" in active or "cpuset" in active else frozenset()
+    cpus = config.cpus() if "cpuset" in active else None
+    choice = enforcement(
+        config.limits,
+        cgroups=groups if "cpuset" in active else groups - {"cpuset"},
+        own_account="account" in active,
+        namespaces="namespaces" in active,
+        cpus=cpus if cpus is not None else config.limits.cpus,
+    )
+    return Plan(config.level, active, missing, choice.not_enforced())
+
+
+def _unasked(protection: str, config: SandboxConfig) -> bool:
+    """A protection nobody asked for is not missing (cores without --cpus under auto)."""
+    return protection == "cpuset" and config.cpus() is None
 
 
 def seat_cores(cpus: int, seat: int, cores: tuple[int, ...]) -> tuple[int, ...]:

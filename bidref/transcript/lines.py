@@ -151,6 +151,9 @@ class Hello(_Line, tag="hello"):
     received: str  # the engine's hello line as read
     engine: dict[str, Any]
     elapsed_ns: int
+    # what the engine's jail gave it (bidref/sandbox/spec.py JailSpec.record); absent
+    # for an unjailed seat
+    jail: dict[str, Any] | None = None
 
 
 class RoundStart(_Line, tag="round_start", omit_defaults=False):

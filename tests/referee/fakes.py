@@ -89,6 +89,9 @@ class FakeSeat:
     # CPU time the fake engine reports using per line it sends (None: a seat that
     # cannot tell, like a person's: no cpu_ns figures in the transcript)
     cpu_per_line_ns: int | None = None
+    # CPU time it uses as soon as a request is written to it (an engine that starts
+    # thinking at once, before the referee's thread runs again)
+    cpu_on_request_ns: int = 0
     _cpu: int = 0
 
     def open(self) -> None:
@@ -103,6 +106,7 @@ class FakeSeat:
             self.received.append(msg)
             if msg["type"] == "request":
                 self._requests.append(msg)
+                self._cpu += self.cpu_on_request_ns
             for delay, reply in self.script(msg, self):
                 self._n += 1
                 heapq.heappush(self._queue, (now + delay, self._n, reply))

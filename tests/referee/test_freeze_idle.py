@@ -75,6 +75,25 @@ def test_an_engine_that_burns_cpu_while_idle_gets_none_while_frozen(tmp_path: Pa
     assert [e["how"] for e in exits] == ["quit", "quit"], exits
 
 
+def test_a_child_in_a_session_of_its_own_is_frozen_too(tmp_path: Path) -> None:
+    # unjailed (--sandbox off): the group signal misses a setsid child; the freeze
+    # reaches every descendant
+    burner = EngineSpec("a", (sys.executable, str(BURNER)), env={"BURN_SETSID": "1"})
+    spec = MatchSpec(
+        engines=(burner, _burner("b")),
+        seed=3,
+        max_rounds=1,
+        time_control=TimeControl(bank=60 * SECOND, delay=2 * SECOND),
+        freeze_idle=True,
+    )
+    path = tmp_path / "setsid.jsonl"
+    out = run_match(spec, transcript_path=path)
+    assert out.reason == "round_limit"
+    replies = [x for x in expanded_lines(path.read_bytes()) if x["type"] == "reply"]
+    idle = [x["idle_cpu_ns"] for x in replies if x["seat"] == 0]
+    assert max(idle) < 10 * MILLISECOND, idle
+
+
 def _referee_burning(tmp_path: Path, sandbox: str) -> tuple[Path, subprocess.Popen[bytes]]:
     """`bidref match --freeze-idle` between two engines that spin while idle."""
     transcript = tmp_path / "t.jsonl"

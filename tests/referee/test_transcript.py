@@ -209,3 +209,25 @@ def test_cpu_time_per_decision_is_recorded_where_a_seat_can_tell(tmp_path: Path)
     report = replay((tmp_path / "t.jsonl").read_bytes())
     assert report.ok
     assert any("(CPU 65.0 ms)" in str(s) for s in report.steps)
+
+
+def test_cpu_an_engine_spends_on_its_request_at_once_is_its_decisions(tmp_path: Path) -> None:
+    # the engine starts thinking the moment its request is written, before the
+    # referee's thread runs again: that is the decision's CPU time, never idle time
+    clock = FakeClock()
+    seats = [
+        FakeSeat("a", clock, _thinking_engine(9 * MS), cpu_per_line_ns=0, cpu_on_request_ns=5 * MS),
+        FakeSeat("b", clock, _thinking_engine(9 * MS)),
+    ]
+    spec = MatchSpec(
+        engines=(EngineSpec("a", ("fake",)), EngineSpec("b", ("fake",))),
+        seed=5,
+        max_rounds=1,
+        time_control=TimeControl(bank=60 * SECOND, delay=100 * MS),
+    )
+    path = tmp_path / "t.jsonl"
+    run_match(spec, seats=seats, clock=clock, transcript_path=path, salt=counter_salt())
+    replies = [x for x in expanded_lines(path.read_bytes()) if x["type"] == "reply"]
+    mine = [x for x in replies if x["seat"] == 0]
+    assert mine and {x["cpu_ns"] for x in mine} == {5 * MS}
+    assert {x["idle_cpu_ns"] for x in mine[1:]} == {0}, mine

@@ -70,6 +70,8 @@ class Arena:
         out: Path | None = None,
         strict_engine: bool = False,
         env: dict[str, str] | None = None,
+        cmd: str | None = None,
+        keyring_secret: str | None = None,
     ) -> Run:
         out = out or self.out
         opts = {
@@ -94,10 +96,15 @@ class Arena:
                 *user,
                 *python,
                 "-c",
-                "import sys; from bidref.launch import main; sys.argv[0] = 'bidref'; main()",
+                (
+                    _KEYRING.format(secret=keyring_secret, n=len(keyring_secret))
+                    if keyring_secret
+                    else ""
+                )
+                + "import sys; from bidref.launch import main; sys.argv[0] = 'bidref'; main()",
                 "match",
                 "-e",
-                f"cmd={self.hostile} name=hostile {_quote(engine)}"
+                f"cmd={cmd or self.hostile} name=hostile {_quote(engine)}"
                 + (" sandbox=strict" if strict_engine else ""),
                 "-e",
                 f"cmd={self.victim} name=victim",
@@ -132,6 +139,17 @@ class Arena:
                 a = json.loads(line[7:])
                 attacks_seen[a["name"]] = a
         return Run(r.returncode, outcome, attacks_seen, r.stderr)
+
+
+# The referee's own session keyring (a new one, not the test's) with a secret key
+# in it, as an operator's keyring would hold one.
+_KEYRING = (
+    "import ctypes, os\n"
+    "nr = {{'x86_64': (250, 248), 'aarch64': (219, 217)}}[os.uname().machine]\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "assert libc.syscall(nr[0], 1, b'bidref-referee') > 0\n"
+    "assert libc.syscall(nr[1], b'user', b'bidref-test-secret', b'{secret}', {n}, -3) > 0\n"
+)
 
 
 def _quote(text: str) -> str:

@@ -188,6 +188,117 @@ def attack(name: str, opts: dict[str, Any], hand: object) -> tuple[bool, object]
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         return len(kids) >= 300, detail
+    return jail_attack(name, opts, hand)
+
+
+def _syscall(*args: object) -> tuple[int, int]:
+    libc = ctypes.CDLL(None, use_errno=True)
+    r = int(libc.syscall(*args))
+    return r, ctypes.get_errno()
+
+
+_KEYCTL = {"x86_64": 250, "aarch64": 219}[os.uname().machine]
+_ADD_KEY = {"x86_64": 248, "aarch64": 217}[os.uname().machine]
+_UNSHARE = {"x86_64": 272, "aarch64": 97}[os.uname().machine]
+
+
+def jail_attack(name: str, opts: dict[str, Any], hand: object) -> tuple[bool, object]:
+    """The attacks of issue 40 (the jail's boundary)."""
+    if name == "root":  # uid 0, or any capability
+        caps = {}
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(("CapEff", "CapPrm")):
+                    key, _, value = line.partition(":")
+                    caps[key] = int(value.strip(), 16)
+        return os.getuid() == 0 or any(caps.values()), f"uid {os.getuid()} {caps}"
+    if name == "environ":  # the referee's secrets
+        found = sorted(k for k in os.environ if k in ("BIDREF_TOKEN", "BIDREF_TEST_SECRET"))
+        return bool(found), found
+    if name == "keyring":  # the referee's session keyring
+        r, e = _syscall(_KEYCTL, 10, -3, b"user", b"bidref-test-secret", 0)  # KEYCTL_SEARCH
+        if r < 0:
+            return False, os.strerror(e)
+        buf = ctypes.create_string_buffer(256)
+        n, e = _syscall(_KEYCTL, 11, r, buf, 256)  # KEYCTL_READ
+        return n > 0, buf.raw[: max(n, 0)]
+    if name == "keyplant":  # a key that outlives the match, for a later engine of this uid
+        payload = json.dumps(hand).encode()
+        r, e = _syscall(_ADD_KEY, b"user", b"bidref-collude", payload, len(payload), -4)
+        return r >= 0, r if r >= 0 else os.strerror(e)
+    if name == "userns":
+        r, e = _syscall(_UNSHARE, 0x10000000)  # CLONE_NEWUSER
+        return r == 0, "unshared" if r == 0 else os.strerror(e)
+    if name == "lock":  # an advisory lock on a file both jails see: a channel
+        import fcntl
+
+        f = open("/etc/hostname")  # noqa: SIM115 - held across the fork below
+        fcntl.flock(f, fcntl.LOCK_EX)
+        pid = os.fork()
+        if pid == 0:
+            g = open("/etc/hostname")  # noqa: SIM115
+            try:
+                fcntl.flock(g, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os._exit(1)  # the lock was seen: one bit carried
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        f.close()
+        return os.waitstatus_to_exitcode(status) == 1, "lock seen by another process"
+    if name == "shm":  # an unsized /dev/shm takes the host's memory
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        written = 0
+        paths = []
+        try:
+            for i in range(4):  # 4 files of 50 MiB, each under the file size limit
+                path = f"/dev/shm/hostile-{os.getpid()}-{i}"
+                paths.append(path)
+                with open(path, "wb") as f:
+                    for _ in range(50):
+                        f.write(b"\1" * MIB)
+                        written += MIB
+        except OSError as e:
+            return False, f"{written // MIB} MiB then {e.strerror}"
+        finally:
+            for path in paths:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+        return True, f"{written // MIB} MiB"
+    if name == "devwrite":
+        path = f"/dev/hostile-{os.getpid()}"
+        try:
+            with open(path, "w") as f:
+                f.write("x")
+        except OSError as e:
+            return False, e.strerror
+        os.unlink(path)
+        return True, path
+    if name == "mapshared":  # shared memory past the memory limit (2 GiB, touched)
+        import mmap
+
+        size = 2048 * MIB
+        try:
+            m = mmap.mmap(-1, size, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+        except OSError as e:
+            return False, e.strerror
+        for off in range(0, size, 4096):
+            m[off] = 1
+        m.close()
+        return True, "2048 MiB touched"
+    if name == "argfile":  # a file named in its own command line, outside its folder
+        path = sys.argv[1] if len(sys.argv) > 1 else ""
+        try:
+            with open(path, "rb") as f:
+                return True, f.read(40)
+        except OSError as e:
+            return False, f"{path}: {e.strerror}"
+    if name == "rewrite":  # its own program, between matches of a tournament
+        try:
+            with open(__file__, "a") as f:
+                f.write("\n# rewritten\n")
+        except OSError as e:
+            return False, e.strerror
+        return True, __file__
     raise ValueError(f"unknown attack {name!r}")
 
 

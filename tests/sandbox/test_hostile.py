@@ -36,7 +36,7 @@ def test_strict_every_attack_fails_and_the_victim_wins(arena: Arena) -> None:
     victim_bytes = arena.victim.read_bytes()
     run = arena.match([*ISOLATION, *LIMITS], args=["--sandbox", "strict"])
     assert run.rc == 0, run.stderr
-    assert "sandbox: namespaces+account+cgroups (cpuset 1,0)" in run.stderr
+    assert "sandbox: namespaces+account+cgroups+seccomp (cpuset 1,0)" in run.stderr
     assert set(run.attacks) == {*ISOLATION, *LIMITS}, run.attacks
     worked = {name: a["detail"] for name, a in run.attacks.items() if a["ok"]}
     assert worked == {}
@@ -89,10 +89,20 @@ def test_strict_refuses_without_every_protection(arena: Arena) -> None:
     assert run.attacks == {}
 
 
+def test_an_engines_own_strict_that_cannot_be_given_names_the_engine(arena: Arena) -> None:
+    run = arena.match(
+        ["signal"], strict_engine=True, python=["/usr/bin/python3"], user=unprivileged()
+    )
+    assert run.rc == 2
+    assert "engine 'hostile' asks for sandbox=strict: --sandbox strict: this machine" in (
+        run.stderr
+    ), run.stderr
+
+
 def test_auto_unprivileged_namespace_attacks_fail(arena: Arena) -> None:
     run = arena.match(NAMESPACE, python=["/usr/bin/python3"], user=unprivileged())
     assert run.rc == 0, run.stderr
-    assert "sandbox: namespaces;" in run.stderr
+    assert "sandbox: namespaces+seccomp;" in run.stderr
     worked = {name: a["detail"] for name, a in run.attacks.items() if a["ok"]}
     assert set(run.attacks) == set(NAMESPACE) and worked == {}
     assert run.outcome["winner"] == 1 and run.outcome["reason"] == "resign"

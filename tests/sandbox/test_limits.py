@@ -107,7 +107,7 @@ def test_auto_unprivileged_memory_by_rlimit_loses_by_resources(arena: Arena) -> 
         python=["/usr/bin/python3"],
         user=unprivileged(),
     )
-    assert "sandbox: namespaces;" in run.stderr
+    assert "sandbox: namespaces+seccomp;" in run.stderr
     detail = _lost_by_resources(run, "memory", 256 * MIB, "stderr")
     assert detail["problem"].startswith("ran out of memory (its limit is 256 MiB; it said: Memory")
 

@@ -121,7 +121,7 @@ def test_a_jail_that_fails_half_made_leaves_nothing(monkeypatch: pytest.MonkeyPa
         raise OSError(5, "the command line could not be made")
 
     monkeypatch.setattr(jail_module._GROUPS, "take", recording)
-    monkeypatch.setattr(jail_module.bwrap, "command", broken)
+    monkeypatch.setattr(jail_module.bwrap, "argv", broken)
     engine = str(REPO / "sample_engines" / "c_first" / "engine")
     with pytest.raises(OSError, match="could not be made"):
         open_jail([engine], None, SandboxConfig("auto", Limits(cpus=1)))
