@@ -475,7 +475,13 @@ class ClusterBackend:
         """A match to record: its worker and jails named, the worker's rates updated."""
         job = match.job
         decision_ns = None if proof is None else [list(t) for t in proof.decision_ns]
-        played_on = {"worker": named, "jails": _jails(answer), "decision_ns": decision_ns}
+        played_on: dict[str, object] = {
+            "worker": named,
+            "jails": _jails(answer),
+            "decision_ns": decision_ns,
+        }
+        if proof is not None and proof.jails != (None, None):
+            played_on["seat_jails"] = list(proof.jails)
         with self._lock:
             self.checks.addresses[named] = address
             self.checks.tally.add(

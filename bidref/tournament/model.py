@@ -220,12 +220,15 @@ class Header(RecordModel):
 
 class PlayedOn(RecordModel):
     """Where a cluster match was played: the worker (as the scheduler names it), the
-    jail it gave each seat (the jail's start line there), and each seat's time per
-    decision as (total ns, decisions) from the proven transcript."""
+    jail it gave each seat (the jail's start line there, and the record of it in
+    the transcript), and each seat's time per decision as (total ns, decisions)
+    from the proven transcript."""
 
     worker: str
     jails: list[str] = []
     decision_ns: list[tuple[int, int]] | None = None
+    # each seat's jail as the proven transcript's hello line records it (spec.record)
+    seat_jails: list[dict[str, Any] | None] | None = None
 
 
 class MatchRecord(RecordModel):

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..rules.clock import MILLISECOND
 from ..transcript.files import decompress
-from ..transcript.lines import Reply, Request
+from ..transcript.lines import Hello, Reply, Request
 from ..transcript.reader import ReadResult, read_transcript
 from ..transcript.replay import replay_lines
 from .model import MatchJob, MatchReport
@@ -50,6 +50,9 @@ class Proof:
     decisions: int
     lines: int
     decision_ns: tuple[tuple[int, int], tuple[int, int]] = ((0, 0), (0, 0))
+    # what each seat's jail gave it, as the transcript's hello lines record it
+    # (None: unjailed, or a transcript from before they did)
+    jails: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None)
 
 
 def transcript_bytes(job: MatchJob, report: MatchReport) -> bytes | None:
@@ -94,7 +97,16 @@ def prove(job: MatchJob, report: MatchReport) -> Proof | Rejection:
     problem = _other_match(job, h, replayed.game.seed) or _other_result(report, replayed.result)
     if problem is not None:
         return Rejection(problem)
-    return Proof(replayed.decisions, replayed.lines, _decision_times(read))
+    return Proof(replayed.decisions, replayed.lines, _decision_times(read), _jails(read))
+
+
+def _jails(read: ReadResult) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    found: list[dict[str, Any] | None] = [None, None]
+    for ln in read.lines:
+        item = ln.item
+        if type(item) is Hello and item.seat in (0, 1):
+            found[item.seat] = item.jail
+    return found[0], found[1]
 
 
 def _decision_times(read: ReadResult) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -102,6 +102,9 @@ def test_over_tls_a_dishonest_workers_results_are_rejected_replayed_elsewhere_an
         assert r.played_on is not None and r.played_on.worker.startswith("w2 (tls://")
         assert len(r.played_on.jails) == 2
         assert all(j.startswith("sandbox:") for j in r.played_on.jails)
+        if r.played_on.jails != ["sandbox: off"] * 2:  # ... as its transcript records it
+            assert r.played_on.seat_jails is not None
+            assert all(j is not None and j["level"] == "auto" for j in r.played_on.seat_jails)
         assert r.played_on.decision_ns is not None
         assert all(n > 0 for _, n in r.played_on.decision_ns)
     rejected_keys = {r.key for r in rejected}
