@@ -11,10 +11,11 @@ off and on. A warm-up run before each timed one ships the engines and starts the
 workers' imports. Every process started here is ended by its pid.
 
 Then the cost of the proof alone: the timed run's transcripts proven again one
-after another on one thread of this process, as matches and decisions per
-second, against the rate at which 8 worker threads would deliver such matches
-(8 x one worker's rate: each worker thread plays one match at a time). The
-verifier keeps up when its rate is above that.
+after another in this process, as matches and decisions per second, against
+the rate at which 8 worker threads would deliver such matches (8 x one worker's
+rate: each worker thread plays one match at a time): how many verifier
+processes (each on a core of its own) keep up with them, and whether the
+default pool on this machine does.
 
     make engines && .venv/bin/python benchmarks/cluster_throughput.py --deals 20
 """
@@ -22,6 +23,7 @@ verifier keeps up when its rate is above that.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -38,7 +40,7 @@ from bidref.tournament.model import MatchRecord, MatchReport
 from bidref.tournament.play import play_match
 from bidref.tournament.runner import RESULTS_FILE
 from bidref.tournament.schedule import seeds_from_master
-from bidref.tournament.security import ClusterTrust
+from bidref.tournament.security import ClusterTrust, default_verifiers
 from bidref.tournament.verify import Proof, prove
 
 REPO = Path(__file__).resolve().parents[1]
@@ -150,12 +152,18 @@ def main() -> int:
         f"(x{two / one:.2f}); proof off: {figures[(1, False)]:.2f} and {figures[(2, False)]:.2f}"
     )
     arriving = 8 * figures[(1, False)]
+    pool = default_verifiers()
     print(
-        f"  the proof alone, one thread here: {proven} matches in a row, {matches_s:.1f} "
-        f"matches/s ({decisions_s:,.0f} decisions/s), against {arriving:.1f} matches/s "
-        f"from 8 worker threads (8 x 1 worker): "
-        + ("keeps up" if matches_s >= arriving else "falls behind")
-        + f" (x{matches_s / arriving:.1f})"
+        f"  the proof alone, one process here: {proven} matches in a row, {matches_s:.1f} "
+        f"matches/s ({decisions_s:,.0f} decisions/s) = the matches of "
+        f"{matches_s / figures[(1, False)]:.1f} worker threads"
+    )
+    print(
+        f"  8 worker threads deliver {arriving:.1f} matches/s (8 x 1 worker): they need "
+        f"{math.ceil(arriving / matches_s)} verifier processes on cores of their own; the "
+        f"default pool here is {pool} ({os.cpu_count()} cores): "
+        + ("keeps up" if pool * matches_s >= arriving else "falls behind")
+        + f" (x{pool * matches_s / arriving:.2f})"
     )
     return 0
 

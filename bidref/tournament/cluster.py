@@ -323,7 +323,9 @@ class ClusterBackend:
         threads = sum(client.nthreads().values())
         if threads < 1 and concurrency is None:
             raise ClusterError("the dask cluster has no workers: start some with `dask worker`")
-        self.slots = concurrency if concurrency is not None else threads
+        # a match being proven no longer holds its worker: one more in flight per verifier
+        proving = self.checks.trust.verifiers if self.checks.trust.verify else 0
+        self.slots = concurrency if concurrency is not None else threads + proving
 
     def submit(self, job: MatchJob) -> Handle:
         match = _Match(job)

@@ -14,7 +14,8 @@ configuration, ``distributed.comm.tls.*``).
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,15 @@ NOT_RETRIED = frozenset({CHANGED})  # causes of an aborted match that playing ag
 _CLEAR = ("tcp", "ws", "ucx")  # dask back-ends that neither encrypt nor authenticate
 
 
+def default_verifiers(cores: int | None = None) -> int:
+    """How many processes prove transcripts: the coordinator's cores but one (the
+    runner's), at least 2, at most 8. One proves the C vs C matches of about 2.5
+    worker threads (benchmarks/cluster_throughput.py, docs/perf.md); 8 worker
+    threads need about 4."""
+    cores = cores if cores is not None else (os.cpu_count() or 2)
+    return max(2, min(8, cores - 1))
+
+
 @dataclass(frozen=True)
 class ClusterTrust:
     """How the coordinator talks to a cluster and what it accepts from it."""
@@ -37,7 +47,9 @@ class ClusterTrust:
     insecure: bool = False  # a tcp:// scheduler that is not on loopback is allowed
     verify: bool = True  # replay each transcript before counting it (verify.py)
     exclude_bad_workers: bool = False  # a flagged worker gets no more matches
-    verifiers: int = 2  # processes replaying transcripts on the coordinator (0: a thread)
+    # processes replaying transcripts on the coordinator (0: one thread); see
+    # default_verifiers
+    verifiers: int = field(default_factory=default_verifiers)
 
 
 def _host(rest: str) -> str:
