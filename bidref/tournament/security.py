@@ -30,9 +30,9 @@ _CLEAR = ("tcp", "ws", "ucx")  # dask back-ends that neither encrypt nor authent
 
 def default_verifiers(cores: int | None = None) -> int:
     """How many processes prove transcripts: the coordinator's cores but one (the
-    runner's), at least 2, at most 8. One proves the C vs C matches of about 2.5
+    runner's), at least 2, at most 8. One proved the C vs C matches of 2.5 to 7
     worker threads (benchmarks/cluster_throughput.py, docs/perf.md); 8 worker
-    threads need about 4."""
+    threads need 2 to 4."""
     cores = cores if cores is not None else (os.cpu_count() or 2)
     return max(2, min(8, cores - 1))
 

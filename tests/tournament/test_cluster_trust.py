@@ -100,3 +100,9 @@ def test_a_workers_report_names_the_jail_it_gave_each_seat(
     played_on = report.extra["played_on"]
     assert isinstance(played_on, dict)
     assert played_on["worker"] == "here" and played_on["jails"] == ["sandbox: off"] * 2
+
+
+def test_the_verifier_pool_follows_the_coordinators_cores() -> None:
+    from bidref.tournament.security import default_verifiers
+
+    assert [default_verifiers(c) for c in (1, 2, 4, 9, 64)] == [2, 2, 3, 8, 8]
