@@ -93,8 +93,6 @@ class Jail:
         config: SandboxConfig,
         env: Mapping[str, str] | None = None,
     ) -> None:
-        from ..engines.contain import ENV_KEY, token
-
         m = machine()
         self.config = config
         self.group: cgroups.Group | None = None
@@ -107,18 +105,7 @@ class Jail:
         self._seccomp_fd: int | None = None
         self._bwrap: str | None = None
         code = seccomp.program(seccomp.DEFAULT)
-        self.spec: JailSpec = build(
-            config,
-            absolute(argv, cwd),
-            cwd,
-            m,
-            OsFs(),
-            python=_python_paths(),
-            mark=(ENV_KEY, token()),
-            outer_env=os.environ,
-            own_env=env or {},
-            arch_filter=code is not None,
-        )
+        self.spec: JailSpec = _spec_here(argv, cwd, config, env, m, code is not None)
         self.plan = Plan(self.spec.level, self.spec.active, self.spec.missing)
         try:
             self._set_up(m, code)
@@ -336,6 +323,31 @@ class Jail:
             self._lease = None
 
 
+def _spec_here(
+    argv: Sequence[str],
+    cwd: str | None,
+    config: SandboxConfig,
+    env: Mapping[str, str] | None,
+    m: Machine,
+    filter_known: bool,
+) -> JailSpec:
+    """The spec of this engine's jail on this machine, in this process."""
+    from ..engines.contain import ENV_KEY, token
+
+    return build(
+        config,
+        absolute(argv, cwd),
+        cwd,
+        m,
+        OsFs(),
+        python=_python_paths(),
+        mark=(ENV_KEY, token()),
+        outer_env=os.environ,
+        own_env=env or {},
+        arch_filter=filter_known,
+    )
+
+
 def preview(
     argv: Sequence[str],
     cwd: str | None,
@@ -346,22 +358,9 @@ def preview(
     header's per-seat record: its account is known once it starts), or None."""
     if config is None or config.level == "off":
         return None
-    from ..engines.contain import ENV_KEY, token
-
-    code = seccomp.program(seccomp.DEFAULT)
+    known = seccomp.program(seccomp.DEFAULT) is not None
     try:
-        spec = build(
-            config,
-            absolute(argv, cwd),
-            cwd,
-            machine(),
-            OsFs(),
-            python=_python_paths(),
-            mark=(ENV_KEY, token()),
-            outer_env=os.environ,
-            own_env=env or {},
-            arch_filter=code is not None,
-        )
+        spec = _spec_here(argv, cwd, config, env, machine(), known)
     except SandboxError as e:
         return {"level": config.level, "refused": str(e)}
     return spec.record(None)

@@ -90,8 +90,11 @@ def test_a_child_in_a_session_of_its_own_is_frozen_too(tmp_path: Path) -> None:
     out = run_match(spec, transcript_path=path)
     assert out.reason == "round_limit"
     replies = [x for x in expanded_lines(path.read_bytes()) if x["type"] == "reply"]
-    idle = [x["idle_cpu_ns"] for x in replies if x["seat"] == 0]
-    assert max(idle) < 10 * MILLISECOND, idle
+    idle = sorted(x["idle_cpu_ns"] for x in replies if x["seat"] == 0)
+    # (a child left running spins through every decision of the other; a frozen one
+    # only between a reply and its freeze: well below a millisecond, more now and
+    # then on a loaded machine, hence the median)
+    assert idle[len(idle) // 2] < 5 * MILLISECOND, idle
 
 
 def _referee_burning(tmp_path: Path, sandbox: str) -> tuple[Path, subprocess.Popen[bytes]]:

@@ -14,7 +14,7 @@ import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ class Arena:
     root: Path
     port: int
     abstract: str
+    referees: set[int] = field(default_factory=set)  # the pids of the referees it ran
 
     @property
     def hostile(self) -> Path:
@@ -91,7 +92,7 @@ class Arena:
         paths = [str(REPO), sysconfig.get_paths()["purelib"]]
         # (``env``: e.g. a PATH without bwrap, for a jail of rlimits alone)
         env = {**os.environ, "PYTHONPATH": ":".join(paths), **(env or {})}
-        r = subprocess.run(
+        proc = subprocess.Popen(
             [
                 *user,
                 *python,
@@ -123,14 +124,20 @@ class Arena:
                 "--json",
                 *args,
             ],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=timeout,
             cwd=self.root,
             env=env,
-            check=False,
         )
-        outcome = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise
+        self.referees.add(proc.pid)
+        outcome = json.loads(stdout) if stdout.strip().startswith("{") else {}
         attacks_seen: dict[str, dict[str, Any]] = {}
         log = out / "A-hostile.stderr.log"
         text = log.read_text(errors="replace") if log.exists() else ""
@@ -138,7 +145,7 @@ class Arena:
             if line.startswith("ATTACK "):
                 a = json.loads(line[7:])
                 attacks_seen[a["name"]] = a
-        return Run(r.returncode, outcome, attacks_seen, r.stderr)
+        return Run(proc.returncode, outcome, attacks_seen, stderr)
 
 
 # The referee's own session keyring (a new one, not the test's) with a secret key
@@ -211,11 +218,15 @@ def unprivileged() -> list[str]:
     return ["setpriv", "--reuid=61450", "--regid=61450", "--clear-groups", "--"]
 
 
-def leaked_cgroups() -> set[str]:
+def leaked_cgroups(referees: set[int] | None = None) -> set[str]:
     """The jails' control groups (bidref-PID-SEAT-N) whose referee PID is gone:
-    left behind. (Groups of referees still running, e.g. other tests', are not.)"""
+    left behind. (Groups of referees still running, e.g. other tests', are not;
+    with ``referees``, only those of these referees: other test runs on the
+    machine may kill referees of their own.)"""
     root = Path("/sys/fs/cgroup")
     found = {p for pattern in ("*/bidref-*", "*/*/*/bidref-*") for p in root.glob(pattern)}
+    if referees is not None:
+        found = {p for p in found if int(p.name.split("-")[1]) in referees}
     return {str(p) for p in found if not Path(f"/proc/{p.name.split('-')[1]}").exists()}
 
 

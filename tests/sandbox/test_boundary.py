@@ -93,7 +93,7 @@ def test_as_root_nothing_inside_the_jail_reaches_out(arena: Arena, level: str) -
     planned = [e["jail"] for e in header["engines"]]
     assert [p["own_account"] for p in planned] == [True, True]
     assert [p["limits"] for p in planned] == [j["limits"] for j in jails]
-    assert leaked_cgroups() == set()
+    assert leaked_cgroups(arena.referees) == set()
 
 
 def test_as_a_plain_user_nothing_inside_the_jail_reaches_out(arena: Arena) -> None:

@@ -48,7 +48,7 @@ def test_strict_every_attack_fails_and_the_victim_wins(arena: Arena) -> None:
     assert "Too many open files" in run.attacks["nofile"]["detail"]
     assert "MiB then" in run.attacks["disk"]["detail"]
     assert run.attacks["cpuset"]["detail"] in ("[0]", "[1]")
-    assert leaked_cgroups() == set()
+    assert leaked_cgroups(arena.referees) == set()
 
 
 @needs_root
@@ -76,7 +76,7 @@ def test_strict_fork_bomb_is_bounded_and_loses_by_resources(arena: Arena) -> Non
         "exceeded its processes limit (32; exit code"
     )
     assert run.outcome["winner"] == 1
-    assert leaked_cgroups() == set()
+    assert leaked_cgroups(arena.referees) == set()
 
 
 def test_strict_refuses_without_every_protection(arena: Arena) -> None:

@@ -16,6 +16,7 @@ import pytest
 from bidref.sandbox import Limits, SandboxConfig
 from bidref.sandbox import jail as jail_module
 from bidref.sandbox.jail import open_jail
+from bidref.sandbox.policy import JailSetupError
 from bidref.sandbox.spares import Spares
 
 from .conftest import REPO, leaked_cgroups, root_with_jail
@@ -123,7 +124,8 @@ def test_a_jail_that_fails_half_made_leaves_nothing(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(jail_module._GROUPS, "take", recording)
     monkeypatch.setattr(jail_module.bwrap, "argv", broken)
     engine = str(REPO / "sample_engines" / "c_first" / "engine")
-    with pytest.raises(OSError, match="could not be made"):
+    # (the referee's own failure: a JailSetupError, which aborts a match unrated)
+    with pytest.raises(JailSetupError, match="could not be made"):
         open_jail([engine], None, SandboxConfig("auto", Limits(cpus=1)))
     (group,) = taken
     assert group.dirs == {}  # removed, folders and all

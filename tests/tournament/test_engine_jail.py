@@ -250,7 +250,11 @@ def test_strict_that_this_machine_cannot_give_is_refused_before_anything_is_play
         **_without_root(),
     )
     assert run.returncode == 2, run.stderr
-    assert "error: --sandbox strict: this machine cannot give " in run.stderr
+    # (the engine's own level: the engine named)
+    assert (
+        "error: engine 'spy' asks for sandbox=strict: --sandbox strict: this machine cannot give "
+        in (run.stderr)
+    )
     assert "account (needs" in run.stderr
     assert not ring.out.exists()
 
