@@ -103,9 +103,10 @@ cutechess-style engines, one with a handicap clock, shared options:\n
     --deals 50 --out runs/handicap\n\n
 An engine you do not trust in the strict jail whatever --sandbox says (recorded):\n
   bidref tournament ./mine --engine "cmd=./theirs sandbox=strict" --out runs/x\n\n
-One engine against the field, on a dask cluster, the engines sent to the workers:\n
+One engine against the field, on a dask cluster over TLS, the engines sent to the workers:\n
   bidref tournament hero.toml a.toml b.toml --format gauntlet \\
-    --cluster tcp://head:8786 --ship-engines
+    --cluster tls://head:8786 --tls-ca-file ca.pem --tls-cert me.pem \\
+    --tls-key me.key --ship-engines
 """
 
 
