@@ -38,6 +38,7 @@ import logging
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -237,6 +238,12 @@ class _Match:
         self.sends = 0
 
 
+def _verifier_started() -> None:
+    """In a verifier process: Ctrl-C is the coordinator's to handle (it ends the
+    pool), not a traceback from each verifier on the operator's terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class _Checks:
     """The coordinator's side of trust: the verifier processes, what they proved,
     and the per-worker rates (with the workers flagged so far).
@@ -262,7 +269,9 @@ class _Checks:
             if self.trust.verifiers > 0:
                 # spawned, not forked: this process runs threads (dask's, the runner's)
                 context = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(self.trust.verifiers, mp_context=context)
+                self._pool = ProcessPoolExecutor(
+                    self.trust.verifiers, mp_context=context, initializer=_verifier_started
+                )
             else:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bidref-verify")
         return self._pool
