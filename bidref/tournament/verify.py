@@ -141,9 +141,12 @@ def _other_match(job: MatchJob, h: Any, seed: int | None) -> str | None:
     )
     if said != controls:
         return f"its transcript's clocks are {said} (ns), not {controls}"
+    if h.explicit_deals:  # deals of its choosing, not the seed's
+        return f"its transcript plays {h.explicit_deals} explicit deals, not the seed's"
     s = job.settings
+    if h.max_rounds != s.max_rounds:  # (None: no limit; a limit would end it early)
+        return f"its transcript's round limit is {h.max_rounds!r}, not {s.max_rounds!r}"
     for what, got, want in (
-        ("round limit", h.max_rounds, s.max_rounds),
         ("illegal-action policy", h.illegal, s.illegal),
         ("transport", h.transport, _one_transport(job)),
     ):

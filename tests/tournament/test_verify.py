@@ -129,3 +129,24 @@ def test_another_match_than_the_one_asked_for_is_rejected(
         job, settings=dataclasses.replace(job.settings, illegal="forfeit")
     )
     assert "illegal-action policy is 'reject', not 'forfeit'" in _problem(forfeit, report)
+
+
+def test_a_round_limit_or_explicit_deals_the_job_did_not_ask_for_are_rejected(
+    played: tuple[MatchJob, MatchReport],
+) -> None:
+    job, report = played
+    limited = dataclasses.replace(job, settings=dataclasses.replace(job.settings, max_rounds=3))
+    assert "round limit is None, not 3" in _problem(limited, report)
+    # a worker that really played with a limit the job did not set (ends it early)
+    short = dataclasses.replace(limited, transcript=job.transcript + ".short.jsonl.gz")
+    played_short = play_match(short)
+    data = Path(short.transcript).read_bytes()
+    played_short = dataclasses.replace(played_short, outputs=((job.transcript, data),))
+    assert isinstance(
+        prove(short, dataclasses.replace(played_short, outputs=((short.transcript, data),))), Proof
+    )
+    assert "round limit is 3, not None" in _problem(job, played_short)
+    lines = _lines(report)
+    lines[0]["explicit_deals"] = 1
+    problem = _problem(job, _with_lines(report, lines))
+    assert "explicit deals" in problem or "fails the replay" in problem
