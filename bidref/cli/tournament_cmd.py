@@ -615,6 +615,13 @@ def _exit_for(
         if summary.stopped_by is EndReason.STARTUP:
             err.print(Text(STARTUP_HINT, style="yellow"), highlight=False)
         raise typer.Exit(code=EXIT_UNRESOLVED)
+    if summary.refused:  # each said above, with the file and both sha256
+        err.print(
+            f"{len(summary.refused)} matches were not played: an engine changed since the "
+            f"tournament recorded it; restore its build, then --resume --out {out}",
+            highlight=False,
+        )
+        raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)
     if summary.unresolved:

@@ -289,6 +289,7 @@ class RunSummary:
     sprt_stopped: bool = False
     unresolved: list[MatchKey] = field(default_factory=list)
     failed: list[MatchKey] = field(default_factory=list)  # unrated, not retried (start-up)
+    refused: list[MatchKey] = field(default_factory=list)  # not played: an engine changed
     stopped: str | None = None  # why the run stopped before the end, if it did
     stopped_by: EndReason | None = None  # ... and the end reason of the match that stopped it
     standings: Standings | None = None
@@ -304,6 +305,7 @@ class RunSummary:
             "sprt_stopped": self.sprt_stopped,
             "unresolved": [k.id for k in self.unresolved],
             "failed": [k.id for k in self.failed],
+            "refused": [k.id for k in self.refused],
             "stopped": self.stopped,
         }
 
@@ -518,7 +520,7 @@ class _Loop:
         tries = self.tries[job.key] = self.tries.get(job.key, 0) + 1
         if report.detail.get("cause") in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
             log.warning("match %s not played: %s", job.key.id, report.detail.get("problem"))
-            self.summary.unresolved.append(job.key)
+            self.summary.refused.append(job.key)
         elif tries < self.max_attempts:
             log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
             self.pending.appendleft(self.plan.job(job.key, job.attempt + 1))

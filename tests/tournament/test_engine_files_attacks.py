@@ -98,7 +98,7 @@ def test_a_local_match_refuses_an_engine_changed_since_it_was_recorded(
     (folder / "engine.py").write_text("# rewritten by the engine itself\n")
     with LocalBackend(lambda job: checked_play(fake_play, job), 1, mode="thread") as backend:
         summary = run(plan, store, backend)
-    assert summary.done == 0 and len(summary.unresolved) == 4
+    assert summary.done == 0 and len(summary.refused) == 4 and not summary.unresolved
     assert len(store.records) == 4  # each tried once: not played again
     for r in store.records:
         assert not r.rated and r.detail["cause"] == CHANGED
@@ -129,9 +129,10 @@ def test_an_engine_that_rewrites_its_own_program_is_refused_from_its_next_match(
     )  # fmt: skip
     assert done.returncode == 1, done.stderr.decode()
     summary = json.loads(done.stdout)
-    assert summary["done"] == 1 and len(summary["unresolved"]) == 3
+    assert summary["done"] == 1 and len(summary["refused"]) == 3 and not summary["unresolved"]
     err = done.stderr.decode()
     assert "not played" in err and str(program) in err and "another build" in err
+    assert "3 matches were not played: an engine changed" in err
     store = ResultsStore.open(out / RESULTS_FILE)
     assert [r.detail.get("cause") for r in store.records[1:]] == [CHANGED] * 3
 
