@@ -130,10 +130,11 @@ def test_the_json_result(make_plan: MakePlan, tmp_path: Path) -> None:
         "sprt_stopped": False,
         "unresolved": [plan.keys[3].id],
         "failed": [],
+        "refused": [],
         "stopped": "engine 'x' failed",
     }
     data = json.loads(json.dumps(result_dict(plan, summary)))
-    assert list(data)[:12] == [
+    assert list(data)[:13] == [
         "results",
         *summary.to_dict(),
         "master_seed",
