@@ -306,7 +306,8 @@ KNOWN_LARGE: dict[str, int] = {
     "bidref.rules.match.Match": 23,
     "bidref.rules.view.PlayerView": 17,
     "bidref.sdk.run": 82,
-    "bidref.tournament.model.MatchRecord": 17,
+    # a results line (protocols): + played_on, a cluster match's worker and jails (issue 37)
+    "bidref.tournament.model.MatchRecord": 18,
     "bidref.tournament.ratings.joint_ratings": 83,
     "bidref.transcript.lines.Header": 18,  # the transcript's header line (protocols/transcript.md)
     "bidref.tui.screen.ScreenModel": 24,

@@ -24,6 +24,13 @@ from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption, freeze_idle_of
 from .live_opts import LiveOption, PortOption, check_live
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
+from .tournament_cluster import (
+    CLUSTER_DEFAULTS,
+    ClusterArgs,
+    ClusterRefusal,
+    cluster_options,
+    cluster_trust,
+)
 from .tournament_options import (
     DEFAULT_BANK_S,
     DEFAULT_DEALS,
@@ -97,14 +104,16 @@ cutechess-style engines, one with a handicap clock, shared options:\n
     --deals 50 --out runs/handicap\n\n
 An engine you do not trust in the strict jail whatever --sandbox says (recorded):\n
   bidref tournament ./mine --engine "cmd=./theirs sandbox=strict" --out runs/x\n\n
-One engine against the field, on a dask cluster, the engines sent to the workers:\n
+One engine against the field, on a dask cluster over TLS, the engines sent to the workers:\n
   bidref tournament hero.toml a.toml b.toml --format gauntlet \\
-    --cluster tcp://head:8786 --ship-engines
+    --cluster tls://head:8786 --tls-ca-file ca.pem --tls-cert me.pem \\
+    --tls-key me.key --ship-engines
 """
 
 
 @app.command(epilog=EPILOG)
 @sandbox_options
+@cluster_options
 def tournament(
     engines: EnginesArgument = None,
     engine: EngineOption = None,
@@ -141,6 +150,7 @@ def tournament(
     live: LiveOption = False,
     port: PortOption = 0,
     jail: JailArgs = JAIL_DEFAULTS,  # the jail options (cli/sandbox_opts.py)
+    cluster_args: ClusterArgs = CLUSTER_DEFAULTS,  # TLS, --insecure (cli/tournament_cluster.py)
 ) -> None:
     """Play a rated tournament between engines: round-robin or gauntlet, paired deals.
 
@@ -180,10 +190,8 @@ def tournament(
     with _refusals(err):
         check_live(live, port)
         sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
-        _check_running(running)
         _check_outputs(outputs)
-        # the engine jail (out and the stderr logs hidden); said in _open, with the engines
-        running = replace(running, sandbox=jail.config(hide=[out, stderr_dir]))
+        running = _checked_running(running, jail, outputs, deal_book, cluster_args)
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -239,6 +247,7 @@ def _refusals(err: Console) -> Iterator[None]:
         ScheduleError,
         EngineArgError,
         RemoteRefusal,
+        ClusterRefusal,
         Refused,
     ) as exc:
         raise _fail(err, str(exc)) from None
@@ -284,6 +293,23 @@ def _check_running(running: Running) -> None:
 
     if running.ship_engines and running.cluster is None:
         raise options.Refused("--ship-engines sends engines to --cluster workers: add --cluster")
+
+
+def _checked_running(
+    running: Running,
+    jail: JailArgs,
+    outputs: Outputs,
+    deal_book: Path | None,
+    cluster_args: ClusterArgs,
+) -> Running:
+    """``running`` checked, with the engines' jail (said in _open, with the engines)
+    and the cluster's trust settings. The jail hides what an engine must not read:
+    the output folder, the stderr logs, the deal book (the deals to come) and the
+    network engines' connect-info file (their tokens)."""
+    _check_running(running)
+    hidden = [outputs.out, outputs.stderr_dir, deal_book, running.connect_info]
+    trust = cluster_trust(running, cluster_args)
+    return replace(running, sandbox=jail.config(hide=hidden), trust=trust)
 
 
 def _check_outputs(outputs: Outputs) -> None:
@@ -431,6 +457,7 @@ def _backend(
         todo,
         engines=plan.engines,
         ship=running.ship_engines,
+        trust=running.trust,
     )
     warning = None if running.cluster is not None else overload_warning(running.concurrency)
     if warning is not None:
@@ -517,10 +544,15 @@ def _finish(
     from .report_cmd import write_html_report
 
     export_failed = not _export(plan, summary, outputs.export, err)
+    workers = _workers(plan)
     if outputs.as_json:
-        sys.stdout.write(json.dumps(result_dict(plan, summary), indent=2) + "\n")
+        sys.stdout.write(json.dumps(result_dict(plan, summary, workers), indent=2) + "\n")
     else:
         console.print(FinalView(plan, summary))
+        if workers is not None:
+            from bidref.tournament.tables import workers_table
+
+            console.print(workers_table(workers))
     html = outputs.html
     report_console = err if outputs.as_json else console
     if html is not None and not write_html_report(outputs.out, html, report_console, err):
@@ -528,6 +560,19 @@ def _finish(
     _exit_for(err, summary, outputs.out, max_attempts, outputs.as_json)
     if export_failed:
         raise typer.Exit(code=EXIT_UNRESOLVED)
+
+
+def _workers(plan: Plan) -> dict[str, dict[str, object]] | None:
+    """Each cluster worker's statistics, from the results file (None: a local run)."""
+    from bidref.tournament.runner import RESULTS_FILE
+    from bidref.tournament.store import ResultsError, read_results
+    from bidref.tournament.workers_stats import workers_of
+
+    try:
+        records = read_results(plan.out_dir / RESULTS_FILE)[1]
+    except ResultsError:
+        return None
+    return workers_of(records)
 
 
 def _export(plan: Plan, summary: RunSummary, paths: list[Path], err: Console) -> bool:
@@ -584,6 +629,13 @@ def _exit_for(
         if summary.stopped_by is EndReason.STARTUP:
             hint = evidence_hint(str(summary.stopped)) or STARTUP_HINT
             err.print(Text(hint, style="yellow"), highlight=False)
+        raise typer.Exit(code=EXIT_UNRESOLVED)
+    if summary.refused:  # each said above, with the file and both sha256
+        err.print(
+            f"{len(summary.refused)} matches were not played: an engine changed since the "
+            f"tournament recorded it; restore its build, then --resume --out {out}",
+            highlight=False,
+        )
         raise typer.Exit(code=EXIT_UNRESOLVED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)

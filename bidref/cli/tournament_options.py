@@ -12,6 +12,7 @@ import typer
 
 if TYPE_CHECKING:
     from ..sandbox.policy import SandboxConfig
+    from ..tournament.security import ClusterTrust
 
 DEFAULT_DEALS = 50
 DEFAULT_BANK_S = 120.0
@@ -270,6 +271,7 @@ class Running:
     ship_engines: bool = False  # --cluster workers get the engines' files from here
     freeze_idle: bool = False  # the engine not on move is stopped (--freeze-idle)
     sandbox: SandboxConfig | None = None  # the engines' jail (--sandbox and the limits)
+    trust: ClusterTrust | None = None  # --cluster: TLS, --insecure, --exclude-bad-workers
 
     @property
     def real_engines(self) -> bool:

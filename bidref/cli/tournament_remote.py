@@ -13,7 +13,7 @@ import typer
 from bidref.errors import UsageError
 
 from .common import TlsKeyOption as TlsKeyOption  # for tournament_cmd
-from .common import connect_info_option, tls_cert_option
+from .common import connect_info_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,7 +33,14 @@ ConnectInfoOption = Annotated[
         '{"engines": [{"name": ..., "url": ..., "token": ...}]}',
     ),
 ]
-TlsCertOption = Annotated[Path | None, tls_cert_option("With listen:// engines")]
+TlsCertOption = Annotated[
+    Path | None,
+    typer.Option(
+        metavar="FILE",
+        help="With listen:// engines: serve wss:// with this certificate (PEM). With "
+        "--cluster tls://...: this coordinator's certificate (see --tls-ca-file).",
+    ),
+]
 StartupOption = Annotated[
     float | None,
     typer.Option(
@@ -71,7 +78,8 @@ def listen_for_network_engines(
 
     remote = [e for e in plan.engines if is_remote(e)]
     if not remote:
-        if connect_info or tls_cert or tls_key or startup is not None:
+        tls_for_cluster = cluster is not None and not (connect_info or startup is not None)
+        if connect_info or startup is not None or ((tls_cert or tls_key) and not tls_for_cluster):
             raise RemoteRefusal(
                 "--connect-info, --tls-cert, --tls-key and --startup are for network "
                 "engines: give an engine as listen://HOST:PORT (e.g. remote=listen://0.0.0.0:9000)"

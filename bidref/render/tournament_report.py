@@ -31,6 +31,7 @@ from ..tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Plan
 from ..tournament.standings import SideStats, Standings, compute
 from ..tournament.store import read_results
 from ..tournament.tables import sprt_text
+from ..tournament.workers_stats import workers_of
 from .replay_page import replay_page
 from .timeline import build_timeline
 
@@ -423,6 +424,31 @@ table.cross td{text-align:center} table.cross td.self{color:#aaa}
 """
 
 
+def workers_section(records: list[MatchRecord]) -> str:
+    """The cluster's workers (none for a local tournament): what each played, its
+    rates, and the flag of one that stands out (docs/tournament.md, "Trust model")."""
+    workers = workers_of(records)
+    if workers is None:
+        return ""
+    cols = ("matches", "rejected", "crashes", "time_losses", "protocol_losses", "aborts")
+    head = "".join(f"<th>{c.replace('_', ' ')}</th>" for c in cols)
+    rows = []
+    for name, w in workers.items():
+        ms = w.get("mean_decision_ms")
+        per = ", ".join(f"{e} {v:g}" for e, v in ms.items()) if isinstance(ms, dict) else ""
+        flag = w.get("flagged")
+        cells = "".join(f"<td>{escape(str(w.get(c, 0)))}</td>" for c in cols)
+        rows.append(
+            f"<tr><td>{escape(name)}</td>{cells}<td>{escape(per)}</td>"
+            + (f'<td class="warning">{escape(str(flag))}</td>' if flag else "<td></td>")
+            + "</tr>"
+        )
+    return (
+        '<section><h2>Workers</h2><table class="workers"><tr><th>worker</th>'
+        f"{head}<th>ms per decision</th><th>flagged</th></tr>{''.join(rows)}</table></section>"
+    )
+
+
 def _page(
     about: str,
     standings: Standings,
@@ -461,6 +487,6 @@ def _page(
 {pairings_table(standings, sprt, names)}{sprt_note}</section>
 <section><h2>Cross-table (points of the row against the column)</h2>
 {cross_table(names, records)}</section>
-<section><h2>Matches</h2>{_matches(names, records, links, word)}</section>
+{workers_section(records)}<section><h2>Matches</h2>{_matches(names, records, links, word)}</section>
 </main></body></html>
 """

@@ -116,6 +116,12 @@ class FinalView:
             yield cross_table(standings)
         yield seats_table(standings, hero=plan.hero)
         yield from _sprt(plan, summary)
+        if standings.unpaired:  # said, never counted silently (see tournament.standings)
+            yield Text(
+                f"{standings.unpaired} rated matches are unpaired (the other seat of their "
+                "deal is not rated): in wins, losses and draws, in no Elo, LOS or SPRT",
+                style="yellow",
+            )
         yield Text(
             f"{summary.done}/{summary.total} matches rated ({summary.played} played now, "
             f"{summary.aborted} aborted and replayed); {plan.deals_origin}; results in "

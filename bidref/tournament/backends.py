@@ -3,6 +3,7 @@ the function that plays one match (``module:function``, for tests)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Sequence
 from typing import cast
@@ -10,6 +11,7 @@ from typing import cast
 from .local import LocalBackend, available_cores
 from .model import EngineEntry, PlayFn
 from .runner import Backend, TournamentError
+from .security import ClusterTrust, checked_play
 
 
 def load_play(ref: str) -> PlayFn:
@@ -40,18 +42,25 @@ def make_backend(
     *,
     engines: Sequence[EngineEntry] = (),
     ship: bool = False,
+    trust: ClusterTrust | None = None,
 ) -> Backend:
     """``concurrency`` matches at once (default: a core each, never more than the
     ``todo`` matches) here, or on the dask scheduler at ``cluster`` (``ship``: the
-    ``engines``' files sent to its workers)."""
+    ``engines``' files sent to its workers; ``trust``: TLS, verification). Here,
+    each match first checks its engines are still the recorded builds."""
     if cluster is not None:
         from .cluster import ClusterBackend, ClusterError  # dask: imported only for a cluster
 
         try:
             return ClusterBackend(
-                play, cluster, concurrency=concurrency, engines=list(engines), ship=ship
+                play,
+                cluster,
+                concurrency=concurrency,
+                engines=list(engines),
+                ship=ship,
+                trust=trust,
             )
         except ClusterError as exc:
             raise TournamentError(str(exc)) from None
     jobs = concurrency or available_cores()
-    return LocalBackend(play, max(1, min(jobs, todo or 1)))
+    return LocalBackend(functools.partial(checked_play, play), max(1, min(jobs, todo or 1)))

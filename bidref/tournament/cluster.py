@@ -15,6 +15,15 @@ With ``ship`` the engines' files go to the workers by digest: a task names the
 files; a worker missing some says so (:class:`NeedFiles`) and the task is sent
 again to it with those files, which it keeps in its cache for later runs.
 
+Nothing a worker sends is counted unproven (:mod:`.verify`): each rated
+match's transcript is replayed here, in a pool of verifier threads off the
+runner's loop, and checked to be the match asked for with the result reported.
+One that fails is recorded unrated (cause ``transcript rejected``, the worker
+named), played again on another worker, and its worker gets no more matches.
+Each counted record names the worker and the jail it gave each seat
+(``played_on``); per-worker rates are kept (:mod:`.workers_stats`), and with
+``exclude_bad_workers`` a flagged worker gets no more matches either.
+
 A worker lost mid-match (killed, its machine gone) loses nothing: dask plays
 its task again on another worker, and only the one report that comes back is
 recorded. On Ctrl-C the tasks not yet started are cancelled; a match already
@@ -27,13 +36,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 import uuid
-from concurrent.futures import Future
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -42,9 +53,12 @@ from bidref import __version__
 from bidref.errors import BidrefError
 
 from ..match.outcome import EndReason
+from ..protocol.messages import PROTOCOL_VERSION
+from ..rules import RULES_VERSION
 from .live_mirror import TOPIC, CoordinatorMirror, WorkerMirror, worker_send
 from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .runner import Handle, run_job
+from .security import ClusterTrust, address_problem, dask_security, jail_lines
 from .shipping import (
     CACHE_ENV,
     Bundle,
@@ -56,6 +70,8 @@ from .shipping import (
     localise,
     verify,
 )
+from .verify import REJECTED, Proof, Rejection, prove
+from .workers_stats import WorkerTally
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +95,8 @@ class Shipment:
     python: str
     bundles: dict[str, Bundle] | None = None  # by engine name
     bidref_version: str = __version__  # the coordinator's: a worker must run the same
+    rules_version: str = RULES_VERSION  # ... and the same rules and protocol
+    protocol_version: str = PROTOCOL_VERSION
 
 
 @dataclass(frozen=True)
@@ -122,12 +140,16 @@ def play_task(
     """One match on a worker: engines checked (or laid out from the cache), played
     in a private folder, its files returned in the report's ``outputs``."""
     worker, named, local = _this_worker()
-    if shipment.bidref_version != __version__:
+    mine = (__version__, RULES_VERSION, PROTOCOL_VERSION)
+    theirs = (shipment.bidref_version, shipment.rules_version, shipment.protocol_version)
+    if mine != theirs:
         return _refusal(
             worker,
             job.engine_a.name,
-            f"worker {named} runs bidref {__version__}, this tournament bidref "
-            f"{shipment.bidref_version}; install that version there",
+            f"worker {named} runs bidref {__version__} (rules {RULES_VERSION}, protocol "
+            f"{PROTOCOL_VERSION}), this tournament bidref {shipment.bidref_version} "
+            f"(rules {shipment.rules_version}, protocol {shipment.protocol_version}); "
+            "install that version there",
         )
     engines: list[EngineEntry] = []
     cache = EngineCache(Path(cache_dir) if cache_dir else default_cache_dir())
@@ -173,7 +195,9 @@ def play_task(
             return _refusal(
                 worker, e.name, f"worker {named}: {problem}; install it there or drop the worker"
             )
-    return _play_privately(play, job, engines, local)
+    report = _play_privately(play, job, engines, local)
+    played_on = {"worker": worker, "jails": jail_lines(job, engines)}
+    return replace(report, extra={**report.extra, "played_on": played_on})
 
 
 def _play_privately(
@@ -219,12 +243,57 @@ class _Match:
         self.sends = 0
 
 
+def _verifier_started() -> None:
+    """In a verifier process: Ctrl-C is the coordinator's to handle (it ends the
+    pool), not a traceback from each verifier on the operator's terminal."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Checks:
+    """The coordinator's side of trust: the verifier processes, what they proved,
+    and the per-worker rates (with the workers flagged so far).
+
+    The proofs run in processes of their own (``trust.verifiers``, started at the
+    first proof): a replay is pure Python, and in threads it would hold the
+    runner's loop and the dask client's thread; in processes, the coordinator
+    proves as many matches at once as it has cores for. ``verifiers=0``: in
+    threads here (tests)."""
+
+    def __init__(self, trust: ClusterTrust) -> None:
+        self.trust = trust
+        self._pool: Executor | None = None
+        self.tally = WorkerTally()  # per worker, as matches come back
+        self.flagged: set[str] = set()
+        self.addresses: dict[str, str] = {}  # a worker's address, by its name in the tally
+        self.proven = 0  # matches proven by replaying their transcripts, in this run
+        self.decisions = 0  # ... and the decisions in them
+
+    @property
+    def pool(self) -> Executor:
+        if self._pool is None:
+            if self.trust.verifiers > 0:
+                # spawned, not forked: this process runs threads (dask's, the runner's)
+                context = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(
+                    self.trust.verifiers, mp_context=context, initializer=_verifier_started
+                )
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="bidref-verify")
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+
+
 class ClusterBackend:
     """Matches as tasks on a dask.distributed scheduler (``address`` or a ``Client``).
 
     ``ship``: send the engines' files to the workers (see :func:`play_task`).
     ``cache_dir``: the workers' cache folder (default: each worker's own,
     :func:`bidref.tournament.shipping.default_cache_dir`).
+    ``trust``: TLS, the address check, verification and worker exclusion
+    (:class:`bidref.tournament.security.ClusterTrust`; default: verify, loopback tcp only).
     """
 
     def __init__(
@@ -238,6 +307,7 @@ class ClusterBackend:
         engines: list[EngineEntry] | None = None,
         ship: bool = False,
         cache_dir: str | None = None,
+        trust: ClusterTrust | None = None,
     ) -> None:
         try:
             from distributed import Client
@@ -253,9 +323,10 @@ class ClusterBackend:
                 raise ClusterError(str(exc)) from None
         self._shipment = Shipment(sys.executable, bundles)
         self._cache_dir = cache_dir
+        self.checks = _Checks(trust or ClusterTrust())
         self._own_client = client is None
         if client is None:
-            client = _connect(Client, address, connect_timeout_s)
+            client = _connect(Client, address, connect_timeout_s, self.checks.trust)
         self._client = client
         self._play = play
         self._lock = threading.Lock()
@@ -268,7 +339,9 @@ class ClusterBackend:
         threads = sum(client.nthreads().values())
         if threads < 1 and concurrency is None:
             raise ClusterError("the dask cluster has no workers: start some with `dask worker`")
-        self.slots = concurrency if concurrency is not None else threads
+        # a match being proven no longer holds its worker: one more in flight per verifier
+        proving = self.checks.trust.verifiers if self.checks.trust.verify else 0
+        self.slots = concurrency if concurrency is not None else threads + proving
 
     def _running(self, transcript: str) -> bool:
         """Whether a running match writes ``transcript`` (read without the lock: the
@@ -342,13 +415,125 @@ class ClusterBackend:
             return
         if answer.detail.get("cause") == REFUSED:
             worker = str(answer.detail.get("worker"))
+            self._exclude(worker, str(answer.detail.get("problem")))
+            self._finish(match, answer)
+            return
+        address, named = self._worker_of(task, answer)
+        if self.checks.trust.verify and answer.rated:
+            # off the client's thread and the runner's loop: the replay takes time
+            proving = self.checks.pool.submit(prove, match.job, answer)
+            proving.add_done_callback(
+                lambda done: self._proven(match, answer, address, named, done)
+            )
+        else:
+            self._count(match, answer, address, named, None)
+
+    def _worker_of(self, task: Any, answer: MatchReport) -> tuple[str, str]:
+        """(address, name) of the worker that played ``task``, as the scheduler
+        knows it (a worker's own word about itself is a fallback only)."""
+        said = answer.extra.get("played_on")
+        address = str(said.get("worker")) if isinstance(said, dict) else "unknown"
+        try:
+            held = self._client.who_has([task]).get(task.key) or []
+            if held:
+                address = str(held[0])
+            info = self._client.scheduler_info()["workers"].get(address, {})
+            name = str(info.get("name", address))
+        except Exception:  # the scheduler went away: keep what we have
+            name = address
+        return address, address if name == address else f"{name} ({address})"
+
+    def _proven(
+        self,
+        match: _Match,
+        answer: MatchReport,
+        address: str,
+        named: str,
+        done: Future[Proof | Rejection],
+    ) -> None:
+        """A proof ended (in the pool's thread): count the match, or reject it."""
+        try:
+            proof = done.result()
+        except BaseException as exc:  # a bug of ours, or the pool ended: not counted
+            if not match.done.done():
+                match.done.set_exception(exc if isinstance(exc, Exception) else RuntimeError(exc))
+            return
+        try:
+            self._judge(match, answer, address, named, proof)
+        except Exception as exc:
+            if not match.done.done():
+                match.done.set_exception(exc)
+
+    def _judge(
+        self, match: _Match, answer: MatchReport, address: str, named: str, proof: Proof | Rejection
+    ) -> None:
+        """Count a proven match; reject one that is not, and exclude its worker."""
+        if isinstance(proof, Proof):
             with self._lock:
-                first = worker not in self._refusing
-                self._refusing[worker] = str(answer.detail.get("problem"))
-            if first:
-                log.warning("%s; no further matches go to that worker", answer.detail["problem"])
+                self.checks.proven += 1
+                self.checks.decisions += proof.decisions
+            self._count(match, answer, address, named, proof)
+            return
+        problem = f"worker {named}: {proof.problem}"
+        self._exclude(address, problem)
+        rejected = MatchReport(
+            winner=None,
+            reason=EndReason.ABORTED,
+            rated=False,
+            detail={"cause": REJECTED, "worker": named, "problem": problem},
+            elapsed_s=answer.elapsed_s,
+            extra={"played_on": {"worker": named, "jails": _jails(answer)}},
+        )
+        with self._lock:
+            self.checks.tally.add(named, EndReason.ABORTED, rejected=True)
+        self._finish(match, rejected)
+
+    def _count(
+        self,
+        match: _Match,
+        answer: MatchReport,
+        address: str,
+        named: str,
+        proof: Proof | None,
+    ) -> None:
+        """A match to record: its worker and jails named, the worker's rates updated."""
+        job = match.job
+        decision_ns = None if proof is None else [list(t) for t in proof.decision_ns]
+        played_on: dict[str, object] = {
+            "worker": named,
+            "jails": _jails(answer),
+            "decision_ns": decision_ns,
+        }
+        if proof is not None and proof.jails != (None, None):
+            played_on["seat_jails"] = list(proof.jails)
+        with self._lock:
+            self.checks.addresses[named] = address
+            self.checks.tally.add(
+                named,
+                answer.reason,
+                engines=(job.engine_a.name, job.engine_b.name),
+                decision_ns=decision_ns or (),
+            )
+            flags = [f for f in self.checks.tally.flags() if f.worker not in self.checks.flagged]
+            self.checks.flagged.update(f.worker for f in flags)
+        for f in flags:  # (another match's worker may be the one that now stands out)
+            log.warning("worker %s stands out: %s", f.worker, f.why)
+            bad = self.checks.addresses.get(f.worker)
+            if self.checks.trust.exclude_bad_workers and bad is not None:
+                self._exclude(bad, f"worker {f.worker} stands out: {f.why}")
+        self._finish(match, replace(answer, extra={**answer.extra, "played_on": played_on}))
+
+    def _exclude(self, address: str, why: str) -> None:
+        with self._lock:
+            first = address not in self._refusing
+            self._refusing[address] = why
+        if first:
+            log.warning("%s; no further matches go to that worker", why)
+
+    @staticmethod
+    def _finish(match: _Match, report: MatchReport) -> None:
         if not match.done.done():
-            match.done.set_result(answer)
+            match.done.set_result(report)
 
     def _read_files(self, shas: tuple[str, ...]) -> dict[str, bytes]:
         assert self._shipment.bundles is not None
@@ -382,11 +567,23 @@ class ClusterBackend:
             self._client.cancel(pending)
 
     def close(self) -> None:
+        self.checks.close()
         if self._own_client:
             self._client.close()
 
+    def flags(self) -> dict[str, str]:
+        """The workers flagged in this run, and why."""
+        with self._lock:
+            return {f.worker: f.why for f in self.checks.tally.flags()}
 
-def _connect(client_type: Any, address: str | None, timeout_s: float) -> Any:
+
+def _jails(answer: MatchReport) -> list[str]:
+    said = answer.extra.get("played_on")
+    jails = said.get("jails") if isinstance(said, dict) else None
+    return [str(j) for j in jails] if isinstance(jails, list) else []
+
+
+def _connect(client_type: Any, address: str | None, timeout_s: float, trust: ClusterTrust) -> Any:
     if not address:
         raise ClusterError("give a scheduler address, e.g. --cluster tcp://10.0.0.5:8786")
     scheme, sep, rest = address.partition("://")
@@ -395,8 +592,20 @@ def _connect(client_type: Any, address: str | None, timeout_s: float) -> Any:
         raise ClusterError(
             f"--cluster {address!r} is not a scheduler address; give one like tcp://10.0.0.5:8786"
         )
+    problem = address_problem(address, trust)
+    if problem is not None:
+        raise ClusterError(problem)
+    security = dask_security(trust)
     try:
-        return client_type(address, timeout=timeout_s)
+        if security is None:
+            return client_type(address, timeout=timeout_s)
+        return client_type(address, timeout=timeout_s, security=security)
+    except TypeError as exc:  # dask's word for tls:// without a TLS context
+        raise ClusterError(
+            f"--cluster {address!r} needs TLS settings: give --tls-ca-file, --tls-cert and "
+            "--tls-key (or dask's distributed.comm.tls configuration); dask says: "
+            f"{exc}"
+        ) from None
     except ValueError as exc:  # not an address at all
         raise ClusterError(
             f"--cluster {address!r}: {exc}; give the scheduler's address, e.g. tcp://10.0.0.5:8786"

@@ -4,8 +4,11 @@
 One ``dask scheduler`` and ``dask worker`` processes (one thread each, no nanny:
 the process started is the one that plays), each worker in a temporary folder
 of its own with its own engine cache (``$BIDREF_ENGINE_CACHE``). ``prefix`` runs
-the workers under a wrapper (e.g. bubblewrap hiding a folder from them). Every
-process is ended by the pid it was started with, and the folders removed.
+the workers under a wrapper (e.g. bubblewrap hiding a folder from them);
+``worker_args`` adds options to some workers (e.g. ``--preload`` a plugin);
+``tls`` (CA, certificate, key: PEM files) runs everything over ``tls://``, each
+party with that certificate. Every process is ended by the pid it was started
+with, and the folders removed.
 """
 
 from __future__ import annotations
@@ -18,22 +21,59 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any, NamedTuple
 
 from .shipping import CACHE_ENV
 
 DASK = (sys.executable, "-m", "dask")
 
 
+class TlsFiles(NamedTuple):
+    """PEM files: the CA that signed ``cert``, and ``cert``'s private key."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+    def options(self) -> list[str]:
+        return [
+            "--tls-ca-file",
+            str(self.ca),
+            "--tls-cert",
+            str(self.cert),
+            "--tls-key",
+            str(self.key),
+        ]
+
+    def security(self) -> Any:
+        from distributed import Security
+
+        return Security(  # type: ignore[no-untyped-call]
+            tls_ca_file=str(self.ca),
+            tls_client_cert=str(self.cert),
+            tls_client_key=str(self.key),
+            require_encryption=True,
+        )
+
+
 class LoopbackCluster:
     """``with LoopbackCluster(workers=2) as c: ... c.address``."""
 
     def __init__(
-        self, workers: int = 0, *, prefix: Sequence[str] = (), start_timeout_s: float = 60.0
+        self,
+        workers: int = 0,
+        *,
+        prefix: Sequence[str] = (),
+        start_timeout_s: float = 60.0,
+        tls: TlsFiles | None = None,
+        worker_args: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.prefix = list(prefix)
+        self.tls = tls
+        self.worker_args = {k: list(v) for k, v in (worker_args or {}).items()}
         self.timeout_s = start_timeout_s
         self.folder = Path(tempfile.mkdtemp(prefix="bidref-loopback-"))
         self.scheduler_file = self.folder / "scheduler.json"
@@ -71,6 +111,7 @@ class LoopbackCluster:
                 "--no-dashboard",
                 "--scheduler-file",
                 str(self.scheduler_file),
+                *([] if self.tls is None else ["--protocol", "tls", *self.tls.options()]),
             ],
             cwd=self.folder,
             stdout=subprocess.DEVNULL,
@@ -107,6 +148,8 @@ class LoopbackCluster:
                 "127.0.0.1",
                 "--local-directory",
                 str(folder / "dask"),
+                *([] if self.tls is None else self.tls.options()),
+                *self.worker_args.get(name, []),
             ],
             cwd=folder,
             env={**os.environ, "HOME": str(folder), CACHE_ENV: str(folder / "cache")},
@@ -119,7 +162,8 @@ class LoopbackCluster:
     def wait_for_workers(self, n: int) -> None:
         from distributed import Client
 
-        with Client(self.address, timeout=self.timeout_s) as client:  # type: ignore[no-untyped-call]
+        security = None if self.tls is None else self.tls.security()
+        with Client(self.address, timeout=self.timeout_s, security=security) as client:  # type: ignore[no-untyped-call]
             client.wait_for_workers(n, timeout=self.timeout_s)
 
     def worker_pid(self, name: str) -> int:

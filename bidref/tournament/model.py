@@ -111,6 +111,11 @@ class MatchReport:
 PlayFn = Callable[[MatchJob], MatchReport]
 
 
+def _played_on(report: MatchReport) -> PlayedOn | None:
+    given = report.extra.get("played_on")
+    return None if given is None else PlayedOn.model_validate(given)
+
+
 class RecordModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -213,6 +218,19 @@ class Header(RecordModel):
     created: str
 
 
+class PlayedOn(RecordModel):
+    """Where a cluster match was played: the worker (as the scheduler names it), the
+    jail it gave each seat (the jail's start line there, and the record of it in
+    the transcript), and each seat's time per decision as (total ns, decisions)
+    from the proven transcript."""
+
+    worker: str
+    jails: list[str] = []
+    decision_ns: list[tuple[int, int]] | None = None
+    # each seat's jail as the proven transcript's hello line records it (spec.record)
+    seat_jails: list[dict[str, Any] | None] | None = None
+
+
 class MatchRecord(RecordModel):
     """One finished match, one line of the results file."""
 
@@ -233,6 +251,8 @@ class MatchRecord(RecordModel):
     transcript: str | None
     elapsed_s: float
     at_fault: str | None = None  # the engine whose fault ended the match, if any
+    # a cluster match's worker and jails (written only then: older readers refuse it)
+    played_on: PlayedOn | None = Field(default=None, exclude_if=_unset)
 
     @field_validator("detail", mode="before")
     @classmethod
@@ -283,6 +303,7 @@ class MatchRecord(RecordModel):
             transcript=report.transcript if report.transcript is not None else job.transcript,
             elapsed_s=round(report.elapsed_s, 3),
             at_fault=None if report.fault_seat not in (0, 1) else names[report.fault_seat],
+            played_on=_played_on(report),
         )
 
     @property

@@ -44,6 +44,7 @@ from .model import (
 )
 from .ratings import Sprt
 from .schedule import Format, MatchKey, Pairing, pairings, schedule
+from .security import NOT_RETRIED
 from .standings import Standings, Tally
 from .store import ResultsStore, write_durably
 from .throttle import Throttle
@@ -289,6 +290,7 @@ class RunSummary:
     sprt_stopped: bool = False
     unresolved: list[MatchKey] = field(default_factory=list)
     failed: list[MatchKey] = field(default_factory=list)  # unrated, not retried (start-up)
+    refused: list[MatchKey] = field(default_factory=list)  # not played: an engine changed
     stopped: str | None = None  # why the run stopped before the end, if it did
     stopped_by: EndReason | None = None  # ... and the end reason of the match that stopped it
     standings: Standings | None = None
@@ -305,6 +307,7 @@ class RunSummary:
             "sprt_stopped": self.sprt_stopped,
             "unresolved": [k.id for k in self.unresolved],
             "failed": [k.id for k in self.failed],
+            "refused": [k.id for k in self.refused],
             "stopped": self.stopped,
             "concurrency_lowered": list(self.lowered),
         }
@@ -523,7 +526,10 @@ class _Loop:
         """A referee timing fault: played again, up to ``max_attempts`` times."""
         self.summary.aborted += 1
         tries = self.tries[job.key] = self.tries.get(job.key, 0) + 1
-        if tries < self.max_attempts:
+        if report.detail.get("cause") in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
+            log.warning("match %s not played: %s", job.key.id, report.detail.get("problem"))
+            self.summary.refused.append(job.key)
+        elif tries < self.max_attempts:
             log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)
             self.pending.appendleft(self.plan.job(job.key, job.attempt + 1))
         else:

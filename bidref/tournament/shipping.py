@@ -61,14 +61,38 @@ def interpreter(entry: EngineEntry) -> str | None:
     return None
 
 
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def escaping_link(path: str, folder: str) -> str | None:
+    """Where ``path`` really leads when it is (or passes through) a symlink out of
+    ``folder``; None when it stays inside."""
+    real = os.path.realpath(path)
+    return None if _inside(real, os.path.realpath(folder)) else real
+
+
+def _refuse_link(name: str, path: str, target: str) -> EngineFilesError:
+    # A link out of the folder would make bidref read (and ship) a file the
+    # engine's author chose anywhere on this machine: /etc/shadow, a key.
+    return EngineFilesError(
+        f"engine {name!r}: {path} is a symlink to {target}, outside the engine's folder; "
+        "an engine's files are its own: copy the file into its folder instead"
+    )
+
+
 def _folder_files(folder: Path, name: str) -> list[str] | None:
-    """The files in an engine's folder; None when there are too many to be its own."""
+    """The files in an engine's folder; None when there are too many to be its own.
+    Raises :class:`EngineFilesError` for a symlink that leads out of the folder."""
     found: list[str] = []
     size = 0
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in os.walk(folder):  # (links to folders are not followed)
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for f in sorted(files):
             path = os.path.join(root, f)
+            target = escaping_link(path, str(folder)) if os.path.islink(path) else None
+            if target is not None:
+                raise _refuse_link(name, path, target)
             if not os.path.isfile(path):  # a dangling link, a socket
                 continue
             found.append(path)
@@ -223,7 +247,11 @@ def bundle_of(entry: EngineEntry) -> Bundle:
                 f"({exc.strerror}); make it readable"
             ) from None
         rel = os.path.relpath(path, root)
-        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        inside = not (rel == os.pardir or rel.startswith(os.pardir + os.sep))
+        target = escaping_link(path, root) if inside and os.path.islink(path) else None
+        if target is not None:  # planted since the tournament recorded the engine
+            raise _refuse_link(entry.name, path, target)
+        if not inside:
             # outside the engine's folder: kept apart, by digest (names may clash)
             rel = os.path.join("_outside", sha[:16], os.path.basename(path))
         files.append((path, rel, sha, mode))
@@ -244,10 +272,25 @@ class EngineCache:
 
     Everything is written to a temporary name and renamed into place, so two
     workers sharing the folder, or a worker killed mid-write, leave nothing torn.
+
+    Who may read it: the cache folder, made by bidref, is its owner's alone
+    (0700: no other account on the worker can even look in); each laid-out
+    engine folder is open to read (0755, its files with their shipped modes),
+    because the jail binds that folder itself into the engine's view, where the
+    seat's own account must read it (``--sandbox strict``; without it, ``auto``
+    would run the engine without its account). A cache folder the operator made
+    keeps the mode the operator gave it.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
+
+    def _made(self, folder: Path) -> None:
+        """``folder`` (in the cache) made if missing; the cache folder itself 0700."""
+        if not self.root.is_dir():
+            self.root.mkdir(parents=True, exist_ok=True)
+            os.chmod(self.root, 0o700)
+        folder.mkdir(parents=True, exist_ok=True)
 
     def blob(self, sha: str) -> Path:
         return self.root / "blobs" / sha
@@ -272,7 +315,7 @@ class EngineCache:
         target = self.blob(sha)
         if target.is_file():
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
+        self._made(target.parent)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -282,8 +325,9 @@ class EngineCache:
         """The engine's folder in the cache, made from the stored files if new."""
         folder = self.root / "engines" / bundle.digest
         if folder.is_dir():
+            _open_to_seats(folder)  # (laid out by an older bidref: 0700)
             return folder
-        folder.parent.mkdir(parents=True, exist_ok=True)
+        self._made(folder.parent)
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".part-"))
         try:
             for _, rel, sha, mode in bundle.files:
@@ -291,12 +335,23 @@ class EngineCache:
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(self.blob(sha), dest)
                 os.chmod(dest, mode)
+            _open_to_seats(tmp)
             os.rename(tmp, folder)
         except OSError:
             shutil.rmtree(tmp, ignore_errors=True)
             if not folder.is_dir():  # (else another worker laid it out first)
                 raise
         return folder
+
+
+def _open_to_seats(layout: Path) -> None:
+    """The folders of a layout bidref made, readable by the seats' accounts (0755)."""
+    if os.stat(layout).st_uid != os.geteuid() or (os.stat(layout).st_mode & 0o777) == 0o755:
+        return
+    for root, dirs, _files in os.walk(layout):
+        os.chmod(root, 0o755)
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
 
 
 def localise(

@@ -6,7 +6,11 @@ pairs* (both seats of a deal seed rated), whose outcomes are the pentanomial
 counts. Aborted (unrated) matches are only counted as such.
 
 Beside the pairwise Elo, :meth:`Standings.joint` rates all engines at once by
-maximum likelihood over every rated match (as Ordo and BayesElo do). Results are
+maximum likelihood (as Ordo and BayesElo do), over the matches of complete
+pairs too: a deal played in one seat only favours whoever had the better seat
+of it. A rated match whose other seat is not rated (yet) is *unpaired*: it
+counts in wins, losses and draws, is reported as ``unpaired``, and counts in
+no rating, interval, LOS or SPRT until its partner is in. Results are
 also split by seat (A moves first in the auction of round 1).
 
 In JSON, no statistic is an "inf" string: an Elo that is infinite (every pair
@@ -136,6 +140,7 @@ class SideStats:
             "adjudications": self.adjudications,
             "aborted": self.aborted,
             "pairs": est.samples,
+            "unpaired": self.matches - 2 * est.samples,
             "pentanomial": list(self.pentanomial.counts),
             "score": _num(self.trinomial.score),
             "elo": _num(elo),
@@ -189,13 +194,19 @@ class Standings:
     engines: dict[str, SideStats]
     pairs: dict[Pairing, PairStats]
     # (a, b) -> [points of a, rated matches], both orders: for the cross-table
-    # and the joint ratings
     head_to_head: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    # ... of the matches of complete pairs only: for the joint ratings
+    paired_h2h: dict[tuple[str, str], list[float]] = field(default_factory=dict)
 
     def joint(self) -> dict[str, JointRating]:
-        """All engines rated at once (maximum likelihood over every rated match)."""
-        results = {(a, b): (v[0], int(v[1])) for (a, b), v in self.head_to_head.items() if a < b}
+        """All engines rated at once (maximum likelihood over the complete pairs' matches)."""
+        results = {(a, b): (v[0], int(v[1])) for (a, b), v in self.paired_h2h.items() if a < b}
         return joint_ratings(list(self.engines), results)
+
+    @property
+    def unpaired(self) -> int:
+        """Rated matches whose other seat is not rated: in no rating (see the module)."""
+        return sum(p.side.matches - 2 * p.side.estimate.samples for p in self.pairs.values())
 
     def ranked(self, hero: str | None = None) -> list[tuple[str, SideStats]]:
         """Engines best first: by pair score, then match score, then name;
@@ -300,6 +311,11 @@ class Tally:
         both.append(r)
         if len(both) == 2:
             points_first = sum(x.points_for(key.pairing.first) for x in both)
+            for x in both:
+                for name, other in ((x.engine_a, x.engine_b), (x.engine_b, x.engine_a)):
+                    cell = self.standings.paired_h2h.setdefault((name, other), [0.0, 0.0])
+                    cell[0] += x.points_for(name)
+                    cell[1] += 1
             pairs[key.pairing].side.add_pair(points_first)
             engines[key.pairing.first].add_pair(points_first)
             engines[key.pairing.second].add_pair(2.0 - points_first)

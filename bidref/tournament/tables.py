@@ -339,3 +339,32 @@ def export_pairs(standings: Standings, path: Path, sprt: Sprt | None = None) -> 
     else:
         data = [p.to_dict(sprt) for p in standings.pairs.values()]
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def workers_table(workers: dict[str, dict[str, object]]) -> Table:
+    """The cluster's workers: what each played, its rates, and whether it stands out."""
+    table = Table(title="Workers", box=box.SIMPLE_HEAD)
+    for col in ("worker", "matches", "rejected", "crashes", "time", "protocol", "aborts"):
+        table.add_column(col, justify="left" if col == "worker" else "right")
+    table.add_column("ms/decision", justify="left")
+    table.add_column("flagged", justify="left", style="yellow")
+    for name, w in workers.items():
+        ms = w.get("mean_decision_ms")
+        per = ", ".join(f"{e} {v:g}" for e, v in ms.items()) if isinstance(ms, dict) else ""
+        table.add_row(
+            Text(name),
+            *(
+                str(w.get(k, 0))
+                for k in (
+                    "matches",
+                    "rejected",
+                    "crashes",
+                    "time_losses",
+                    "protocol_losses",
+                    "aborts",
+                )
+            ),
+            Text(per),
+            Text(str(w.get("flagged") or "")),
+        )
+    return table

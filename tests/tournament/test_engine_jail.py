@@ -441,3 +441,33 @@ def test_a_results_file_without_them_is_written_as_before_and_resumes(tmp_path: 
     assert (summary["played"], summary["done"]) == (2, 4)
     store = ResultsStore.open(results)
     assert [e.sandbox_level for e in store.header.engines] == [None, None]
+
+
+@needs_bwrap
+def test_the_deal_book_is_hidden_from_the_engines_like_the_outputs(ring: Ring) -> None:
+    """A deal book where the jail binds a system folder (here /opt, bound read-only
+    for the engines' libraries) is covered: an engine that read it would know the
+    deals to come (issue 40, item 6)."""
+    if not os.access("/opt", os.W_OK):
+        pytest.skip("needs a writable /opt (root) to place the deal book in a bound folder")
+    books = Path(tempfile.mkdtemp(prefix="bidref-book-", dir="/opt"))
+    try:
+        books.chmod(0o755)
+        book = books / "deals.txt"
+        book.write_text("11\n12\n")
+        book.chmod(0o644)
+        run = ring.tournament(
+            *("--engine", f"cmd={ring.engine('spy')} name=spy option.peek={book},{books}"),
+            *("--engine", f"cmd={ring.engine('other')} name=other"),
+            *("--deal-book", str(book), "--deals", "1", "--max-rounds", "1", "--bank", "20"),
+            *("--delay", "1", "-j", "1", "--out", str(ring.out), "--json"),
+            *("--sandbox", "auto", "--stderr-dir", str(ring.logs)),
+        )
+        assert run.returncode == 0, run.stderr
+        probes = ring.spied()["spy"]
+        assert len(probes) == 2
+        for probe in probes:
+            assert probe["pid"] < 10  # jailed
+            assert probe["sees"] == {str(book): False, str(books): True}  # covered, empty
+    finally:
+        shutil.rmtree(books, ignore_errors=True)

@@ -28,11 +28,15 @@ from bidref.tournament import (
 )
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.runner import RESULTS_FILE, missing
+from bidref.tournament.security import ClusterTrust
 
 from .conftest import MakePlan
 from .tournament_fakes import fake_play, killable_plan
 
 REPO = Path(__file__).resolve().parents[2]
+
+# these play functions write no real transcripts: scheduling is tested, not proofs
+UNVERIFIED = ClusterTrust(verify=False)
 
 
 def rated(records: list[MatchRecord]) -> dict[str, tuple[object, ...]]:
@@ -279,7 +283,7 @@ def test_a_dask_cluster_gives_the_same_results_as_the_local_runner(
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
     ) as cluster:
-        backend = ClusterBackend(fake_play, cluster.scheduler_address)
+        backend = ClusterBackend(fake_play, cluster.scheduler_address, trust=UNVERIFIED)
         assert backend.slots == 2
         try:
             summary = run(plan, store, backend, tick_s=0.05)
@@ -401,7 +405,7 @@ def test_an_interrupted_run_keeps_what_finished_and_resumes(
         cluster = distributed.LocalCluster(
             n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
         )
-        b = ClusterBackend(fake_play, cluster.scheduler_address)
+        b = ClusterBackend(fake_play, cluster.scheduler_address, trust=UNVERIFIED)
         return b, lambda: (b.close(), cluster.close())
 
     backend, close = backend_and_close()

@@ -16,6 +16,7 @@ from bidref.tournament.cluster import REFUSED, ClusterBackend, NeedFiles, Shipme
 from bidref.tournament.engines import resolve_entries
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.runner import RESULTS_FILE
+from bidref.tournament.security import ClusterTrust
 from bidref.tournament.shipping import (
     EngineCache,
     EngineFilesError,
@@ -27,6 +28,9 @@ from bidref.tournament.shipping import (
 )
 
 from .conftest import MakePlan
+
+# these play functions write no real transcripts: scheduling is tested, not proofs
+UNVERIFIED = ClusterTrust(verify=False)
 
 
 def sha(data: bytes) -> str:
@@ -257,6 +261,7 @@ def test_shipped_engines_stay_cached_on_a_worker_across_runs(
                 engines=plan.engines,
                 ship=True,
                 cache_dir=str(tmp_path / "worker-cache"),
+                trust=UNVERIFIED,
             )
             try:
                 summary = run(plan, store, backend, tick_s=0.02)
@@ -332,7 +337,7 @@ def test_a_refusing_worker_gets_no_more_matches_and_its_match_is_played_elsewher
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as cluster:
-        backend = ClusterBackend(fake_play, cluster.scheduler_address)
+        backend = ClusterBackend(fake_play, cluster.scheduler_address, trust=UNVERIFIED)
         try:
             summary = run(plan, store, backend, tick_s=0.02)
         finally:
@@ -362,7 +367,7 @@ def test_the_sprt_stops_a_cluster_run_and_progress_is_reported(make_plan: MakePl
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
     ) as cluster:
-        backend = ClusterBackend(fake_play, cluster.scheduler_address)
+        backend = ClusterBackend(fake_play, cluster.scheduler_address, trust=UNVERIFIED)
         try:
             summary = run(plan, store, backend, on_progress=seen.append, tick_s=0.02)
         finally:

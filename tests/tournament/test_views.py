@@ -130,6 +130,7 @@ def test_the_json_result(make_plan: MakePlan, tmp_path: Path) -> None:
         "sprt_stopped": False,
         "unresolved": [plan.keys[3].id],
         "failed": [],
+        "refused": [],
         "stopped": "engine 'x' failed",
         "concurrency_lowered": [],
     }
