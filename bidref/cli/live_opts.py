@@ -60,6 +60,7 @@ def start_live(out: Path, port: int, resources: ExitStack, err: Console) -> str:
     thread.start()
 
     def stop() -> None:
+        server.finish()  # (open pages get the last results before the server goes)
         server.shutdown()
         server.server_close()
 

@@ -94,6 +94,9 @@ class LiveServer(ThreadingHTTPServer):
         self.watch = Watch(out_dir, now)
         self.lock = threading.Lock()  # the watch, its snapshot and the versions
         self.changed = threading.Condition(self.lock)
+        # each open stream's last versions sent, and a wake for finish() when one moves
+        self.sent: dict[int, tuple[int, int]] = {}
+        self.delivered = threading.Condition(self.lock)
         self.listeners = 0
         self.closing = False
         self._wake = threading.Event()
@@ -135,6 +138,21 @@ class LiveServer(ThreadingHTTPServer):
             self.refresh()
         with self.lock:
             return _json(self.watch.snapshot())
+
+    def finish(self, timeout_s: float = 2.0, clock: Callable[[], float] = time.monotonic) -> bool:
+        """The run is over: read the folder a last time and give every open page up
+        to ``timeout_s`` to be sent it (the last results, the final standings),
+        before the server goes with the run. Whether all were."""
+        self.refresh()
+        end = clock() + timeout_s
+        with self.lock:
+            target = (self.watch.tables_version, self.watch.boards_version)
+            while any(v != target for v in self.sent.values()):
+                left = end - clock()
+                if left <= 0:
+                    return False
+                self.delivered.wait(left)
+        return True
 
     def shutdown(self) -> None:
         self.closing = True
@@ -236,6 +254,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         srv.listen(+1)
         sent = (-1, -1)  # the tables and boards versions this page has
+        key = threading.get_ident()
+        with srv.lock:
+            srv.sent[key] = sent
         try:
             srv.refresh()
             while not srv.closing:
@@ -254,9 +275,15 @@ class _Handler(BaseHTTPRequestHandler):
                     sent = now
                 self.wfile.write(b"data: " + data + b"\n\n" if data else b": keep-alive\n\n")
                 self.wfile.flush()
+                with srv.lock:
+                    srv.sent[key] = sent
+                    srv.delivered.notify_all()
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             pass  # the page went away
         finally:
+            with srv.lock:
+                srv.sent.pop(key, None)
+                srv.delivered.notify_all()
             srv.listen(-1)
 
     def log_message(self, format: str, *args: object) -> None:

@@ -184,3 +184,27 @@ def test_a_running_matchs_replay_so_far_shows_no_hand_of_its_round(
     assert rounds[2] == [None, None]  # round 2 is being played: no hand
     for bad in ("/running/" + rel, "/running/../results.jsonl", "/running/"):
         assert get(server, bad)[0] == 404, bad
+
+
+def test_the_end_of_the_run_reaches_open_pages_before_the_server_goes(
+    folder: Path, played: Played
+) -> None:
+    # a poller too slow to see the last result before the run ends (a loaded machine):
+    # finish() reads it and waits until every open stream has sent it
+    srv = LiveServer(folder, 0, poll_s=3600)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    events = Events(srv)
+    try:
+        assert events.next()["tables"]["recorded"] == 1  # type: ignore[index]
+        with (folder / "results.jsonl").open("a") as f:
+            f.write(played.records[1] + "\n")
+        assert srv.finish(timeout_s=10)
+        while "tables" not in (m := events.next()):
+            pass
+        assert m["tables"]["recorded"] == 2  # type: ignore[index]
+    finally:
+        events.close()
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=10)

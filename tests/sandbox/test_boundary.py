@@ -280,6 +280,7 @@ def _closer_match(tmp_path: Path, fd: int, sandbox: str) -> tuple[dict[str, Any]
         check=False,
         timeout=60,
     )
+    assert r.stdout.startswith("{"), r.stderr
     outcome: dict[str, Any] = json.loads(r.stdout)
     return outcome, time.monotonic() - began
 
