@@ -215,11 +215,12 @@ def _jail_line(config: SandboxConfig, umask: bool = True) -> str:
     return p.describe(config, cores)
 
 
-def announce(config: SandboxConfig, own: Sequence[tuple[str, Level | None]] = ()) -> SandboxConfig:
+def announce(config: SandboxConfig, own: Sequence[tuple[str, Level | None]] = ()) -> list[str]:
     """Say (or refuse) the jail of a command whose engines are not resolved into
     specs (tournaments): the command's, then, for each ``(name, level)`` in
     ``own`` stricter than it (an engine's own ``sandbox=``), that engine's.
-    Nothing is said unless every one can be given. Returns ``config``."""
+    Nothing is said unless every one can be given. Returns the lines said (the
+    results header keeps them)."""
     from .options import Refused
 
     lines = [_jail_line(config)]
@@ -233,4 +234,4 @@ def announce(config: SandboxConfig, own: Sequence[tuple[str, Level | None]] = ()
             lines.append(f"sandbox of engine {name!r} (its own sandbox={level}): {line}")
     if _real_stderr():
         print("\n".join(lines), file=sys.stderr, flush=True)
-    return config
+    return lines

@@ -409,7 +409,9 @@ def _open(
         )
     plan = replace(plan, stderr_dir=outputs.stderr_dir, debug=outputs.debug)
     if running.sandbox is not None:  # each engine's own stricter level said too, or refused
-        announce(running.sandbox, [(e.name, e.sandbox_level) for e in plan.engines])
+        said = announce(running.sandbox, [(e.name, e.sandbox_level) for e in plan.engines])
+        if store is None:  # a new results file records them (a resumed one has its own)
+            plan = replace(plan, header=plan.header.model_copy(update={"jail": said}))
     return replace(plan, freeze_idle=running.freeze_idle, sandbox=running.sandbox), store
 
 

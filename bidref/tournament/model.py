@@ -216,6 +216,9 @@ class Header(RecordModel):
     settings: SettingsModel
     sprt: SprtModel | None = None
     created: str
+    # the jail this run gave its engines, as said on its start lines (what each
+    # level could not give, the limits not enforced); written only when set
+    jail: list[str] | None = Field(default=None, exclude_if=_unset)
 
 
 class PlayedOn(RecordModel):

@@ -53,6 +53,9 @@ def test_a_tournament_of_sdk_engines_runs_when_the_referee_runs_another_bidref()
         assert summary["done"] == summary["total"] == 2, summary
         results = (out / "results.jsonl").read_text()
         assert "ModuleNotFoundError" not in results and '"startup"' not in results
+        # the results header records the jail the run gave (what it lacked included)
+        header = json.loads(results.splitlines()[0])
+        assert header["jail"][0].startswith("sandbox: namespaces"), header["jail"]
 
 
 @needs_root
