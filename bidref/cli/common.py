@@ -15,15 +15,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
+from .exit_codes import ExitCode
+
 if TYPE_CHECKING:
     from ..match.referee import MatchOutcome
-
-# Exit codes: a finished match (any winner or a draw) is a success.
-EXIT_OK = 0
-EXIT_BAD_ARGS = 2
-EXIT_STARTUP = 3
-EXIT_ABORTED = 4
-EXIT_INTERRUPTED = 130
 
 
 # -- the options of a command that listens for network engines (match, check-engine,
@@ -169,14 +164,19 @@ def _starting_an_engine(frame: FrameType | None) -> bool:
     return False
 
 
-def exit_code_for(outcome: MatchOutcome) -> int:
+def exit_code_for(outcome: MatchOutcome) -> ExitCode:
+    """A finished match (any winner or a draw) is a success."""
     from ..match.outcome import EndReason
 
     if outcome.reason is EndReason.STARTUP:
-        return EXIT_STARTUP
+        return ExitCode.STARTUP
     if outcome.reason is EndReason.ABORTED:
-        return EXIT_INTERRUPTED if outcome.detail.get("cause") == "interrupted" else EXIT_ABORTED
-    return EXIT_OK
+        return (
+            ExitCode.INTERRUPTED
+            if outcome.detail.get("cause") == "interrupted"
+            else ExitCode.ABORTED
+        )
+    return ExitCode.OK
 
 
 # The options the commands share (types, names and help in one place).

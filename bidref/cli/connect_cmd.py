@@ -17,11 +17,9 @@ from ..engines import EngineSpec, EngineSpecError, resolve_engine
 from ..rules import SECOND
 from ..visible import visible
 from . import app
-from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
+from .common import TransportOption, signals_interrupt
+from .exit_codes import ExitCode
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
-
-EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
-
 
 # connect's options, declared here so that its signature stays one line each
 _Url = Annotated[
@@ -116,7 +114,7 @@ def connect(
 
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
-    def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
+    def bad(message: str, code: int = ExitCode.USAGE) -> typer.Exit:
         err.print(f"[red]error:[/red] {_shown(message)}", highlight=False, soft_wrap=True)
         return typer.Exit(code=code)
 
@@ -151,13 +149,14 @@ def connect(
             result, matches = serve(new_bridge, once=once, status=status)
     except KeyboardInterrupt:
         err.print("connect: interrupted; the engine was ended", highlight=False)
-        raise typer.Exit(code=130) from None
+        raise typer.Exit(code=ExitCode.INTERRUPTED) from None
     if result.how == "start_failed":
-        raise bad(f"the engine did not start: {result.detail}", EXIT_STARTUP)
+        raise bad(f"the engine did not start: {result.detail}", ExitCode.STARTUP)
     if result.how == "refused":
         raise bad(f"the referee refused this client: {result.detail}")
     if not result.ok:
-        raise bad(f"{result.how.replace('_', ' ')}: {result.detail}", EXIT_LOST)
+        lost = f"{result.how.replace('_', ' ')}: {result.detail}"
+        raise bad(lost, ExitCode.FAILED)
     if result.how == "next_match":
         status("done (--once: one match played; the referee has more)")
     elif matches > 1 or (matches and not result.connections):

@@ -36,8 +36,7 @@ from ..engines.spec import (
     resolve_engines,
 )
 from ..rules.clock import SECOND, TimeControl
-
-EXIT_BAD_ARGS = 2
+from .exit_codes import ExitCode
 
 
 class Refused(UsageError, ValueError):  # ValueError: as before, for one release
@@ -55,7 +54,7 @@ def refusal(message: str) -> typer.Exit:
     Console(stderr=True, soft_wrap=True).print(
         Text.assemble(("error:", "red"), " ", visible(message, lines=True)), highlight=False
     )
-    return typer.Exit(code=EXIT_BAD_ARGS)
+    return typer.Exit(code=ExitCode.USAGE)
 
 
 def seconds_value(flag: str, value: float) -> float:

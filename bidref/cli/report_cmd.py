@@ -16,6 +16,7 @@ from ..render.tournament_report import write_report
 from ..tournament.runner import RESULTS_FILE
 from ..tournament.store import ResultsError
 from . import app
+from .exit_codes import ExitCode
 
 
 def write_html_report(
@@ -119,19 +120,19 @@ def tournament_report(
             "or --html OUT.html (write it)",
             highlight=False,
         )
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     if replays and html is None:
         err.print("[red]error:[/red] --replays writes pages beside --html OUT.html: add it")
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     if not (folder / RESULTS_FILE).is_file():
         err.print(
             f"[red]error:[/red] {str(folder)!r} holds no {RESULTS_FILE}: give the --out "
             "folder of a `bidref tournament` run",
             highlight=False,
         )
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     if html is not None and not write_html_report(folder, html, Console(), err, replays):
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     if serve:
         _serve(folder, port, err)
 
@@ -148,7 +149,7 @@ def _serve(folder: Path, port: int, err: Console) -> None:
             " choose another port, or 0 for any free one",
             highlight=False,
         )
-        raise typer.Exit(code=2) from None
+        raise typer.Exit(code=ExitCode.USAGE) from None
     host, bound = server.server_address[:2]
     Console().print(
         f"Serving the report of {folder} at http://{host!s}:{bound}/ (Ctrl-C to stop); "

@@ -22,6 +22,7 @@ import typer
 
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption, freeze_idle_of
+from .exit_codes import ExitCode
 from .live_opts import LiveOption, PortOption, check_live
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_cluster import (
@@ -82,10 +83,6 @@ if TYPE_CHECKING:  # imported in the command (bidref --help starts fast)
     from bidref.tournament.ratings import Sprt
     from bidref.tournament.remote import RemoteEngines
     from bidref.tournament.runner import Backend
-
-EXIT_INTERRUPTED = 130
-EXIT_UNRESOLVED = 1
-EXIT_USAGE = 2
 
 EPILOG = """\
 Examples:\n\n
@@ -223,7 +220,7 @@ def _consoles() -> tuple[Console, Console]:
     return err, console
 
 
-def _fail(console: Console, message: str, code: int = EXIT_USAGE) -> typer.Exit:
+def _fail(console: Console, message: str, code: int = ExitCode.USAGE) -> typer.Exit:
     from rich.text import Text
 
     console.print(Text.assemble(("error:", "red"), " ", message), highlight=False)
@@ -561,7 +558,7 @@ def _finish(
         export_failed = True
     _exit_for(err, summary, outputs.out, max_attempts, outputs.as_json)
     if export_failed:
-        raise typer.Exit(code=EXIT_UNRESOLVED)
+        raise typer.Exit(code=ExitCode.FAILED)
 
 
 def _workers(plan: Plan) -> dict[str, dict[str, object]] | None:
@@ -609,7 +606,7 @@ def _exit_for(
             f"bidref tournament --resume --out {out}",
             highlight=False,
         )
-        raise typer.Exit(code=EXIT_INTERRUPTED)
+        raise typer.Exit(code=ExitCode.INTERRUPTED)
     if summary.stopped is not None:
         from rich.text import Text
 
@@ -631,14 +628,14 @@ def _exit_for(
         if summary.stopped_by is EndReason.STARTUP:
             hint = evidence_hint(str(summary.stopped)) or STARTUP_HINT
             err.print(Text(hint, style="yellow"), highlight=False)
-        raise typer.Exit(code=EXIT_UNRESOLVED)
+        raise typer.Exit(code=ExitCode.FAILED)
     if summary.refused:  # each said above, with the file and both sha256
         err.print(
             f"{len(summary.refused)} matches were not played: an engine changed since the "
             f"tournament recorded it; restore its build, then --resume --out {out}",
             highlight=False,
         )
-        raise typer.Exit(code=EXIT_UNRESOLVED)
+        raise typer.Exit(code=ExitCode.FAILED)
     if summary.sprt_stopped and not as_json:
         err.print("SPRT decided: the tournament stopped early", highlight=False)
     if summary.unresolved:
@@ -647,7 +644,7 @@ def _exit_for(
             f"try again with --resume --out {out}",
             highlight=False,
         )
-        raise typer.Exit(code=EXIT_UNRESOLVED)
+        raise typer.Exit(code=ExitCode.FAILED)
     if summary.failed:
         err.print(
             f"{len(summary.failed)} matches did not start (unrated: an engine failed to "
@@ -655,4 +652,4 @@ def _exit_for(
             f"--resume --out {out}",
             highlight=False,
         )
-        raise typer.Exit(code=EXIT_UNRESOLVED)
+        raise typer.Exit(code=ExitCode.FAILED)
