@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..engines import EngineSpec, resolve_engine
 from ..rules import SECOND
 from ..visible import visible
 from . import app
@@ -127,7 +127,7 @@ def connect(
     if not (math.isfinite(retry_for) and retry_for > 0):
         raise bad(f"--retry-for {retry_for:g}: give a positive number of seconds")
     token = _token(token, token_file, bad)
-    spec = _jailed_engine(engine, jail, bad)
+    spec = _jailed_engine(engine, jail)
     ctx = _ssl_context(url, ca_file, bad)
 
     def status(text: str) -> None:
@@ -171,21 +171,13 @@ def _shown(text: str) -> str:
     return escape(visible(text, lines=True))
 
 
-def _jailed_engine(
-    engine: list[str], jail: JailArgs, bad: Callable[[str], typer.Exit]
-) -> EngineSpec:
-    """The engine the command line gives (after `--`), in the jail its options say."""
-    from .options import Refused
+def _jailed_engine(engine: list[str], jail: JailArgs) -> EngineSpec:
+    """The engine the command line gives (after `--`), in the jail its options say
+    (one that cannot be used: a ``UsageError``, said by the CLI's one handler)."""
     from .sandbox_opts import jail_engines
 
-    try:
-        spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
-    except EngineSpecError as e:
-        raise bad(str(e)) from None
-    try:
-        return jail_engines([spec], jail.config())[0]
-    except Refused as e:
-        raise bad(str(e)) from None
+    spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
+    return jail_engines([spec], jail.config())[0]
 
 
 def _ssl_context(

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..engines import EngineSpec, resolve_engine
 from ..engines.spec import check_runnable
 from ..match.referee import LiveState, MatchOutcome, MatchSpec, run_match
 from ..players import EngineSeat, Seat
@@ -164,7 +164,6 @@ def _seat_specs(
     """Each seat's engine, in the jail the options say (a person's seat: a stand-in
     named human); an engine that cannot start, or a jail this machine cannot give, is
     refused here, before the terminal is taken."""
-    from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
     from .sandbox_opts import jail_engines
 
     specs: list[EngineSpec] = []
@@ -172,11 +171,8 @@ def _seat_specs(
         if i in humans:
             specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
             continue
-        try:
-            specs.append(resolve_engine(a))
-            check_runnable(specs[-1], a)  # refused before the terminal is taken
-        except EngineSpecError as e:
-            raise bad(str(e)) from None
+        specs.append(resolve_engine(a))
+        check_runnable(specs[-1], a)  # refused before the terminal is taken
     config = jail.config(hide=[transcript])  # refused: printed, exit 2 by the one handler
     return [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
 

@@ -28,7 +28,6 @@ from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_cluster import (
     CLUSTER_DEFAULTS,
     ClusterArgs,
-    ClusterRefusal,
     cluster_options,
     cluster_trust,
 )
@@ -67,7 +66,6 @@ from .tournament_options import (
 )
 from .tournament_remote import (
     ConnectInfoOption,
-    RemoteRefusal,
     StartupOption,
     TlsCertOption,
     TlsKeyOption,
@@ -168,7 +166,7 @@ def tournament(
     from bidref.tournament.plans import Wanted
 
     err, console = _consoles()
-    play = _load_play(err, play_function)
+    play = _load_play(play_function)
     outputs = Outputs(
         out, resume, force, export or [], html, as_json, rating_interval, stderr_dir, debug
     )
@@ -184,11 +182,12 @@ def tournament(
         ship_engines,
         freeze_idle_of(freeze_idle, jail.sandbox),
     )
-    with _refusals(err):
-        check_live(live, port)
-        sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
-        _check_outputs(outputs)
-        running = _checked_running(running, jail, outputs, deal_book, cluster_args)
+    # An option, engine or folder this tournament cannot use raises a UsageError,
+    # said (once the run's resources are closed) by the CLI's one handler: exit 2.
+    check_live(live, port)
+    sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
+    _check_outputs(outputs)
+    running = _checked_running(running, jail, outputs, deal_book, cluster_args)
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -220,43 +219,15 @@ def _consoles() -> tuple[Console, Console]:
     return err, console
 
 
-def _fail(console: Console, message: str, code: int = ExitCode.USAGE) -> typer.Exit:
-    from rich.text import Text
-
-    console.print(Text.assemble(("error:", "red"), " ", message), highlight=False)
-    return typer.Exit(code=code)
-
-
-@contextmanager
-def _refusals(err: Console) -> Iterator[None]:
-    """An option or a folder this tournament cannot use: said on ``err``, exit 2."""
-    from bidref.tournament import ResultsError, TournamentError
-    from bidref.tournament.engines import EngineArgError
-    from bidref.tournament.schedule import ScheduleError
+def _load_play(ref: str) -> PlayFn:
+    from bidref.tournament.backends import load_play
 
     from .options import Refused
 
     try:
-        yield
-    except (
-        TournamentError,
-        ResultsError,
-        ScheduleError,
-        EngineArgError,
-        RemoteRefusal,
-        ClusterRefusal,
-        Refused,
-    ) as exc:
-        raise _fail(err, str(exc)) from None
-
-
-def _load_play(err: Console, ref: str) -> PlayFn:
-    from bidref.tournament.backends import load_play
-
-    try:
         return load_play(ref)
     except (ImportError, AttributeError) as exc:
-        raise _fail(err, f"--play-function {ref!r}: {exc}") from None
+        raise Refused(f"--play-function {ref!r}: {exc}") from None
 
 
 def _check_options(
@@ -278,10 +249,7 @@ def _check_options(
         )
     if seed is not None and deal_book is not None:
         raise options.Refused("give --seed or --deal-book, not both")
-    try:
-        return Sprt(*sprt) if sprt is not None else None
-    except ValueError as exc:
-        raise options.Refused(str(exc)) from None
+    return Sprt(*sprt) if sprt is not None else None  # (a SprtError: a UsageError)
 
 
 def _check_running(running: Running) -> None:
@@ -348,7 +316,7 @@ def _play(
     """Play the tournament. One ExitStack holds the run's resources (the hold on the
     results file, the store, the listeners, the backend, the --live server) and
     closes them in reverse, whatever happens; a refusal is said once they are closed."""
-    with _refusals(err), ExitStack() as resources:
+    with ExitStack() as resources:
         plan, store = _open(wanted, outputs, running, resources)
         if live_port is not None:
             from .live_opts import start_live
