@@ -47,18 +47,6 @@ TlsKeyOption = Annotated[
 ]
 
 
-def transcript_problem(path: Path | None, *, force: bool = True) -> str | None:
-    """Why the transcript cannot be written at ``path`` (checked before any engine
-    starts or the terminal is taken); None if it can. See :mod:`.options`."""
-    from .options import Refused, output_file
-
-    try:
-        output_file("--transcript", path, force=force)
-    except Refused as e:
-        return str(e)
-    return None
-
-
 @contextlib.contextmanager
 def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     """While a match runs, SIGTERM and SIGHUP (`timeout`, a closed terminal, a
@@ -290,17 +278,3 @@ JsonOption = Annotated[
         "--json", metavar="", help="Print one JSON result object instead of the live display."
     ),
 ]
-
-
-def clock_args_problem(transport: str, bank: float, delay: float, startup: float) -> str | None:
-    """What is wrong with these options, said so the user can fix it; None if nothing.
-    See :mod:`.options`, which checks them for every command."""
-    from . import options
-
-    try:
-        options.transport(transport)
-        options.clock(bank, delay)
-        options.startup_ns(startup)
-    except options.Refused as e:
-        return str(e)
-    return None

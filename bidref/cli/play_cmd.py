@@ -38,11 +38,9 @@ from .common import (
     StartupOption,
     TranscriptOption,
     TransportOption,
-    clock_args_problem,
     exit_code_for,
     freeze_idle_of,
     signals_interrupt,
-    transcript_problem,
 )
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
@@ -121,11 +119,12 @@ def play(
             "neither seat is 'human': to watch two engines play, use `bidref match "
             f"{seat_a} {seat_b}`"
         )
-    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
-        transcript, force=force
-    )
-    if problem:
-        raise bad(problem)
+    from . import options
+
+    options.transport(transport)
+    options.clock(bank, delay)
+    options.startup_ns(startup)
+    options.output_file("--transcript", transcript, force=force)
     if not _on_a_terminal():
         raise bad(
             "`bidref play` needs a terminal for the person at the keyboard "
