@@ -155,8 +155,7 @@ def connect(
     if result.how == "refused":
         raise bad(f"the referee refused this client: {result.detail}")
     if not result.ok:
-        lost = f"{result.how.replace('_', ' ')}: {result.detail}"
-        raise bad(lost, ExitCode.FAILED)
+        raise bad(f"{result.how.replace('_', ' ')}: {result.detail}", ExitCode.FAILED)
     if result.how == "next_match":
         status("done (--once: one match played; the referee has more)")
     elif matches > 1 or (matches and not result.connections):
