@@ -15,6 +15,7 @@ from .common import (
     TransportOption,
     freeze_idle_of,
 )
+from .exit_codes import ExitCode
 from .remote import ConnectInfoOption, TlsCertOption, TlsKeyOption
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
@@ -111,7 +112,7 @@ def check_engine_cmd(
         typer.echo(json.dumps(report.to_dict(), indent=2))
     else:
         _print_report(report, spec, tc)
-    raise typer.Exit(code=0 if report.passed else 1)
+    raise typer.Exit(code=ExitCode.OK if report.passed else ExitCode.FAILED)
 
 
 def _engine_to_check(

@@ -15,15 +15,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
+from .exit_codes import ExitCode
+
 if TYPE_CHECKING:
     from ..match.referee import MatchOutcome
-
-# Exit codes: a finished match (any winner or a draw) is a success.
-EXIT_OK = 0
-EXIT_BAD_ARGS = 2
-EXIT_STARTUP = 3
-EXIT_ABORTED = 4
-EXIT_INTERRUPTED = 130
 
 
 # -- the options of a command that listens for network engines (match, check-engine,
@@ -50,18 +45,6 @@ def tls_cert_option(with_what: str) -> Any:
 TlsKeyOption = Annotated[
     Path | None, typer.Option(metavar="FILE", help="The private key (PEM) of --tls-cert.")
 ]
-
-
-def transcript_problem(path: Path | None, *, force: bool = True) -> str | None:
-    """Why the transcript cannot be written at ``path`` (checked before any engine
-    starts or the terminal is taken); None if it can. See :mod:`.options`."""
-    from .options import Refused, output_file
-
-    try:
-        output_file("--transcript", path, force=force)
-    except Refused as e:
-        return str(e)
-    return None
 
 
 @contextlib.contextmanager
@@ -169,14 +152,19 @@ def _starting_an_engine(frame: FrameType | None) -> bool:
     return False
 
 
-def exit_code_for(outcome: MatchOutcome) -> int:
+def exit_code_for(outcome: MatchOutcome) -> ExitCode:
+    """A finished match (any winner or a draw) is a success."""
     from ..match.outcome import EndReason
 
     if outcome.reason is EndReason.STARTUP:
-        return EXIT_STARTUP
+        return ExitCode.STARTUP
     if outcome.reason is EndReason.ABORTED:
-        return EXIT_INTERRUPTED if outcome.detail.get("cause") == "interrupted" else EXIT_ABORTED
-    return EXIT_OK
+        return (
+            ExitCode.INTERRUPTED
+            if outcome.detail.get("cause") == "interrupted"
+            else ExitCode.ABORTED
+        )
+    return ExitCode.OK
 
 
 # The options the commands share (types, names and help in one place).
@@ -290,17 +278,3 @@ JsonOption = Annotated[
         "--json", metavar="", help="Print one JSON result object instead of the live display."
     ),
 ]
-
-
-def clock_args_problem(transport: str, bank: float, delay: float, startup: float) -> str | None:
-    """What is wrong with these options, said so the user can fix it; None if nothing.
-    See :mod:`.options`, which checks them for every command."""
-    from . import options
-
-    try:
-        options.transport(transport)
-        options.clock(bank, delay)
-        options.startup_ns(startup)
-    except options.Refused as e:
-        return str(e)
-    return None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import shlex
 import ssl
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -13,15 +12,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..engines import EngineSpec, resolve_engine
 from ..rules import SECOND
 from ..visible import visible
 from . import app
-from .common import EXIT_BAD_ARGS, EXIT_STARTUP, TransportOption, signals_interrupt
+from .common import TransportOption, signals_interrupt
+from .exit_codes import ExitCode
+from .options import Refused  # bad input: said, exit 2, by the CLI's one handler
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
-
-EXIT_LOST = 1  # the seat was lost: no connection for too long, or another client took it
-
 
 # connect's options, declared here so that its signature stays one line each
 _Url = Annotated[
@@ -116,21 +114,21 @@ def connect(
 
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
 
-    def bad(message: str, code: int = EXIT_BAD_ARGS) -> typer.Exit:
+    def ended(message: str, code: ExitCode) -> typer.Exit:
         err.print(f"[red]error:[/red] {_shown(message)}", highlight=False, soft_wrap=True)
         return typer.Exit(code=code)
 
     if not url.startswith(("ws://", "wss://")):
-        raise bad(f"{url!r}: give the seat's ws:// or wss:// URL as the referee printed it")
+        raise Refused(f"{url!r}: give the seat's ws:// or wss:// URL as the referee printed it")
     if not engine:
-        raise bad("no engine command: give it after `--`, e.g. -- python3 my_bot.py")
+        raise Refused("no engine command: give it after `--`, e.g. -- python3 my_bot.py")
     if transport not in ("pipe", "pty"):
-        raise bad(f"--transport {transport!r}: use pipe or pty")
+        raise Refused(f"--transport {transport!r}: use pipe or pty")
     if not (math.isfinite(retry_for) and retry_for > 0):
-        raise bad(f"--retry-for {retry_for:g}: give a positive number of seconds")
-    token = _token(token, token_file, bad)
-    spec = _jailed_engine(engine, jail, bad)
-    ctx = _ssl_context(url, ca_file, bad)
+        raise Refused(f"--retry-for {retry_for:g}: give a positive number of seconds")
+    token = _token(token, token_file)
+    spec = _jailed_engine(engine, jail)
+    ctx = _ssl_context(url, ca_file)
 
     def status(text: str) -> None:
         err.print(f"connect: {_shown(text)}", highlight=False)
@@ -151,13 +149,13 @@ def connect(
             result, matches = serve(new_bridge, once=once, status=status)
     except KeyboardInterrupt:
         err.print("connect: interrupted; the engine was ended", highlight=False)
-        raise typer.Exit(code=130) from None
+        raise typer.Exit(code=ExitCode.INTERRUPTED) from None
     if result.how == "start_failed":
-        raise bad(f"the engine did not start: {result.detail}", EXIT_STARTUP)
+        raise ended(f"the engine did not start: {result.detail}", ExitCode.STARTUP)
     if result.how == "refused":
-        raise bad(f"the referee refused this client: {result.detail}")
+        raise Refused(f"the referee refused this client: {result.detail}")
     if not result.ok:
-        raise bad(f"{result.how.replace('_', ' ')}: {result.detail}", EXIT_LOST)
+        raise ended(f"{result.how.replace('_', ' ')}: {result.detail}", ExitCode.FAILED)
     if result.how == "next_match":
         status("done (--once: one match played; the referee has more)")
     elif matches > 1 or (matches and not result.connections):
@@ -172,39 +170,31 @@ def _shown(text: str) -> str:
     return escape(visible(text, lines=True))
 
 
-def _jailed_engine(
-    engine: list[str], jail: JailArgs, bad: Callable[[str], typer.Exit]
-) -> EngineSpec:
-    """The engine the command line gives (after `--`), in the jail its options say."""
-    from .options import Refused
+def _jailed_engine(engine: list[str], jail: JailArgs) -> EngineSpec:
+    """The engine the command line gives (after `--`), in the jail its options say
+    (one that cannot be used: a ``UsageError``, said by the CLI's one handler)."""
     from .sandbox_opts import jail_engines
 
-    try:
-        spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
-    except EngineSpecError as e:
-        raise bad(str(e)) from None
-    try:
-        return jail_engines([spec], jail.config())[0]
-    except Refused as e:
-        raise bad(str(e)) from None
+    spec = resolve_engine(engine[0] if len(engine) == 1 else shlex.join(engine))
+    return jail_engines([spec], jail.config())[0]
 
 
-def _ssl_context(
-    url: str, ca_file: Path | None, bad: Callable[[str], typer.Exit]
-) -> ssl.SSLContext | None:
+def _ssl_context(url: str, ca_file: Path | None) -> ssl.SSLContext | None:
     """For a wss:// URL, the TLS context (trusting ``ca_file`` too); None for ws://."""
     if not url.startswith("wss://"):
         return None
     try:
         return ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
     except (OSError, ssl.SSLError) as e:
-        raise bad(f"--ca-file {str(ca_file)!r}: cannot load it ({e}); give a PEM file") from None
+        raise Refused(
+            f"--ca-file {str(ca_file)!r}: cannot load it ({e}); give a PEM file"
+        ) from None
 
 
-def _token(given: str | None, path: Path | None, bad: Callable[[str], typer.Exit]) -> str:
+def _token(given: str | None, path: Path | None) -> str:
     """The seat's token: from --token-file, else --token or BIDREF_TOKEN."""
     if path is not None and given is not None:
-        raise bad(
+        raise Refused(
             "give the token once: --token-file or --token (or BIDREF_TOKEN), not both; "
             "unset BIDREF_TOKEN to use the file"
         )
@@ -213,21 +203,21 @@ def _token(given: str | None, path: Path | None, bad: Callable[[str], typer.Exit
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise bad(f"--token-file {str(path)!r}: cannot read it ({why})") from None
+            raise Refused(f"--token-file {str(path)!r}: cannot read it ({why})") from None
         lines = text.strip().splitlines()
         if not lines or not lines[0].strip():
-            raise bad(
+            raise Refused(
                 f"--token-file {str(path)!r} is empty: write the token the referee printed "
                 "for this seat in it"
             )
         return lines[0].strip()
     if given is None:
-        raise bad(
+        raise Refused(
             "no token: give the token the referee printed for this seat as "
             "BIDREF_TOKEN=TOKEN bidref connect ..., or --token-file FILE"
         )
     if not given.strip():
-        raise bad("--token is empty: give the token the referee printed for this seat")
+        raise Refused("--token is empty: give the token the referee printed for this seat")
     return given
 
 

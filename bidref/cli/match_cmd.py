@@ -390,7 +390,6 @@ def _engines(
 ) -> tuple[tuple[EngineSpec, EngineSpec], tuple[str, str]]:
     """The two engines, and each seat's argument text (``listen://...`` for a
     network seat, which no local check applies to)."""
-    from ..engines import EngineSpecError
     from ..net import is_listen
     from ..net.match_seats import engine_spec_for
     from . import options as opt
@@ -401,10 +400,7 @@ def _engines(
     texts: list[str] = []
     for arg in positional:
         if is_listen(arg):
-            try:
-                specs.append(engine_spec_for(arg))
-            except EngineSpecError as e:
-                raise opt.Refused(str(e)) from None
+            specs.append(engine_spec_for(arg))
             texts.append(arg)
         else:
             specs.append(next(choices).spec)

@@ -2,8 +2,10 @@
 
 Every command turns its raw option values into checked values here *before
 anything starts* (no engine, no terminal, no file). A value that cannot be used
-raises :class:`Refused` with a message that quotes it and names the fix; the
-command prints it and exits with status 2 (:func:`refusal`), never a traceback.
+raises a :class:`~bidref.errors.UsageError` (:class:`Refused`, or the narrow
+error of the layer that found it, e.g. ``EngineSpecError``) with a message that
+quotes it and names the fix; the CLI's one handler prints it and exits with
+status 2 (:func:`refusal`), never a traceback.
 
 Engines come from positional arguments (a program, a ``.py`` file, an engine
 file or a quoted command line) and from cutechess-style ``--engine
@@ -29,15 +31,13 @@ from bidref.errors import UsageError
 
 from ..engines.spec import (
     EngineSpec,
-    EngineSpecError,
     gives_time,
     parse_seconds,
     parse_transport,
     resolve_engines,
 )
 from ..rules.clock import SECOND, TimeControl
-
-EXIT_BAD_ARGS = 2
+from .exit_codes import ExitCode
 
 
 class Refused(UsageError, ValueError):  # ValueError: as before, for one release
@@ -55,24 +55,18 @@ def refusal(message: str) -> typer.Exit:
     Console(stderr=True, soft_wrap=True).print(
         Text.assemble(("error:", "red"), " ", visible(message, lines=True)), highlight=False
     )
-    return typer.Exit(code=EXIT_BAD_ARGS)
+    return typer.Exit(code=ExitCode.USAGE)
 
 
 def seconds_value(flag: str, value: float) -> float:
-    try:
-        return parse_seconds(flag, value)
-    except EngineSpecError as e:
-        raise Refused(str(e)) from None
+    return parse_seconds(flag, value)
 
 
 def clock(bank: float, delay: float) -> TimeControl:
     """The match clock of ``--bank``/``--delay``: finite, >= 0, not both 0."""
     b, d = seconds_value("--bank", bank), seconds_value("--delay", delay)
     tc = TimeControl(round(b * SECOND), round(d * SECOND))
-    try:
-        return gives_time(tc, f"--bank {bank:g} --delay {delay:g}", "--bank 10 --delay 0.5")
-    except EngineSpecError as e:
-        raise Refused(str(e)) from None
+    return gives_time(tc, f"--bank {bank:g} --delay {delay:g}", "--bank 10 --delay 0.5")
 
 
 def startup_ns(startup: float) -> int:
@@ -84,10 +78,7 @@ def startup_ns(startup: float) -> int:
 
 
 def transport(value: str) -> Literal["pipe", "pty"]:
-    try:
-        return parse_transport(value)
-    except EngineSpecError as e:
-        raise Refused(str(e)) from None
+    return parse_transport(value)
 
 
 def output_file(flag: str, path: Path | None, *, force: bool) -> Path | None:
@@ -168,10 +159,7 @@ def engines(
     named: Sequence[str | None] | None = None,
 ) -> list[EngineChoice]:
     """The engines of a command (see :func:`bidref.engines.spec.resolve_engines`)."""
-    try:
-        found = resolve_engines(positional, engine_opts, each_opts, named=named, check=check)
-    except EngineSpecError as e:
-        raise Refused(str(e)) from None
+    found = resolve_engines(positional, engine_opts, each_opts, named=named, check=check)
     return [EngineChoice(spec, text) for spec, text in found]
 
 

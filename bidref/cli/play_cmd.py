@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..engines import EngineSpec, EngineSpecError, resolve_engine
+from ..engines import EngineSpec, resolve_engine
 from ..engines.spec import check_runnable
 from ..match.referee import LiveState, MatchOutcome, MatchSpec, run_match
 from ..players import EngineSeat, Seat
@@ -38,11 +38,9 @@ from .common import (
     StartupOption,
     TranscriptOption,
     TransportOption,
-    clock_args_problem,
     exit_code_for,
     freeze_idle_of,
     signals_interrupt,
-    transcript_problem,
 )
 from .sandbox_opts import JAIL_DEFAULTS, JailArgs, sandbox_options
 
@@ -121,11 +119,12 @@ def play(
             "neither seat is 'human': to watch two engines play, use `bidref match "
             f"{seat_a} {seat_b}`"
         )
-    problem = clock_args_problem(transport, bank, delay, startup) or transcript_problem(
-        transcript, force=force
-    )
-    if problem:
-        raise bad(problem)
+    from . import options
+
+    options.transport(transport)
+    options.clock(bank, delay)
+    options.startup_ns(startup)
+    options.output_file("--transcript", transcript, force=force)
     if not _on_a_terminal():
         raise bad(
             "`bidref play` needs a terminal for the person at the keyboard "
@@ -164,7 +163,6 @@ def _seat_specs(
     """Each seat's engine, in the jail the options say (a person's seat: a stand-in
     named human); an engine that cannot start, or a jail this machine cannot give, is
     refused here, before the terminal is taken."""
-    from .options import Refused as bad  # printed and exit 2 by the CLI's one handler
     from .sandbox_opts import jail_engines
 
     specs: list[EngineSpec] = []
@@ -172,11 +170,8 @@ def _seat_specs(
         if i in humans:
             specs.append(EngineSpec(name=HUMAN, command=(HUMAN,)))
             continue
-        try:
-            specs.append(resolve_engine(a))
-            check_runnable(specs[-1], a)  # refused before the terminal is taken
-        except EngineSpecError as e:
-            raise bad(str(e)) from None
+        specs.append(resolve_engine(a))
+        check_runnable(specs[-1], a)  # refused before the terminal is taken
     config = jail.config(hide=[transcript])  # refused: printed, exit 2 by the one handler
     return [s if i in humans else jail_engines([s], config)[0] for i, s in enumerate(specs)]
 

@@ -22,6 +22,7 @@ from ..transcript.replay.report import name as _name
 from ..transcript.stderr_log import place, read_stderr
 from ..visible import visible
 from . import app
+from .exit_codes import ExitCode
 from .piped import output_console, print_whole
 
 
@@ -318,7 +319,7 @@ def _refuse_with_check(display: dict[str, bool]) -> None:
             "drop one or the other",
             err=True,
         )
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
 
 
 def _one_transcript(transcripts: list[Path]) -> tuple[str, bytes]:
@@ -328,11 +329,11 @@ def _one_transcript(transcripts: list[Path]) -> tuple[str, bytes]:
             f"give one transcript to show ({len(transcripts)} given); to verify many, add --check",
             err=True,
         )
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     transcript = transcripts[0]
     data = _read(transcript)
     if data is None:
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     return str(transcript), data
 
 
@@ -342,7 +343,7 @@ def _write_moves(moves: Path, report: ReplayReport, name: str) -> None:
         moves.write_text(move_file_text(report, name), encoding="utf-8")
     except OSError as e:
         typer.echo(f"{moves}: cannot write the move file: {e.strerror or e}", err=True)
-        raise typer.Exit(code=2) from None
+        raise typer.Exit(code=ExitCode.USAGE) from None
 
 
 def _check_round(name: str, report: ReplayReport, round_: int | None) -> None:
@@ -358,15 +359,15 @@ def _check_round(name: str, report: ReplayReport, round_: int | None) -> None:
             _safe(f"{name}:{report.problem.line}: mismatch: {report.problem.message}"), err=True
         )
         typer.echo(f"{name}: the replay stopped before round {round_}", err=True)
-        raise typer.Exit(code=1)
+        raise typer.Exit(code=ExitCode.FAILED)
     if report.truncated:
         last = max(report.lines, 1)
         typer.echo(_safe(f"{name}:{last}: truncated: {report.truncated}"), err=True)
         typer.echo(f"{name}: there is no round {round_} before the transcript stops", err=True)
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
     typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
-    raise typer.Exit(code=2)
+    raise typer.Exit(code=ExitCode.USAGE)
 
 
 def _write_pages(
@@ -384,7 +385,7 @@ def _write_pages(
             write_replay_html(html, data, f"bidref replay {name}", warning)
     except OSError as e:
         typer.echo(f"{e.filename or svg or html}: cannot write: {e.strerror or e}", err=True)
-        raise typer.Exit(code=2) from None
+        raise typer.Exit(code=ExitCode.USAGE) from None
     return pictures
 
 

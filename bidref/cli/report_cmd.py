@@ -16,6 +16,7 @@ from ..render.tournament_report import write_report
 from ..tournament.runner import RESULTS_FILE
 from ..tournament.store import ResultsError
 from . import app
+from .exit_codes import ExitCode
 
 
 def write_html_report(
@@ -112,43 +113,38 @@ def tournament_report(
     FOLDER, OUT cannot be written, the port cannot be bound, or neither --html
     nor --serve.
     """
+    from .options import Refused  # said, exit 2, by the CLI's one handler
+
     err = Console(stderr=True, soft_wrap=True)  # an error is one line, never cut
     if html is None and not serve:
-        err.print(
-            "[red]error:[/red] say what to make: --serve (open the report in a browser) "
-            "or --html OUT.html (write it)",
-            highlight=False,
+        raise Refused(
+            "say what to make: --serve (open the report in a browser) or --html OUT.html (write it)"
         )
-        raise typer.Exit(code=2)
     if replays and html is None:
-        err.print("[red]error:[/red] --replays writes pages beside --html OUT.html: add it")
-        raise typer.Exit(code=2)
+        raise Refused("--replays writes pages beside --html OUT.html: add it")
     if not (folder / RESULTS_FILE).is_file():
-        err.print(
-            f"[red]error:[/red] {str(folder)!r} holds no {RESULTS_FILE}: give the --out "
-            "folder of a `bidref tournament` run",
-            highlight=False,
+        raise Refused(
+            f"{str(folder)!r} holds no {RESULTS_FILE}: give the --out "
+            "folder of a `bidref tournament` run"
         )
-        raise typer.Exit(code=2)
     if html is not None and not write_html_report(folder, html, Console(), err, replays):
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     if serve:
-        _serve(folder, port, err)
+        _serve(folder, port)
 
 
-def _serve(folder: Path, port: int, err: Console) -> None:
+def _serve(folder: Path, port: int) -> None:
     from ..live.server import LiveServer
+    from .options import Refused
 
     try:
         # the report at /, and the live page at /live (a folder still being written)
         server = LiveServer(folder, port, home="report")
     except OSError as exc:
-        err.print(
-            f"[red]error:[/red] --port {port}: cannot listen on 127.0.0.1 ({exc.strerror or exc});"
-            " choose another port, or 0 for any free one",
-            highlight=False,
-        )
-        raise typer.Exit(code=2) from None
+        raise Refused(
+            f"--port {port}: cannot listen on 127.0.0.1 ({exc.strerror or exc});"
+            " choose another port, or 0 for any free one"
+        ) from None
     host, bound = server.server_address[:2]
     Console().print(
         f"Serving the report of {folder} at http://{host!s}:{bound}/ (Ctrl-C to stop); "

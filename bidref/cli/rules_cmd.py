@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from . import app
+from .exit_codes import ExitCode
 
 READ_WIDTH = 100
 
@@ -61,7 +62,7 @@ def notation(
             )
             typer.echo(f"{text!r}: {e if point_like else error}", err=True)
             bad += 1
-    raise typer.Exit(code=2 if bad else 0)
+    raise typer.Exit(code=ExitCode.USAGE if bad else ExitCode.OK)
 
 
 @app.command("rules")
@@ -104,7 +105,7 @@ def rules(
                 "'bidref rules auction'",
                 err=True,
             )
-            raise typer.Exit(code=2)
+            raise typer.Exit(code=ExitCode.USAGE)
         text = found + "\n"
     if not sys.stdout.isatty():
         # Scripts get the Markdown itself, exactly (no added newline, no styles).

@@ -16,7 +16,8 @@ import functools
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast, get_type_hints
@@ -96,29 +97,19 @@ class JailArgs:
 
     def config(self, hide: Sequence[Path | None] = ()) -> SandboxConfig:
         """The checked jail settings; ``hide``: the command's own outputs (transcript,
-        results, logs), never visible to an engine. Raises ``options.Refused``."""
-        from ..sandbox.policy import (
-            Limits,
-            SandboxConfig,
-            SandboxError,
-            parse_count,
-            parse_level,
-            parse_size,
-        )
-        from .options import Refused
+        results, logs), never visible to an engine. Raises ``SandboxError`` (a
+        ``UsageError``: said by the CLI's one handler, exit 2)."""
+        from ..sandbox.policy import Limits, SandboxConfig, parse_count, parse_level, parse_size
 
-        try:
-            limits = Limits(
-                memory=parse_size(self.memory, "--memory"),
-                max_procs=parse_count(self.max_procs, "--max-procs", 4, 100_000),
-                max_files=parse_count(self.max_files, "--max-files", 16, 1_000_000),
-                max_file_size=parse_size(self.max_file_size, "--max-file-size"),
-                tmp_size=parse_size(self.tmp_size, "--tmp-size"),
-                cpus=None if self.cpus is None else parse_count(self.cpus, "--cpus", 1, 1024),
-            )
-            level = parse_level(self.sandbox)
-        except SandboxError as e:
-            raise Refused(str(e)) from None
+        limits = Limits(
+            memory=parse_size(self.memory, "--memory"),
+            max_procs=parse_count(self.max_procs, "--max-procs", 4, 100_000),
+            max_files=parse_count(self.max_files, "--max-files", 16, 1_000_000),
+            max_file_size=parse_size(self.max_file_size, "--max-file-size"),
+            tmp_size=parse_size(self.tmp_size, "--tmp-size"),
+            cpus=None if self.cpus is None else parse_count(self.cpus, "--cpus", 1, 1024),
+        )
+        level = parse_level(self.sandbox)
         folders = []
         for p in hide:
             if p is not None:
@@ -170,42 +161,42 @@ def _real_stderr() -> bool:
 
 def jail_engines(specs: S, config: SandboxConfig, *, quiet: bool = False) -> S:
     """``specs`` with ``config`` attached; the jail announced on stderr (unless
-    ``quiet``). Raises ``options.Refused`` when it cannot be given (strict)."""
-    from .options import Refused
+    ``quiet``). Raises ``SandboxError`` when it cannot be given (strict)."""
+    from ..sandbox.policy import plan
 
     for s in specs:  # an engine's own stricter level that cannot be given: named
         own = config.stricter(s.sandbox_level)
         if own.level != config.level:
-            try:
-                _jail_line(own, umask=False)
-            except Refused as e:
-                raise Refused(
-                    f"engine {s.name!r} asks for sandbox={s.sandbox_level}: {e}"
-                ) from None
+            with _named(s.name, s.sandbox_level):
+                plan(own)
     levels = [config.stricter(s.sandbox_level) for s in specs] or [config]
     strongest = max(levels, key=lambda c: ("off", "auto", "strict").index(c.level))
     line = _jail_line(strongest)
+    _close_files_to_seats(strongest)
     if not quiet and _real_stderr():
         print(line, file=sys.stderr, flush=True)
     out = [replace(s, sandbox=config) for s in specs]
     return type(specs)(out) if isinstance(specs, tuple) else out  # type: ignore[return-value]
 
 
-def _jail_line(config: SandboxConfig, umask: bool = True) -> str:
-    """What jail ``config`` gets here, in one line (``sandbox: ...``). Raises
-    ``options.Refused`` when it cannot be given (strict); under an own account,
-    the referee's files from now on are closed to the seats (umask 077)."""
-    from ..sandbox.policy import SandboxError, machine, plan, seat_cores
-    from .options import Refused
+@contextmanager
+def _named(name: str, level: Level | None) -> Iterator[None]:
+    """A jail an engine's own ``sandbox=`` asks for and this machine cannot give:
+    refused with the engine's name (still a ``SandboxError``)."""
+    from ..sandbox.policy import SandboxError
 
     try:
-        p = plan(config)
+        yield
     except SandboxError as e:
-        raise Refused(str(e)) from None
-    if "account" in p.active and umask:
-        # the referee's files (transcripts, results, logs) closed to the seats'
-        # accounts by their modes too, not only by the jail's mount namespace
-        os.umask(os.umask(0) | 0o077)
+        raise SandboxError(f"engine {name!r} asks for sandbox={level}: {e}") from None
+
+
+def _jail_line(config: SandboxConfig) -> str:
+    """What jail ``config`` gets here, in one line (``sandbox: ...``). Raises
+    ``SandboxError`` when it cannot be given (strict)."""
+    from ..sandbox.policy import machine, plan, seat_cores
+
+    p = plan(config)
     cpus = config.cpus()
     cores = (
         tuple(",".join(map(str, seat_cores(cpus, seat, machine().cores))) for seat in (0, 1))
@@ -215,22 +206,30 @@ def _jail_line(config: SandboxConfig, umask: bool = True) -> str:
     return p.describe(config, cores)
 
 
+def _close_files_to_seats(config: SandboxConfig) -> None:
+    """Under an own account per seat, make the referee's files from now on
+    (transcripts, results, logs) closed to the seats' accounts by their modes
+    too (umask 077), not only by the jail's mount namespace."""
+    from ..sandbox.policy import plan
+
+    if "account" in plan(config).active:
+        os.umask(os.umask(0) | 0o077)
+
+
 def announce(config: SandboxConfig, own: Sequence[tuple[str, Level | None]] = ()) -> list[str]:
     """Say (or refuse) the jail of a command whose engines are not resolved into
     specs (tournaments): the command's, then, for each ``(name, level)`` in
     ``own`` stricter than it (an engine's own ``sandbox=``), that engine's.
     Nothing is said unless every one can be given. Returns the lines said (the
     results header keeps them)."""
-    from .options import Refused
-
     lines = [_jail_line(config)]
+    _close_files_to_seats(config)
     for name, level in own:
         stricter = config.stricter(level)
         if stricter.level != config.level:
-            try:
+            with _named(name, level):
                 line = _jail_line(stricter).removeprefix("sandbox: ")
-            except Refused as e:
-                raise Refused(f"engine {name!r} asks for sandbox={level}: {e}") from None
+            _close_files_to_seats(stricter)
             lines.append(f"sandbox of engine {name!r} (its own sandbox={level}): {line}")
     if _real_stderr():
         print("\n".join(lines), file=sys.stderr, flush=True)

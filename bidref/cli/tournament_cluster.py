@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast, get_type_hints
 
 import typer
 
-from bidref.errors import UsageError
-
 if TYPE_CHECKING:
     from bidref.tournament.security import ClusterTrust
 
@@ -89,14 +87,12 @@ def cluster_options(fn: F) -> F:
     return cast(F, command)
 
 
-class ClusterRefusal(UsageError, ValueError):
-    """Cluster options that cannot be used as given."""
-
-
 def cluster_trust(running: Running, args: ClusterArgs) -> ClusterTrust | None:
     """The trust settings of a --cluster run (None: no cluster; then these options
     are refused, except --tls-cert/--tls-key, which serve network engines too)."""
     from bidref.tournament.security import ClusterTrust, address_problem
+
+    from .options import Refused
 
     cluster, tls_cert, tls_key = running.cluster, running.tls_cert, running.tls_key
     tls_ca_file, insecure, exclude_bad_workers = (
@@ -106,7 +102,7 @@ def cluster_trust(running: Running, args: ClusterArgs) -> ClusterTrust | None:
     )
     if cluster is None:
         if tls_ca_file or insecure or exclude_bad_workers:
-            raise ClusterRefusal(
+            raise Refused(
                 "--tls-ca-file, --insecure and --exclude-bad-workers are for --cluster: "
                 "add --cluster ADDRESS"
             )
@@ -117,7 +113,7 @@ def cluster_trust(running: Running, args: ClusterArgs) -> ClusterTrust | None:
         ("--tls-key", tls_key),
     ):
         if path is not None and not path.is_file():
-            raise ClusterRefusal(f"{flag} {str(path)!r}: no such file; give a PEM file")
+            raise Refused(f"{flag} {str(path)!r}: no such file; give a PEM file")
     trust = ClusterTrust(
         tls_ca_file=tls_ca_file,
         tls_cert=tls_cert,
@@ -128,5 +124,5 @@ def cluster_trust(running: Running, args: ClusterArgs) -> ClusterTrust | None:
     )
     problem = address_problem(cluster, trust)
     if problem is not None:
-        raise ClusterRefusal(problem)
+        raise Refused(problem)
     return trust

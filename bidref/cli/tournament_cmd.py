@@ -4,21 +4,18 @@ The command checks its options (declared in :mod:`.tournament_options`) and
 hands over: the plan and the output folder to :mod:`bidref.tournament`
 (``plans``, ``resume``, ``folder``, ``backends``), the views to
 :mod:`bidref.render.tournament_views`. It keeps what only the CLI does: the
-consoles, one run's resources in one ExitStack, the messages and the exit code.
+consoles, one run's resources in one ExitStack (the run itself: :mod:`.tournament_run`),
+the messages and the exit code (:mod:`.tournament_end`). An option, engine or
+folder it cannot use is a ``UsageError``, said by the CLI's one handler (exit 2).
 """
 
 from __future__ import annotations
 
 import os
-import signal
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
-
-import typer
 
 from . import app
 from .common import EachOption, EngineOption, FreezeIdleOption, freeze_idle_of
@@ -27,10 +24,10 @@ from .sandbox_opts import JAIL_DEFAULTS, JailArgs, announce, sandbox_options
 from .tournament_cluster import (
     CLUSTER_DEFAULTS,
     ClusterArgs,
-    ClusterRefusal,
     cluster_options,
     cluster_trust,
 )
+from .tournament_end import finish
 from .tournament_options import (
     DEFAULT_BANK_S,
     DEFAULT_DEALS,
@@ -66,26 +63,18 @@ from .tournament_options import (
 )
 from .tournament_remote import (
     ConnectInfoOption,
-    RemoteRefusal,
     StartupOption,
     TlsCertOption,
     TlsKeyOption,
-    listen_for_network_engines,
-    remote_backend,
 )
+from .tournament_run import backend_for, listen, run_with_progress, term_as_interrupt
 
 if TYPE_CHECKING:  # imported in the command (bidref --help starts fast)
     from rich.console import Console
 
-    from bidref.tournament import Plan, PlayFn, Progress, ResultsStore, RunSummary
+    from bidref.tournament import Plan, PlayFn, ResultsStore, RunSummary
     from bidref.tournament.plans import Wanted
     from bidref.tournament.ratings import Sprt
-    from bidref.tournament.remote import RemoteEngines
-    from bidref.tournament.runner import Backend
-
-EXIT_INTERRUPTED = 130
-EXIT_UNRESOLVED = 1
-EXIT_USAGE = 2
 
 EPILOG = """\
 Examples:\n\n
@@ -171,7 +160,7 @@ def tournament(
     from bidref.tournament.plans import Wanted
 
     err, console = _consoles()
-    play = _load_play(err, play_function)
+    play = _load_play(play_function)
     outputs = Outputs(
         out, resume, force, export or [], html, as_json, rating_interval, stderr_dir, debug
     )
@@ -187,11 +176,12 @@ def tournament(
         ship_engines,
         freeze_idle_of(freeze_idle, jail.sandbox),
     )
-    with _refusals(err):
-        check_live(live, port)
-        sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
-        _check_outputs(outputs)
-        running = _checked_running(running, jail, outputs, deal_book, cluster_args)
+    # An option, engine or folder this tournament cannot use raises a UsageError,
+    # said (once the run's resources are closed) by the CLI's one handler: exit 2.
+    check_live(live, port)
+    sprt_test = _check_options(bank, delay, seed, deal_book, sprt)
+    _check_outputs(outputs)
+    running = _checked_running(running, jail, outputs, deal_book, cluster_args)
     wanted = Wanted(
         engines=engines or [],
         engine_texts=engine or [],
@@ -208,7 +198,7 @@ def tournament(
         sprt=sprt_test,
     )
     plan, summary = _play(wanted, outputs, running, play, err, console, port if live else None)
-    _finish(plan, summary, outputs, running.max_attempts, err, console)
+    finish(plan, summary, outputs, running.max_attempts, err, console)
 
 
 def _consoles() -> tuple[Console, Console]:
@@ -223,43 +213,15 @@ def _consoles() -> tuple[Console, Console]:
     return err, console
 
 
-def _fail(console: Console, message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    from rich.text import Text
-
-    console.print(Text.assemble(("error:", "red"), " ", message), highlight=False)
-    return typer.Exit(code=code)
-
-
-@contextmanager
-def _refusals(err: Console) -> Iterator[None]:
-    """An option or a folder this tournament cannot use: said on ``err``, exit 2."""
-    from bidref.tournament import ResultsError, TournamentError
-    from bidref.tournament.engines import EngineArgError
-    from bidref.tournament.schedule import ScheduleError
+def _load_play(ref: str) -> PlayFn:
+    from bidref.tournament.backends import load_play
 
     from .options import Refused
 
     try:
-        yield
-    except (
-        TournamentError,
-        ResultsError,
-        ScheduleError,
-        EngineArgError,
-        RemoteRefusal,
-        ClusterRefusal,
-        Refused,
-    ) as exc:
-        raise _fail(err, str(exc)) from None
-
-
-def _load_play(err: Console, ref: str) -> PlayFn:
-    from bidref.tournament.backends import load_play
-
-    try:
         return load_play(ref)
     except (ImportError, AttributeError) as exc:
-        raise _fail(err, f"--play-function {ref!r}: {exc}") from None
+        raise Refused(f"--play-function {ref!r}: {exc}") from None
 
 
 def _check_options(
@@ -281,10 +243,7 @@ def _check_options(
         )
     if seed is not None and deal_book is not None:
         raise options.Refused("give --seed or --deal-book, not both")
-    try:
-        return Sprt(*sprt) if sprt is not None else None
-    except ValueError as exc:
-        raise options.Refused(str(exc)) from None
+    return Sprt(*sprt) if sprt is not None else None  # (a SprtError: a UsageError)
 
 
 def _check_running(running: Running) -> None:
@@ -323,22 +282,6 @@ def _check_outputs(outputs: Outputs) -> None:
         options.output_folder("--stderr-dir", outputs.stderr_dir)
 
 
-class _Listeners:
-    """The network engines' listeners, closed with the run's other resources: at
-    once if the run never started (no client has played: none to wait for), else
-    giving a client that played the time to come back and hear that it is over."""
-
-    def __init__(self, engines: RemoteEngines) -> None:
-        self.engines = engines
-        self.started = False
-
-    def close(self) -> None:
-        if self.started:
-            self.engines.close()
-        else:
-            self.engines.close(final_word_s=0)
-
-
 def _play(
     wanted: Wanted,
     outputs: Outputs,
@@ -351,15 +294,15 @@ def _play(
     """Play the tournament. One ExitStack holds the run's resources (the hold on the
     results file, the store, the listeners, the backend, the --live server) and
     closes them in reverse, whatever happens; a refusal is said once they are closed."""
-    with _refusals(err), ExitStack() as resources:
+    with ExitStack() as resources:
         plan, store = _open(wanted, outputs, running, resources)
         if live_port is not None:
             from .live_opts import start_live
 
             start_live(outputs.out, live_port, resources, err)
         todo = _todo(plan, store)
-        listeners = _listen(plan, running, resources, err)
-        backend = _backend(play, running, todo, listeners, err, plan)
+        listeners = listen(plan, running, resources, err)
+        backend = backend_for(play, running, todo, listeners, err, plan)
         resources.callback(backend.close)
         if store is None:  # a new tournament: written only now that it can be played
             from bidref.tournament.folder import start_results
@@ -375,8 +318,8 @@ def _play(
             err.print(f"{note}; {backend.slots} at a time", highlight=False)
         if listeners is not None:
             listeners.started = True
-        with _term_as_interrupt():
-            summary = _run_with_progress(
+        with term_as_interrupt():
+            summary = run_with_progress(
                 plan,
                 store,
                 backend,
@@ -420,239 +363,3 @@ def _todo(plan: Plan, store: ResultsStore | None) -> int:
     from bidref.tournament.runner import missing
 
     return len(plan.keys) if store is None else len(missing(plan, store))
-
-
-def _listen(plan: Plan, running: Running, resources: ExitStack, err: Console) -> _Listeners | None:
-    """The listeners of the tournament's network engines (None: every engine is local)."""
-    engines = listen_for_network_engines(
-        plan,
-        default_play=running.real_engines,
-        cluster=running.cluster,
-        connect_info=running.connect_info,
-        tls_cert=running.tls_cert,
-        tls_key=running.tls_key,
-        startup=running.startup,
-        err=err,
-    )
-    if engines is None:
-        return None
-    listeners = _Listeners(engines)
-    resources.callback(listeners.close)
-    return listeners
-
-
-def _backend(
-    play: PlayFn,
-    running: Running,
-    todo: int,
-    listeners: _Listeners | None,
-    err: Console,
-    plan: Plan,
-) -> Backend:
-    """Where the matches run (matches with a network engine: in threads here)."""
-    from bidref.tournament.backends import make_backend, overload_warning
-
-    backend = make_backend(
-        play,
-        running.cluster,
-        running.concurrency,
-        todo,
-        engines=plan.engines,
-        ship=running.ship_engines,
-        trust=running.trust,
-    )
-    warning = None if running.cluster is not None else overload_warning(running.concurrency)
-    if warning is not None:
-        err.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    if listeners is not None:
-        backend = remote_backend(backend, listeners.engines, play)
-    return backend
-
-
-@contextmanager
-def _term_as_interrupt() -> Iterator[None]:
-    """SIGTERM ends the run like Ctrl-C: running matches end cleanly, results kept."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _run_with_progress(
-    plan: Plan,
-    store: ResultsStore,
-    backend: Backend,
-    max_attempts: int,
-    console: Console,
-    *,
-    lines: bool,
-    rating_interval: int,
-    remote: frozenset[str] = frozenset(),
-) -> RunSummary:
-    """Run, showing live progress on a terminal; else (``lines``, for CI logs) one
-    line per finished match and the standings every ``rating_interval`` of them."""
-    from rich.live import Live
-
-    from bidref.render.tournament_views import LiveView, finished_line
-    from bidref.tournament import run
-    from bidref.tournament.tables import standings_table
-
-    live = (
-        Live(console=console, refresh_per_second=4, transient=True) if console.is_terminal else None
-    )
-
-    def on_progress(p: Progress) -> None:
-        if live is not None:
-            live.update(LiveView(p, plan))
-            return
-        if not lines or p.last is None:
-            return
-        console.print(finished_line(p), highlight=False, soft_wrap=True)
-        if rating_interval and p.played % rating_interval == 0 and p.done < p.total:
-            title = f"Standings after {p.done} rated matches"
-            console.print(standings_table(p.standings, title=title, hero=plan.hero))
-
-    with live if live is not None else nullcontext():
-        return run(
-            plan,
-            store,
-            backend,
-            on_progress=on_progress,
-            max_attempts=max_attempts,
-            remote=remote,
-        )
-
-
-def _finish(
-    plan: Plan,
-    summary: RunSummary,
-    outputs: Outputs,
-    max_attempts: int,
-    err: Console,
-    console: Console,
-) -> None:
-    """The exports, the results (tables or JSON), the HTML report, and the exit code."""
-    import json
-    import sys
-
-    from bidref.render.tournament_views import FinalView
-    from bidref.tournament.result import result_dict
-
-    from .report_cmd import write_html_report
-
-    export_failed = not _export(plan, summary, outputs.export, err)
-    workers = _workers(plan)
-    if outputs.as_json:
-        sys.stdout.write(json.dumps(result_dict(plan, summary, workers), indent=2) + "\n")
-    else:
-        console.print(FinalView(plan, summary))
-        if workers is not None:
-            from bidref.tournament.tables import workers_table
-
-            console.print(workers_table(workers))
-    html = outputs.html
-    report_console = err if outputs.as_json else console
-    if html is not None and not write_html_report(outputs.out, html, report_console, err):
-        export_failed = True
-    _exit_for(err, summary, outputs.out, max_attempts, outputs.as_json)
-    if export_failed:
-        raise typer.Exit(code=EXIT_UNRESOLVED)
-
-
-def _workers(plan: Plan) -> dict[str, dict[str, object]] | None:
-    """Each cluster worker's statistics, from the results file (None: a local run)."""
-    from bidref.tournament.runner import RESULTS_FILE
-    from bidref.tournament.store import ResultsError, read_results
-    from bidref.tournament.workers_stats import workers_of
-
-    try:
-        records = read_results(plan.out_dir / RESULTS_FILE)[1]
-    except ResultsError:
-        return None
-    return workers_of(records)
-
-
-def _export(plan: Plan, summary: RunSummary, paths: list[Path], err: Console) -> bool:
-    """Write the pairwise table to each --export file; False if one failed (said)."""
-    from bidref.tournament.runner import RESULTS_FILE
-    from bidref.tournament.tables import export_pairs
-
-    assert summary.standings is not None
-    ok = True
-    for path in paths:
-        try:
-            export_pairs(summary.standings, path, plan.sprt)
-        except OSError as exc:  # e.g. the folder went away during the run
-            ok = False
-            err.print(
-                f"[red]error:[/red] --export {str(path)!r}: cannot write it "
-                f"({exc.strerror}); the results are in {plan.out_dir / RESULTS_FILE}",
-                highlight=False,
-            )
-    return ok
-
-
-def _exit_for(
-    err: Console, summary: RunSummary, out: Path, max_attempts: int, as_json: bool
-) -> None:
-    """Tell what is left to do, and exit with the matching code."""
-    for lowered in summary.lowered:  # (said during the run too, as it happened)
-        err.print(f"note: {lowered}", highlight=False)
-    if summary.interrupted:
-        err.print(
-            f"interrupted: {summary.total - summary.done} matches left; continue with "
-            f"bidref tournament --resume --out {out}",
-            highlight=False,
-        )
-        raise typer.Exit(code=EXIT_INTERRUPTED)
-    if summary.stopped is not None:
-        from rich.text import Text
-
-        from ..match.outcome import EndReason
-        from ..match.startup_evidence import evidence_hint
-        from ..visible import visible
-        from .match_cmd import STARTUP_HINT
-
-        # (as text: the engine's own words are in it, never rich markup)
-        err.print(
-            Text.assemble(
-                ("error:", "red"),
-                f" {visible(str(summary.stopped))}. Check the engine with bidref check-engine, "
-                "then "
-                f"continue with --resume --out {out}",
-            ),
-            highlight=False,
-        )
-        if summary.stopped_by is EndReason.STARTUP:
-            hint = evidence_hint(str(summary.stopped)) or STARTUP_HINT
-            err.print(Text(hint, style="yellow"), highlight=False)
-        raise typer.Exit(code=EXIT_UNRESOLVED)
-    if summary.refused:  # each said above, with the file and both sha256
-        err.print(
-            f"{len(summary.refused)} matches were not played: an engine changed since the "
-            f"tournament recorded it; restore its build, then --resume --out {out}",
-            highlight=False,
-        )
-        raise typer.Exit(code=EXIT_UNRESOLVED)
-    if summary.sprt_stopped and not as_json:
-        err.print("SPRT decided: the tournament stopped early", highlight=False)
-    if summary.unresolved:
-        err.print(
-            f"{len(summary.unresolved)} matches were aborted {max_attempts} times; "
-            f"try again with --resume --out {out}",
-            highlight=False,
-        )
-        raise typer.Exit(code=EXIT_UNRESOLVED)
-    if summary.failed:
-        err.print(
-            f"{len(summary.failed)} matches did not start (unrated: an engine failed to "
-            "start, or a network engine's client was not there in time); play them with "
-            f"--resume --out {out}",
-            highlight=False,
-        )
-        raise typer.Exit(code=EXIT_UNRESOLVED)

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from bidref.errors import UsageError
-
 from .common import TlsKeyOption as TlsKeyOption  # for tournament_cmd
 from .common import connect_info_option
 
@@ -52,10 +50,6 @@ StartupOption = Annotated[
 ]
 
 
-class RemoteRefusal(UsageError, ValueError):  # ValueError: as before, for one release
-    """Options that cannot be used with (or without) network engines."""
-
-
 def listen_for_network_engines(
     plan: Plan,
     *,
@@ -70,40 +64,38 @@ def listen_for_network_engines(
     """The listeners of the tournament's ``listen://`` engines, listening (their
     URLs and tokens printed on ``err`` and written to ``connect_info``); None
     when every engine is local."""
-    from bidref.net import NetSpecError
     from bidref.net.match_seats import tls_context
     from bidref.rules import SECOND
     from bidref.tournament.engines import is_remote
     from bidref.tournament.remote import RemoteEngines
 
+    from .options import Refused
+
     remote = [e for e in plan.engines if is_remote(e)]
     if not remote:
         tls_for_cluster = cluster is not None and not (connect_info or startup is not None)
         if connect_info or startup is not None or ((tls_cert or tls_key) and not tls_for_cluster):
-            raise RemoteRefusal(
+            raise Refused(
                 "--connect-info, --tls-cert, --tls-key and --startup are for network "
                 "engines: give an engine as listen://HOST:PORT (e.g. remote=listen://0.0.0.0:9000)"
             )
         return None
     names = ", ".join(e.name for e in remote)
     if cluster is not None:
-        raise RemoteRefusal(
+        raise Refused(
             f"network engines ({names}) cannot play on a --cluster: their listener lives "
             "in this process; drop --cluster, or run `bidref connect` clients against a "
             "tournament on this machine"
         )
     if not default_play:
-        raise RemoteRefusal("network engines need the default --play-function")
+        raise Refused("network engines need the default --play-function")
     if startup is not None and not (math.isfinite(startup) and startup > 0):
-        raise RemoteRefusal(f"--startup {startup:g}: give a positive number of seconds")
-    try:
-        engines = RemoteEngines(
-            plan.engines,
-            tls=tls_context(tls_cert, tls_key),
-            startup_timeout_ns=round((startup or DEFAULT_STARTUP_S) * SECOND),
-        )
-    except NetSpecError as e:
-        raise RemoteRefusal(str(e)) from None
+        raise Refused(f"--startup {startup:g}: give a positive number of seconds")
+    engines = RemoteEngines(  # (a bad TLS file: a NetSpecError, said by the one handler)
+        plan.engines,
+        tls=tls_context(tls_cert, tls_key),
+        startup_timeout_ns=round((startup or DEFAULT_STARTUP_S) * SECOND),
+    )
     from bidref.net.tokens import connect_hint
 
     for name, lst in engines.listeners.items():
@@ -118,7 +110,7 @@ def listen_for_network_engines(
             engines.write_connect_info(connect_info)
         except OSError as e:
             engines.close(final_word_s=0)
-            raise RemoteRefusal(
+            raise Refused(
                 f"--connect-info {str(connect_info)!r}: cannot write it ({e.strerror or e}); "
                 "give a file in a folder you can write"
             ) from None

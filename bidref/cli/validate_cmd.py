@@ -16,6 +16,7 @@ from ..render.results import player_name, result_text, rounds_table
 from ..render.svg import Frame
 from ..transcript.files import looks_like_transcript
 from . import app
+from .exit_codes import ExitCode
 
 
 def _plural(n: int, word: str) -> str:
@@ -97,14 +98,14 @@ def validate(
         data = typer.get_binary_stream("stdin").read() if name == "-" else file.read_bytes()
     except OSError as e:
         typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
-        raise typer.Exit(code=2) from None
+        raise typer.Exit(code=ExitCode.USAGE) from None
     if looks_like_transcript(data):
         typer.echo(
             f"{name}: this is a match transcript, not a move file: use `bidref replay {name}` "
             f"to verify it (`bidref replay {name} --moves FILE` writes its move file)",
             err=True,
         )
-        raise typer.Exit(code=2)
+        raise typer.Exit(code=ExitCode.USAGE)
     verdict = validate_bytes(data)
     if svg is not None:
         frames = [
@@ -115,7 +116,7 @@ def validate(
             write_frames(svg, frames, f"bidref validate {name}")
         except OSError as e:
             typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
-            raise typer.Exit(code=2) from None
+            raise typer.Exit(code=ExitCode.USAGE) from None
     if as_json:
         typer.echo(json.dumps({"file": name, **verdict.to_dict()}, indent=2))
         raise typer.Exit(code=verdict.exit_code)
@@ -127,4 +128,4 @@ def validate(
             console.print(LayoutPicture(verdict.layout))
         raise typer.Exit(code=verdict.exit_code)
     _show(Console(highlight=False), name, verdict, picture)
-    raise typer.Exit(code=0)
+    raise typer.Exit(code=ExitCode.OK)

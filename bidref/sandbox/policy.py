@@ -20,6 +20,8 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
+from ..errors import UsageError
+
 Level = Literal["auto", "off", "strict"]
 LEVELS: Final[tuple[Level, ...]] = ("off", "auto", "strict")
 
@@ -28,7 +30,7 @@ MIB: Final = 1024 * KIB
 GIB: Final = 1024 * MIB
 
 
-class SandboxError(ValueError):
+class SandboxError(UsageError, ValueError):  # ValueError: as before, for one release
     """A sandbox setting that cannot be used, or a jail this machine cannot give;
     the message says why and the fix."""
 

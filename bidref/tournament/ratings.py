@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..errors import UsageError
+
 Z95 = 1.959963984540054  # two-sided 95 % quantile of the standard normal
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # normalised pair scores of the 5 pentanomial cells
 
@@ -208,6 +210,10 @@ def _mle_with_mean(freqs: Sequence[float], mean: float) -> list[float]:
     return [v / total for v in q]
 
 
+class SprtError(UsageError, ValueError):  # ValueError: as before, for one release
+    """SPRT bounds that cannot be used (the message says the fix)."""
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A sequential probability ratio test of "elo >= elo1" against "elo <= elo0"."""
@@ -219,12 +225,12 @@ class Sprt:
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
-            raise ValueError(
+            raise SprtError(
                 f"SPRT elo0={self.elo0} must be below elo1={self.elo1}, e.g. --sprt 0 10 0.05 0.05"
             )
         for name, value in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < value < 0.5:
-                raise ValueError(f"SPRT {name}={value} must be between 0 and 0.5, e.g. 0.05")
+                raise SprtError(f"SPRT {name}={value} must be between 0 and 0.5, e.g. 0.05")
 
     @property
     def bounds(self) -> tuple[float, float]:

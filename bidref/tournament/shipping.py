@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..errors import UsageError
 from .model import EngineEntry
 
 MAX_FOLDER_FILES = 2_000
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 _CHUNK = 1 << 20
 
 
-class EngineFilesError(ValueError):
+class EngineFilesError(UsageError, ValueError):  # ValueError: as before, for one release
     """An engine whose files cannot be hashed or shipped (the message says the fix)."""
 
 

@@ -12,13 +12,14 @@ import pytest
 from typer.testing import CliRunner
 
 from bidref.cli import app
-from bidref.cli.options import Refused, engines, seat_clocks
+from bidref.cli.options import engines, seat_clocks
 from bidref.engines.spec import (
     EngineSpecError,
     parse_engine_args,
     parse_time_control,
     unique_names,
 )
+from bidref.errors import UsageError
 from bidref.rules.clock import SECOND, TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +112,7 @@ def test_programs_that_cannot_start_are_refused_before_anything_starts(tmp_path:
         ([str(plain)], "not executable: run `chmod +x"),
         (["./no/such/engine --fast"], "does not exist"),
     ):
-        with pytest.raises(Refused) as e:
+        with pytest.raises(UsageError) as e:  # said by the CLI's one handler
             engines(args, [])
         assert says in str(e.value)
 

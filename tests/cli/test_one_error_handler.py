@@ -4,14 +4,23 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
+from bidref import launch
 from bidref.cli._typer_app import _App, _Group
+from bidref.cli.exit_codes import ExitCode
 from bidref.engines.spec import EngineSpecError
 from bidref.errors import BidrefError, UsageError
+from bidref.sandbox.policy import SandboxError
 from bidref.tournament.engines import EngineArgError
+from bidref.tournament.ratings import SprtError
 from bidref.tournament.schedule import ScheduleError
+from bidref.tournament.shipping import EngineFilesError
 
 
 def _app(error: Exception) -> _App:
@@ -54,3 +63,143 @@ def test_the_error_types_keep_their_old_bases_for_one_release() -> None:
     assert EngineArgError is EngineSpecError  # the two engine-argument errors are one
     with pytest.raises(ValueError):
         raise ScheduleError("still a ValueError")
+
+
+# -- One dialect (issue 39): every error a user can fix reaches the handler above
+# as it was raised; the CLI neither re-wraps it, nor says it itself, nor numbers
+# its exit statuses twice.
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = ROOT / "bidref" / "cli"
+THE_HANDLER = CLI / "_typer_app.py"
+
+
+def _cli_files() -> list[Path]:
+    return sorted(p for p in CLI.glob("*.py") if p != THE_HANDLER)
+
+
+# Where bidref's UsageError types live (a new module with one: add it here).
+_ERROR_MODULES = (
+    "bidref.engines.spec",
+    "bidref.net.framing",
+    "bidref.sandbox.policy",
+    "bidref.transcript.files",
+    "bidref.tournament.ratings",
+    "bidref.tournament.runner",
+    "bidref.tournament.schedule",
+    "bidref.tournament.shipping",
+    "bidref.tournament.store",
+)
+
+
+def _usage_error_names() -> set[str]:
+    """The names of every UsageError type bidref defines."""
+    for name in _ERROR_MODULES + tuple(f"bidref.cli.{p.stem}" for p in CLI.glob("*.py")):
+        importlib.import_module(name)
+    names, todo = set(), [UsageError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return names
+
+
+def _caught(handler: ast.ExceptHandler) -> set[str]:
+    if handler.type is None:
+        return set()
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return {k.attr if isinstance(k, ast.Attribute) else getattr(k, "id", "") for k in kinds}
+
+
+def test_no_cli_module_rewraps_an_error_message_as_another_error() -> None:
+    """``except X as e: raise Refused(str(e))``: the same words, another type (and
+    X already reaches the one handler). Adding words is fine; repeating them is not."""
+    found = []
+    for path in _cli_files():
+        for h in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(h, ast.ExceptHandler) or h.name is None:
+                continue
+            for node in ast.walk(h):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Name | ast.Attribute)
+                    and len(node.args) == 1
+                    and ast.unparse(node.args[0]) == f"str({h.name})"
+                ):
+                    found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []
+
+
+def test_no_cli_module_ends_the_command_on_a_usage_error_itself() -> None:
+    """A second handler (``except Refused: print; raise typer.Exit(2)``, a
+    ``_fail``): the one in ``_typer_app`` says it, escaped, exit 2."""
+    usage = _usage_error_names()
+    assert {"Refused", "EngineSpecError", "SandboxError", "TournamentError"} <= usage
+    found = []
+    for path in _cli_files():
+        for h in ast.walk(ast.parse(path.read_text())):
+            if isinstance(h, ast.ExceptHandler) and _caught(h) & usage:
+                for node in ast.walk(h):  # it may add words, as a UsageError
+                    if (
+                        isinstance(node, ast.Raise)
+                        and isinstance(node.exc, ast.Call)
+                        and ast.unparse(node.exc.func).rsplit(".", 1)[-1] not in usage
+                    ):
+                        found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []
+
+
+def test_the_cli_has_one_refusal_type() -> None:
+    """Refusals of options are :class:`Refused`; errors of the layers below keep
+    their own narrow types (they reach the handler as they are)."""
+    own = []
+    for path in sorted(CLI.glob("*.py")):
+        module = importlib.import_module(f"bidref.cli.{path.stem}")
+        own += [
+            name
+            for name, obj in vars(module).items()
+            if isinstance(obj, type)
+            and issubclass(obj, BaseException)
+            and obj.__module__ == module.__name__
+        ]
+    assert own == ["Refused"]
+
+
+def _exit_constants(path: Path) -> list[str]:
+    """Module-level ``EXIT_... = <int>`` (a duration such as EXIT_POLL_NS is not one)."""
+    out = []
+    for node in ast.parse(path.read_text()).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, "target", None)
+        value = getattr(node, "value", None)
+        if (
+            isinstance(target, ast.Name)
+            and target.id.startswith("EXIT_")
+            and not target.id.endswith("_NS")
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, int)
+        ):
+            out.append(f"{path.relative_to(ROOT)}: {target.id} = {value.value}")
+    return out
+
+
+def test_exit_codes_are_defined_once() -> None:
+    """Every exit status is an :class:`ExitCode`; ``launch.py`` repeats 130 because
+    it exits before importing anything, and the two must agree."""
+    found = [c for p in sorted((ROOT / "bidref").rglob("*.py")) for c in _exit_constants(p)]
+    assert found == ["bidref/launch.py: EXIT_INTERRUPTED = 130"]
+    assert launch.EXIT_INTERRUPTED == ExitCode.INTERRUPTED
+    literal = []
+    for path in sorted(CLI.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("typer.Exit", "sys.exit"):
+                codes = [k.value for k in node.keywords if k.arg == "code"] + node.args
+                if any(isinstance(n, ast.Constant) for c in codes for n in ast.walk(c)):
+                    literal.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert literal == []
+
+
+@pytest.mark.parametrize("error", [SandboxError, EngineFilesError, SprtError])
+def test_the_errors_outside_the_base_are_usage_errors_now(error: type[Exception]) -> None:
+    assert issubclass(error, UsageError) and issubclass(error, ValueError)
+    res = CliRunner().invoke(_app(error("--memory '3X': give a size such as 512M")), ["go"])
+    assert (res.exit_code, res.stderr) == (2, "error: --memory '3X': give a size such as 512M\n")

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from bidref.cli.match_cmd import STARTUP_HINT
-from bidref.cli.tournament_cmd import _exit_for
+from bidref.cli.tournament_end import exit_for
 from bidref.match.outcome import EndReason
 from bidref.tournament.runner import RunSummary
 
@@ -20,7 +20,7 @@ def _said(stopped: str, by: EndReason) -> str:
     err = Console(record=True, width=400)
     summary = RunSummary(total=4, done=0, stopped=stopped, stopped_by=by)
     with pytest.raises(typer.Exit):
-        _exit_for(err, summary, Path("out"), max_attempts=3, as_json=False)
+        exit_for(err, summary, Path("out"), max_attempts=3, as_json=False)
     return err.export_text()
 
 
