@@ -121,7 +121,7 @@ class ProcessTransport:
     def _seen(self, info: ExitInfo | None) -> ExitInfo | None:
         """``info`` marked as the jail's (bubblewrap's exit code 128 + n for a
         signal) when the process is bubblewrap."""
-        if info is None or not getattr(self.jail, "wrapped", False):
+        if info is None or self.jail is None or not self.jail.wrapped:
             return info
         return dataclasses.replace(info, jailed=True)
 
@@ -142,7 +142,7 @@ class ProcessTransport:
         wait = self._wait
         if wait is None or self._closed is not None:
             return None
-        listed = getattr(self.jail, "tasks_path", None)
+        listed = None if self.jail is None else self.jail.tasks_path
         if listed is not None and listed != self._waits_in:
             self._waits_in = listed
             wait.close()
