@@ -99,6 +99,9 @@ class SessionEnd(Exception):
 class Recorder(Protocol):
     """What a session reports for the transcript (the referee implements it)."""
 
+    origin: int
+    """The clock time the transcript's times count from (0 where none is kept)."""
+
     def before_send(self) -> None:
         """A line is about to go to the engine: what it is told is recorded first."""
 
@@ -628,7 +631,7 @@ class EngineSession:
                 "cause": "machine_wait",
                 "seat": self.index,
                 "late_ns": late,
-                "at_ns": at - getattr(self.rec, "origin", 0),  # (transcript time)
+                "at_ns": at - self.rec.origin,  # (transcript time)
                 "machine": machine.to_dict(),
                 "problem": problem,
             },
