@@ -414,7 +414,7 @@ class _Referee:
         tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
 
     def _prepare(
-        self, match: Match, seat: SeatAbilities, start: int, deadline: int
+        self, match: Match, abilities: SeatAbilities, start: int, deadline: int
     ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
         """Work out where each legal action of the player to move leads, while it
         thinks, so that its reply is answered at once. Stops as soon as the
@@ -423,7 +423,7 @@ class _Referee:
         Returns the branches by action text, and, when a line came in
         meanwhile, the last time nothing had and the time it was found (see
         EngineSession.next_action)."""
-        has_input = seat.has_input
+        has_input = abilities.has_input
         if has_input is None:
             return {}, None  # no way to stop in time: prepare nothing
         clock = self.clock
