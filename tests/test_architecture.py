@@ -250,7 +250,12 @@ def test_only_the_cli_prints_or_exits() -> None:
 # Where a seat's (or a transport's, a jail's) optional abilities are read: through
 # the typed record of bidref/players/abilities.py and the typed jail, never probed
 # by name, which mypy cannot check (issue 39).
-NO_PROBES: tuple[str, ...] = ("bidref.match", "bidref.players", "bidref.engines.process")
+NO_PROBES: tuple[str, ...] = (
+    "bidref.match",
+    "bidref.players",
+    "bidref.net",
+    "bidref.engines.process",
+)
 
 
 def _probes(path: Path) -> list[tuple[int, str]]:
