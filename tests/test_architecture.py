@@ -247,6 +247,38 @@ def test_only_the_cli_prints_or_exits() -> None:
     assert print_exit_violations() == []
 
 
+# Where a seat's (or a transport's, a jail's) optional abilities are read: through
+# the typed record of bidref/players/abilities.py and the typed jail, never probed
+# by name, which mypy cannot check (issue 39).
+NO_PROBES: tuple[str, ...] = (
+    "bidref.match",
+    "bidref.players",
+    "bidref.net",
+    "bidref.engines.process",
+)
+
+
+def _probes(path: Path) -> list[tuple[int, str]]:
+    """Every ``getattr(...)`` and ``hasattr(...)`` call in the file."""
+    return [
+        (node.lineno, node.func.id)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("getattr", "hasattr")
+    ]
+
+
+def test_no_seat_ability_is_probed_by_name() -> None:
+    bad = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {what}"
+        for name, path in MODULES.items()
+        if any(name == p or name.startswith(p + ".") for p in NO_PROBES)
+        for line, what in _probes(path)
+    ]
+    assert bad == [], "declare the ability in bidref/players/abilities.py instead"
+
+
 def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
     """The readers above find a print, an exit and an import, lazy ones included
     (so that an empty list means something)."""
@@ -260,6 +292,9 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
         "    raise SystemExit(1)\n"
     )
     assert sorted(w for _, w in _prints_and_exits(src)) == ["print", "raise SystemExit", "sys.exit"]
+    probe = tmp_path / "p.py"
+    probe.write_text('def f(seat):\n    return getattr(seat, "x", None), hasattr(seat, "y")\n')
+    assert _probes(probe) == [(2, "getattr"), (2, "hasattr")]
     targets = {i.target for i in _imports("bidref.rules.fake", src)}
     assert {"sys", "bidref.cli", "bidref.cli.options"} <= targets
     assert _layer(_part("bidref.cli.options")) > _layer(_part("bidref.rules.fake"))

@@ -97,6 +97,8 @@ class Notes:
     """The check's :class:`~bidref.match.session.Recorder`: where the referee writes
     its transcript, the check keeps only what an item is judged on."""
 
+    origin = 0  # (no transcript: times are the clock's own)
+
     def __init__(self) -> None:
         self.given_up: set[int] = set()  # requests left unanswered (the engine was restarted)
 

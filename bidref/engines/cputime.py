@@ -25,7 +25,8 @@ fail on the old descriptor), so a cached descriptor never reads a stranger.
 :class:`Jail` is what another module (the sandbox) provides per engine:
 ``freeze()``, ``thaw()`` (the cgroup freezer) and ``cpu_ns()`` (the cgroup's
 ``cpu.stat``). A transport whose ``jail`` attribute is set uses it for all
-three instead of ``/proc`` and process-group signals.
+three instead of ``/proc`` and process-group signals; the engine's seat reads
+the rest of it (its limits, its record) through that one typed attribute.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
+
+if TYPE_CHECKING:
+    from ..sandbox.breach import Breach
 
 MAX_PROCESSES: Final = 4096  # a bound on the tree walked per reading
 
@@ -77,6 +81,24 @@ class Jail(Protocol):
     def cpu_ns(self) -> int | None:
         """User + system time of everything the jail ever ran (ns), or None where it
         does not count (no accounting group: /proc's process tree is read instead)."""
+        ...
+
+    @property
+    def wrapped(self) -> bool:
+        """Whether the engine's process is bubblewrap (exit code 128 + n: signal n)."""
+        ...
+
+    @property
+    def tasks_path(self) -> str | None:
+        """The file listing every task in the jail's group, or None (no group)."""
+        ...
+
+    def breach(self, exit_code: int | None, signal_name: str | None, stderr: str) -> Breach | None:
+        """The limit an engine that ended so ran into, or None (bidref/sandbox/breach.py)."""
+        ...
+
+    def record(self) -> dict[str, object]:
+        """What the jail gives the engine, for the transcript header."""
         ...
 
 

@@ -15,7 +15,7 @@ from . import contain
 from .framing import MAX_LINE
 from .io import IoGroup
 from .process import ProcessTransport
-from .transport import Clock, EngineStartError, StderrSink, drain
+from .transport import Clock, EngineStartError, drain
 
 if TYPE_CHECKING:
     from ..sandbox.jail import Jail
@@ -56,10 +56,7 @@ class PipeTransport(ProcessTransport):
         group: IoGroup | None = None,
         jail: Jail | None = None,
     ) -> None:
-        self.clock = clock
-        self.jail = jail
-        # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
-        self._sink = StderrSink(stderr_log, clock=clock)
+        self._prologue(clock, jail, stderr_log)
         # (a jail's ``env`` is the whole environment of its helpers: bidref.sandbox.environ)
         full_env = contain.engine_env(
             None if env is None else {**os.environ, **env} if jail is None else env
@@ -80,16 +77,12 @@ class PipeTransport(ProcessTransport):
                 pass_fds=()
                 if jail is None
                 else (*jail.pass_fds, *(() if ends is None else (ends[0], ends[3]))),
-                preexec_fn=contain.child_setup()
-                if jail is None
-                else jail.preexec(contain.child_setup()),  # see bidref.engines.contain
+                preexec_fn=self._child_setup(jail),
             )
         except OSError as e:
-            self._sink.close()
             for fd in () if ends is None else (ends[1], ends[2]):  # (0 and 3: below)
                 os.close(fd)
-            if jail is not None:
-                jail.close()
+            self._not_started(jail)
             raise EngineStartError(f"cannot start {list(argv)!r}: {e.strerror or e}") from None
         finally:
             if ends is not None:  # the engine's ends are its own now

@@ -15,7 +15,8 @@ import dataclasses
 import os
 import signal
 from collections.abc import Callable
-from typing import Final
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
 from . import contain
 from .cputime import Jail, ProcTreeCpu
@@ -32,6 +33,9 @@ from .transport import (
     StderrSink,
     write_all,
 )
+
+if TYPE_CHECKING:
+    from ..sandbox.jail import Jail as SandboxJail
 
 QUIT_WRITE_NS: Final = 50_000_000  # how long the quit line may wait for a full pipe
 
@@ -53,6 +57,25 @@ class ProcessTransport:
     jail: Jail | None = None
     """The engine's jail (bidref.engines.cputime.Jail), once the sandbox has made it:
     its cpu_ns(), freeze() and thaw() then replace /proc and process-group signals."""
+
+    def _prologue(self, clock: Clock, jail: SandboxJail | None, stderr_log: Path | None) -> None:
+        """What the pipe and pty transports do before they start the engine."""
+        self.clock = clock
+        self.jail = jail
+        # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
+        self._sink = StderrSink(stderr_log, clock=clock)
+
+    @staticmethod
+    def _child_setup(jail: SandboxJail | None) -> Callable[[], None]:
+        """The engine's ``preexec_fn``: containment (bidref.engines.contain), then the jail's."""
+        setup = contain.child_setup()
+        return setup if jail is None else jail.preexec(setup)
+
+    def _not_started(self, jail: SandboxJail | None) -> None:
+        """The engine could not be started: release what :meth:`_prologue` made."""
+        self._sink.close()
+        if jail is not None:
+            jail.close()
 
     def _attach(
         self,
@@ -121,7 +144,7 @@ class ProcessTransport:
     def _seen(self, info: ExitInfo | None) -> ExitInfo | None:
         """``info`` marked as the jail's (bubblewrap's exit code 128 + n for a
         signal) when the process is bubblewrap."""
-        if info is None or not getattr(self.jail, "wrapped", False):
+        if info is None or self.jail is None or not self.jail.wrapped:
             return info
         return dataclasses.replace(info, jailed=True)
 
@@ -142,7 +165,7 @@ class ProcessTransport:
         wait = self._wait
         if wait is None or self._closed is not None:
             return None
-        listed = getattr(self.jail, "tasks_path", None)
+        listed = None if self.jail is None else self.jail.tasks_path
         if listed is not None and listed != self._waits_in:
             self._waits_in = listed
             wait.close()

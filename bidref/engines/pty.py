@@ -24,7 +24,7 @@ from . import contain
 from .framing import MAX_LINE
 from .io import IoGroup
 from .process import ProcessTransport
-from .transport import Clock, EngineStartError, StderrSink
+from .transport import Clock, EngineStartError
 
 if TYPE_CHECKING:
     from ..sandbox.jail import Jail
@@ -45,10 +45,7 @@ class PtyTransport(ProcessTransport):
         group: IoGroup | None = None,
         jail: Jail | None = None,
     ) -> None:
-        self.clock = clock
-        self.jail = jail
-        # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
-        self._sink = StderrSink(stderr_log, clock=clock)
+        self._prologue(clock, jail, stderr_log)
         # (a jail's ``env`` is the whole environment of its helpers: bidref.sandbox.environ)
         full_env = contain.engine_env({**os.environ, **(env or {})} if jail is None else env)
         argv = list(argv)
@@ -61,14 +58,10 @@ class PtyTransport(ProcessTransport):
                 env=full_env,
                 echo=False,
                 use_poll=True,
-                preexec_fn=contain.child_setup()
-                if jail is None
-                else jail.preexec(contain.child_setup()),  # see bidref.engines.contain
+                preexec_fn=self._child_setup(jail),
             )
         except (pexpect.ExceptionPexpect, OSError) as e:
-            self._sink.close()
-            if jail is not None:
-                jail.close()
+            self._not_started(jail)
             raise EngineStartError(f"cannot start {argv!r}: {e}") from None
         self.pid = int(self.child.pid)
         self._fd = int(self.child.child_fd)

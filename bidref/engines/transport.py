@@ -33,9 +33,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Final, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Final, Protocol
 
 from bidref.errors import BidrefError
+
+if TYPE_CHECKING:
+    from .cputime import Jail
+    from .schedwait import Sample
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +137,11 @@ class Transport(Protocol):
 
     pid: int
 
+    @property
+    def jail(self) -> Jail | None:
+        """The engine's jail, where the sandbox made one (:mod:`.cputime`)."""
+        ...
+
     def write_line(self, text: str) -> int:
         """Write ``text`` + newline without blocking (what the pipe does not take is
         queued, capped); return the clock time taken just *before* the write, so
@@ -187,6 +196,18 @@ class Transport(Protocol):
 
     def thaw(self) -> None:
         """Let a frozen engine run again (a no-op when it is not frozen)."""
+        ...
+
+    def wait_sample(self) -> Sample | None:
+        """The run-queue counters of the engine's tasks now (:mod:`.schedwait`)."""
+        ...
+
+    def cores(self) -> int | None:
+        """How many CPUs the engine may run on, None once it is gone."""
+        ...
+
+    def priority_lowered(self) -> bool:
+        """Whether a task of the engine runs below the priority it was started with."""
         ...
 
 

@@ -95,7 +95,7 @@ def tell_then_prepare(
         if group is not None:
             group.settle(SETTLE_NS, clock)
         for sess in sessions:
-            before_end = getattr(sess.seat, "before_end", None)
+            before_end = sess.abilities.before_end
             if before_end is not None and sess.opened:
                 before_end()
 

@@ -15,7 +15,7 @@ from typing import Final
 
 from ..engines import Clock
 from ..engines.schedwait import Sample, between
-from ..players import Seat
+from ..players.abilities import SeatAbilities
 from .excuse import MachineWait
 
 # (CPU time of the decision, CPU time while not on move, run-queue wait of the decision)
@@ -26,10 +26,9 @@ WaitReader = Callable[[], Sample | None]
 Hold = tuple[Callable[[], None], Callable[[], None]]  # (freeze, thaw)
 
 
-def _hold_of(seat: Seat) -> Hold | None:
+def _hold_of(seat: SeatAbilities) -> Hold | None:
     """A seat's (freeze, thaw), or None for a seat that cannot be stopped (a person)."""
-    freeze = getattr(seat, "freeze", None)
-    thaw = getattr(seat, "thaw", None)
+    freeze, thaw = seat.freeze, seat.thaw
     if freeze is None or thaw is None:
         return None
     return freeze, thaw
@@ -46,19 +45,15 @@ class SeatMeters:
     __slots__ = ("clock", "cores", "holds", "lowered", "readers", "req", "rest", "waits", "wreq")
 
     def __init__(
-        self, seats: Sequence[Seat], freeze_idle: bool, clock: Clock = time.monotonic_ns
+        self, seats: Sequence[SeatAbilities], freeze_idle: bool, clock: Clock = time.monotonic_ns
     ) -> None:
         self.clock = clock
         # the run-queue counters of each seat's tasks (schedwait.py), and its CPUs
-        self.waits: list[WaitReader | None] = [getattr(s, "wait_sample", None) for s in seats]
-        self.cores: list[Callable[[], int | None] | None] = [
-            getattr(s, "cores", None) for s in seats
-        ]
-        self.lowered: list[Callable[[], bool] | None] = [
-            getattr(s, "priority_lowered", None) for s in seats
-        ]
+        self.waits: list[WaitReader | None] = [s.wait_sample for s in seats]
+        self.cores: list[Callable[[], int | None] | None] = [s.cores for s in seats]
+        self.lowered: list[Callable[[], bool] | None] = [s.priority_lowered for s in seats]
         self.wreq: tuple[int, Sample] | None = None  # the mover's, when read at its request
-        readers = [getattr(s, "cpu_ns", None) for s in seats]
+        readers = [s.cpu_ns for s in seats]
         self.readers: list[CpuReader | None] | None = (
             readers if any(r is not None for r in readers) else None
         )

@@ -46,6 +46,7 @@ from typing import Any, Final
 from ..engines import Clock, IoGroup
 from ..engines.priority import referee_priority
 from ..players import EngineSeat, Seat
+from ..players.abilities import SeatAbilities
 from ..protocol import (
     ErrorCode,
     ErrorMsg,
@@ -193,8 +194,8 @@ class _Referee:
         self.rec.path, self.rec.started_at = transcript_path, started_at
         self.sessions = [EngineSession(s, i, clock, self.rec, spec) for i, s in enumerate(seats)]
         self.rec.sessions = self.sessions
-        for i, seat in enumerate(seats):
-            watch = getattr(seat, "watch_connection", None)  # a network seat (bidref.net)
+        for i, sess in enumerate(self.sessions):
+            watch = sess.abilities.watch_connection  # a network seat (bidref.net)
             if watch is not None:
                 watch(self._connection_writer(i))
         self.match: Match | None = None
@@ -206,7 +207,7 @@ class _Referee:
         self.outbox: list[list[str]] = [[], []]  # event lines not yet written, per seat
         self.group: IoGroup | None = None  # the engines' I/O, when run_match made the seats
         # CPU times, run-queue waits, --freeze-idle
-        self.meters = SeatMeters(seats, spec.freeze_idle, clock)
+        self.meters = SeatMeters([s.abilities for s in self.sessions], spec.freeze_idle, clock)
         for i, sess in enumerate(self.sessions):
             # a late reply asks how long the machine kept the engine waiting
             sess.machine = functools.partial(self.meters.machine, i)
@@ -339,7 +340,7 @@ class _Referee:
         if tx.enabled:
             self._record_request(match, p, rid, line, start, deadline)
         meters.after_request(p)  # (the run-queue counters; read while stopped with a hold)
-        branches, came = self._prepare(match, sess.seat, start, deadline)
+        branches, came = self._prepare(match, sess.abilities, start, deadline)
         if came is None:
             # The referee may wait now: the request line goes to the file first. (A
             # reply already here takes it along with its own lines, in one write,
@@ -413,7 +414,7 @@ class _Referee:
         tx.private(PrivateItem(seq, "request_raw", seat=p, raw=line))
 
     def _prepare(
-        self, match: Match, seat: Seat, start: int, deadline: int
+        self, match: Match, abilities: SeatAbilities, start: int, deadline: int
     ) -> tuple[dict[str, Branch], tuple[int, int] | None]:
         """Work out where each legal action of the player to move leads, while it
         thinks, so that its reply is answered at once. Stops as soon as the
@@ -422,7 +423,7 @@ class _Referee:
         Returns the branches by action text, and, when a line came in
         meanwhile, the last time nothing had and the time it was found (see
         EngineSession.next_action)."""
-        has_input = getattr(seat, "has_input", None)
+        has_input = abilities.has_input
         if has_input is None:
             return {}, None  # no way to stop in time: prepare nothing
         clock = self.clock
@@ -545,7 +546,7 @@ class _Referee:
             return None
         p = end.detail["seat"]
         bank, delay = self.mclock.banks[p], self.mclock.delay_left
-        gone = getattr(self.sessions[p].seat, "disconnected_at", None)
+        gone = self.sessions[p].abilities.disconnected_at
         at = gone() if gone is not None else None
         return TimeLoss(bank + delay, bank, delay, None if at is None else at - self.rec.origin)
 

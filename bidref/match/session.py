@@ -26,6 +26,7 @@ from typing import Any, Final, Protocol, TypeVar
 from .. import __version__
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
 from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
+from ..players.abilities import abilities_of
 from ..protocol import (
     PROTOCOL_VERSION,
     ActionMsg,
@@ -97,6 +98,9 @@ class SessionEnd(Exception):
 
 class Recorder(Protocol):
     """What a session reports for the transcript (the referee implements it)."""
+
+    origin: int
+    """The clock time the transcript's times count from (0 where none is kept)."""
 
     def before_send(self) -> None:
         """A line is about to go to the engine: what it is told is recorded first."""
@@ -187,6 +191,7 @@ class EngineSession:
     """The protocol with the player in one seat. See the module docstring."""
 
     __slots__ = (
+        "abilities",
         "clock",
         "counts",
         "floor",
@@ -203,6 +208,7 @@ class EngineSession:
 
     def __init__(self, seat: Seat, index: int, clock: Clock, rec: Recorder, spec: Any) -> None:
         self.seat = seat
+        self.abilities = abilities_of(seat)  # what it can do beyond the Seat interface
         self.name = seat.name  # the engine's hello may name it
         self.index = index
         self.clock = clock
@@ -296,7 +302,7 @@ class EngineSession:
         """How the engine ended (None: it runs), its stderr then read to the end: on a
         loaded machine its last words (a traceback) may still be in the pipe."""
         info = self.seat.exit_info(self.spec.grace_ns)
-        settle = getattr(self.seat, "settle_stderr", None)
+        settle = self.abilities.settle_stderr
         if info is not None and settle is not None:
             settle(STDERR_SETTLE_NS)
         return info
@@ -625,7 +631,7 @@ class EngineSession:
                 "cause": "machine_wait",
                 "seat": self.index,
                 "late_ns": late,
-                "at_ns": at - getattr(self.rec, "origin", 0),  # (transcript time)
+                "at_ns": at - self.rec.origin,  # (transcript time)
                 "machine": machine.to_dict(),
                 "problem": problem,
             },
@@ -660,13 +666,13 @@ class EngineSession:
     def crash(self, write_problem: str | None = None) -> SessionEnd:
         info = self.seat.exit_info(self.spec.grace_ns)
         if info is not None:
-            settle = getattr(self.seat, "settle_stderr", None)
+            settle = self.abilities.settle_stderr
             if settle is not None:  # its last words may still be in the pipe
                 settle(STDERR_SETTLE_NS)
             problem = info.describe()
         else:
             problem = write_problem or "closed its stdout but is still running"
-        breach = getattr(self.seat, "breach", None)
+        breach = self.abilities.breach
         hit = breach(info) if breach is not None else None
         if hit is not None:  # it ended at a jail limit (bidref/sandbox/breach.py)
             return SessionEnd(

@@ -20,6 +20,7 @@ class SeatTransport:
     process here)."""
 
     pid = 0
+    jail = None  # its jail, if any, is on another machine
 
     def __init__(self, seat: NetworkSeat) -> None:
         self.seat = seat
@@ -64,6 +65,15 @@ class SeatTransport:
 
     def thaw(self) -> None:
         pass
+
+    def wait_sample(self) -> None:
+        return None  # (the machine's wait of a remote engine is not seen from here)
+
+    def cores(self) -> None:
+        return None
+
+    def priority_lowered(self) -> bool:
+        return False
 
 
 def remote_starter(seat: NetworkSeat) -> Callable[[EngineSpec, str, Clock], Transport]:

@@ -9,7 +9,10 @@ unchanged: a class written for it before sessions existed still works.) Any play
 speak protocol lines can sit in a seat — an engine process
 (:class:`EngineSeat`), or, later, a human behind a terminal UI.
 
-The :class:`Seat` interface (implement all of it for a new kind of seat)::
+The :class:`Seat` interface (implement all of it for a new kind of seat; the
+methods marked optional are declared in :mod:`bidref.players.abilities`, resolved
+once per seat, and a seat that wraps another hands over its inner seat's with
+``abilities()``)::
 
     name: str                      # a label for results (the engine's hello name may replace it)
     def open(self) -> None         # start the player (process, UI, …); raise SeatStartError
@@ -97,6 +100,7 @@ from ..engines import (
 from ..engines.framing import MAX_LINE
 
 if TYPE_CHECKING:
+    from ..engines.cputime import Jail
     from ..sandbox.breach import Breach
 
 
@@ -189,6 +193,11 @@ class EngineSeat:
     def pid(self) -> int | None:
         return None if self._t is None else self._t.pid
 
+    @property
+    def jail(self) -> Jail | None:
+        """The engine's jail (its limits, its record, its freezer), once it runs in one."""
+        return None if self._t is None else self._t.jail
+
     def send(self, text: str) -> int:
         t = self._t  # (not the property: this is the referee's hot path)
         if t is None:
@@ -213,16 +222,16 @@ class EngineSeat:
 
     def wait_sample(self) -> dict[int, tuple[int, int]] | None:
         """The run-queue counters of the engine's tasks (bidref/engines/schedwait.py)."""
-        sample = getattr(self._t, "wait_sample", None)
-        return None if sample is None else sample()
+        t = self._t
+        return None if t is None else t.wait_sample()
 
     def cores(self) -> int | None:
-        cores = getattr(self._t, "cores", None)
-        return None if cores is None else cores()
+        t = self._t
+        return None if t is None else t.cores()
 
     def priority_lowered(self) -> bool:
-        lowered = getattr(self._t, "priority_lowered", None)
-        return lowered is not None and bool(lowered())
+        t = self._t
+        return t is not None and t.priority_lowered()
 
     def freeze(self) -> None:
         if self._t is not None:
@@ -255,12 +264,11 @@ class EngineSeat:
     def breach(self, info: ExitInfo | None) -> Breach | None:
         """The jail limit this engine, which ended as ``info`` (None: it closed its
         stdout but runs on), ran into, or None (bidref/sandbox/breach.py)."""
-        jail = None if self._t is None else getattr(self._t, "jail", None)
+        jail = self.jail
         if jail is None:
             return None
         code, sig = (None, None) if info is None else (info.exit_code, info.signal)
-        found: Breach | None = jail.breach(code, sig, self.stderr_tail())
-        return found
+        return jail.breach(code, sig, self.stderr_tail())
 
     def settle_stderr(self, timeout_ns: int) -> None:
         if self._t is not None:
@@ -277,7 +285,7 @@ class EngineSeat:
         }
         # what the jail gives this seat (bidref/sandbox/spec.py): before the start (the
         # transcript header) as planned, after it as made (its account's uid too)
-        jail = None if self._t is None else getattr(self._t, "jail", None)
+        jail = self.jail
         if jail is not None:
             d["jail"] = jail.record()
         elif self._t is None:

@@ -24,9 +24,10 @@ and asks nothing more). The referee ends the match as a loss by resignation
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..engines import Eof, ExitInfo, Incoming, Line
 from ..protocol import (
@@ -49,9 +50,7 @@ from ..protocol import (
 from ..rules.clock import MILLISECOND
 from ..tui.session import PlaySession, Resigned
 from . import Seat, SeatResigned
-
-if TYPE_CHECKING:
-    from ..sandbox.breach import Breach
+from .abilities import SeatAbilities, abilities_of
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +203,16 @@ class WatchedEngineSeat:
         self.session = session
         self.name = seat.name
         self.slice_ns = slice_ns
+        # (as before this record existed, the engine's note of its descendants
+        # and its stderr settling are not passed on: only what the referee's
+        # meters, --freeze-idle and the jail's limits read)
+        self._abilities = dataclasses.replace(
+            abilities_of(seat),
+            before_end=None,
+            settle_stderr=None,
+            disconnected_at=None,
+            watch_connection=None,
+        )
 
     def open(self) -> None:
         self.seat.open()
@@ -221,44 +230,13 @@ class WatchedEngineSeat:
                 return got
             self.session.watch()
 
-    def has_input(self) -> bool:
-        has_input = getattr(self.seat, "has_input", None)
-        return bool(has_input()) if has_input is not None else False
-
     def exit_info(self, wait_ns: int) -> ExitInfo | None:
         return self.seat.exit_info(wait_ns)
 
-    # (the engine seat's CPU time, --freeze-idle's holds and its jail's limits pass through)
-    def breach(self, info: ExitInfo | None) -> Breach | None:
-        breach = getattr(self.seat, "breach", None)
-        found: Breach | None = None if breach is None else breach(info)
-        return found
-
-    def cpu_ns(self) -> int | None:
-        cpu_ns = getattr(self.seat, "cpu_ns", None)
-        return None if cpu_ns is None else cpu_ns()
-
-    def wait_sample(self) -> dict[int, tuple[int, int]] | None:
-        sample = getattr(self.seat, "wait_sample", None)
-        return None if sample is None else sample()
-
-    def cores(self) -> int | None:
-        cores = getattr(self.seat, "cores", None)
-        return None if cores is None else cores()
-
-    def priority_lowered(self) -> bool:
-        lowered = getattr(self.seat, "priority_lowered", None)
-        return lowered is not None and bool(lowered())
-
-    def freeze(self) -> None:
-        freeze = getattr(self.seat, "freeze", None)
-        if freeze is not None:
-            freeze()
-
-    def thaw(self) -> None:
-        thaw = getattr(self.seat, "thaw", None)
-        if thaw is not None:
-            thaw()
+    def abilities(self) -> SeatAbilities:
+        """The engine seat's (bidref/players/abilities.py): its input check, CPU
+        time and run-queue figures, --freeze-idle's holds and its jail's limits."""
+        return self._abilities
 
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         return self.seat.close(quit_line, grace_ns)

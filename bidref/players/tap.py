@@ -19,10 +19,11 @@ The log format is cutechess's, with seconds since the match began::
 from __future__ import annotations
 
 import threading
-from typing import Any, TextIO
+from typing import TextIO
 
 from ..engines import Eof, ExitInfo, Incoming, Line, Overlong
 from . import Seat
+from .abilities import SeatAbilities, abilities_of
 
 
 class DebugLog:
@@ -49,9 +50,8 @@ class DebugLog:
 class TappedSeat:
     """``inner`` with every line to and from it written to ``log``.
 
-    Optional seat methods (``has_input``, ``before_end``) are offered exactly when
-    ``inner`` has them, so the referee treats the tapped seat as it would the
-    seat itself.
+    Its optional abilities (bidref/players/abilities.py) are ``inner``'s own, so
+    the referee treats the tapped seat as it would the seat itself.
     """
 
     def __init__(self, inner: Seat, log: DebugLog, label: str | None = None) -> None:
@@ -59,6 +59,7 @@ class TappedSeat:
         self.log = log
         self.label = label or inner.name
         self._last_t = 0  # the quit line in close() is shown at the last time seen
+        self._abilities = abilities_of(inner)
 
     @property
     def name(self) -> str:
@@ -68,9 +69,8 @@ class TappedSeat:
     def name(self, value: str) -> None:
         self.inner.name = value
 
-    def __getattr__(self, attr: str) -> Any:
-        # Only reached for what this class does not define: the optional methods.
-        return getattr(self.inner, attr)
+    def abilities(self) -> SeatAbilities:
+        return self._abilities
 
     def open(self) -> None:
         self.inner.open()
@@ -108,11 +108,6 @@ class TappedSeat:
 
     def stderr_tail(self) -> str:
         return self.inner.stderr_tail()
-
-    def settle_stderr(self, timeout_ns: int) -> None:
-        settle = getattr(self.inner, "settle_stderr", None)
-        if settle is not None:
-            settle(timeout_ns)
 
     def stderr_bytes(self) -> int:
         return self.inner.stderr_bytes()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from bidref.engines import Eof, ExitInfo, Incoming, Line
+from bidref.players.abilities import abilities_of
 from bidref.players.tap import DebugLog, TappedSeat
 
 
@@ -66,6 +67,7 @@ def test_every_line_both_ways_is_logged_with_the_referee_s_times() -> None:
 
 def test_optional_seat_methods_are_offered_exactly_when_the_seat_has_them() -> None:
     seat = TappedSeat(ScriptedSeat(), DebugLog(io.StringIO()))
-    assert getattr(seat, "has_input", None) is not None and seat.has_input() is True
-    assert getattr(seat, "before_end", None) is None
+    has = abilities_of(seat)
+    assert has.has_input is not None and has.has_input() is True
+    assert has.before_end is None and has.settle_stderr is None
     assert seat.name == "bot" and seat.describe() == {"name": "bot"}

@@ -93,6 +93,8 @@ def test_a_jail_set_on_the_transport_answers_for_cpu_time_and_holds() -> None:
 
     class Jail:
         freezes = True  # a freezer group: the transport asks it, not the signals
+        wrapped = False
+        tasks_path = None
 
         def __init__(self) -> None:
             self.calls: list[str] = []

@@ -263,6 +263,7 @@ def test_bidref_plays_watched_engine_seat_passes_the_jails_word_on() -> None:
     from types import SimpleNamespace
 
     from bidref.engines import ExitInfo
+    from bidref.players.abilities import abilities_of
     from bidref.players.human import WatchedEngineSeat
 
     hit = Breach("open files", 64, "stderr", "Too many open files")
@@ -275,7 +276,8 @@ def test_bidref_plays_watched_engine_seat_passes_the_jails_word_on() -> None:
     info = ExitInfo(1, None, "exited")
     inner: Any = SimpleNamespace(name="e", breach=breach)
     session: Any = None  # (not needed to pass it on)
-    assert WatchedEngineSeat(inner, session).breach(info) is hit
+    passed = abilities_of(WatchedEngineSeat(inner, session)).breach
+    assert passed is not None and passed(info) is hit
     assert asked == [info]
     unjailed: Any = SimpleNamespace(name="net")  # a seat without a jail
-    assert WatchedEngineSeat(unjailed, session).breach(info) is None
+    assert abilities_of(WatchedEngineSeat(unjailed, session)).breach is None
