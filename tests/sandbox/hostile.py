@@ -36,24 +36,28 @@ def report(name: str, ok: bool, detail: object = "") -> None:
     sys.stderr.flush()
 
 
-def find_victim() -> int | None:
+def find_victim(program: str) -> int | None:
+    """The process running ``program`` (this match's victim: the test's own copy),
+    never a referee whose command line names it, nor another test's victim."""
     me = os.getpid()
+    want = program.encode()
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == me:
             continue
         try:
             with open(f"/proc/{name}/cmdline", "rb") as f:
-                # (its program, not the referee's command line naming it)
-                if any(a.endswith(b"/victim.py") for a in f.read().split(b"\0")):
-                    return int(name)
+                args = f.read().split(b"\0")
         except OSError:
             continue
+        # its interpreter and then its program, or the program itself
+        if args[:1] == [want] or args[1:2] == [want]:
+            return int(name)
     return None
 
 
 def attack(name: str, opts: dict[str, Any], hand: object) -> tuple[bool, object]:
     if name in ("signal", "mem", "ptrace", "autogroup"):
-        pid = find_victim()
+        pid = find_victim(opts["victim"])
         if pid is None:
             return False, "no victim in /proc"
         if name == "signal":
