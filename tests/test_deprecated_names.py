@@ -43,3 +43,22 @@ def test_documented_entry_points_keep_working() -> None:
     from bidref.match.referee import run_match
 
     assert referee.run_match is run_match
+
+
+# Classes renamed so that each name is one class (issue 39): the old name still
+# imports from its old module, as the very same class, with a DeprecationWarning.
+RENAMED = {
+    ("bidref.match.record", "MatchRecord"): "TranscriptRecorder",
+    ("bidref.cli.match_cmd", "LiveView"): "LiveMatchView",
+}
+
+
+@pytest.mark.parametrize(("where", "new"), sorted(RENAMED.items()))
+def test_renamed_class_keeps_its_old_name_and_warns(where: tuple[str, str], new: str) -> None:
+    module, old = where
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=new):
+        cls = getattr(mod, old)
+    assert cls is getattr(mod, new)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        _ = mod.no_such_name

@@ -63,7 +63,7 @@ so that they behave identically for every input: ``actions.py`` (mypyc refuses a
 ``ClassVar`` on a slotted dataclass, ``Bid.kind``; ``apply`` tests actions by
 identity on its fast path) and ``deal.py`` (a compiled dataclass would refuse
 hands given as lists, which ``Deal`` accepts; its shuffle, ``_shuffle.py``, is
-compiled). ``view.py`` and ``text.py`` are not on the path. The ``bidref``
+compiled). ``view.py`` and ``describe.py`` are not on the path. The ``bidref``
 program runs on this build wherever it is fresh (``bidref.launch.select_build``);
 ``make test-compiled`` runs the rules, search, protocol and replay tests on it."""
 

@@ -6,6 +6,7 @@ Heavy modules (the referee, rich) are imported inside the command, so that
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -145,7 +146,7 @@ def render_state(state: LiveState, links: Links | None = None, now: int | None =
     return table
 
 
-class LiveView:
+class LiveMatchView:
     """What the live display shows: the last :class:`LiveState` the referee
     reported, with each network seat's connection read afresh at every redraw,
     so that a client that drops between two actions shows at once, and the bank
@@ -546,7 +547,7 @@ def _run_live(
     from ..net.seat import NetworkSeat
 
     names = shown((spec.engines[0].name, spec.engines[1].name))
-    view = LiveView(
+    view = LiveMatchView(
         (
             seats[0] if isinstance(seats[0], NetworkSeat) else None,
             seats[1] if isinstance(seats[1], NetworkSeat) else None,
@@ -581,3 +582,17 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     if outcome.transcript_path is not None:
         console.print(Text(f"transcript: {outcome.transcript_path}"))
     raise typer.Exit(code=exit_code_for(outcome))
+
+
+def __getattr__(name: str) -> object:
+    # The old name of LiveMatchView, for one release: the tournament's live view
+    # (bidref.render.tournament_views.LiveView) is the one class of that name (issue 39).
+    if name == "LiveView":
+        warnings.warn(
+            "bidref.cli.match_cmd.LiveView is now LiveMatchView; the old name goes in "
+            "the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return LiveMatchView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

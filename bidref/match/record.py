@@ -6,6 +6,7 @@ of :mod:`bidref.transcript.lines`, with the caps of docs/match.md ("Caps":
 
 from __future__ import annotations
 
+import warnings
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ def _charge(charge: Charge) -> ChargeField:
     return ChargeField(charge.delay_used, charge.bank_used, charge.timed_out, charge.overrun)
 
 
-class MatchRecord:
+class TranscriptRecorder:
     """The transcript side of the match: what the sessions report, written with
     the caps of docs/match.md (a :class:`~bidref.match.session.Recorder`)."""
 
@@ -287,3 +288,17 @@ class MatchRecord:
             )
         )
         tx.close()
+
+
+def __getattr__(name: str) -> object:
+    # The old name of TranscriptRecorder, for one release: bidref.tournament's
+    # MatchRecord (a results line) is the one class of that name (issue 39).
+    if name == "MatchRecord":
+        warnings.warn(
+            "bidref.match.record.MatchRecord is now TranscriptRecorder; the old name "
+            "goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return TranscriptRecorder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -72,7 +72,7 @@ from ..transcript.lines import PrivateItem, Request, RequestClock
 from .ending import MatchEnd, end_engines, tell_then_prepare
 from .meters import NO_CPU, SeatMeters
 from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
-from .record import MatchRecord
+from .record import TranscriptRecorder
 from .session import (
     Counted,
     EngineSession,
@@ -186,7 +186,7 @@ class _Referee:
         self.observer = observer
         self.policy = illegal_policy(spec.illegal)
         origin = clock()
-        self.rec = MatchRecord(
+        self.rec = TranscriptRecorder(
             TranscriptWriter(transcript_path, origin, salt, raw_lines=spec.raw_lines),
             clock,
             origin,

@@ -27,6 +27,7 @@ from .actions import (
 )
 from .clock import MILLISECOND, SECOND, Charge, MatchClock, TimeControl, seconds
 from .deal import Deal, DealSource, forced_opening_tile, listed_deals, seeded_deals
+from .describe import describe_layout
 from .determinize import match_from_view, redeal_hidden, with_free_opening
 from .errors import DealError, IllegalActionError, NotationError, PlacementError, RulesError
 from .events import (
@@ -58,7 +59,6 @@ from .layout import (
 from .match import Match, MatchConfig, round_to_five
 from .phase import Phase
 from .scoring import action_points
-from .text import describe_layout
 from .tiles import DOUBLES, TILES, Tile, parse_tile, pip_total, tile
 from .view import LayoutView, PlayerView, layout_view, player_view
 

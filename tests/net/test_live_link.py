@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from bidref.cli.match_cmd import LiveView
+from bidref.cli.match_cmd import LiveMatchView
 from bidref.match.spec import LiveState
 from bidref.net.framing import ListenAddress
 from bidref.net.seat import Link, NetworkSeat
@@ -18,7 +18,7 @@ from bidref.testing import FakeClock
 from tests.net.test_seat import FakeConn
 
 
-def _shown(view: LiveView) -> str:
+def _shown(view: LiveMatchView) -> str:
     console = Console(width=120, record=True, color_system=None)
     console.print(view)
     return console.export_text()
@@ -56,7 +56,7 @@ def test_the_seat_says_whether_a_client_holds_it_and_since_when() -> None:
 def test_the_live_table_shows_a_disconnection_between_two_actions() -> None:
     clock = FakeClock(50 * SECOND)
     seat = NetworkSeat(ListenAddress("127.0.0.1", 0), seat=0, clock=clock)
-    view = LiveView((seat, None))
+    view = LiveMatchView((seat, None))
     assert "waiting for its client" in _shown(view)  # before the match starts
     conn = FakeConn()
     seat.attach(conn, fresh=True)
@@ -79,14 +79,14 @@ def test_the_live_table_shows_a_disconnection_between_two_actions() -> None:
 
 
 def test_a_match_of_local_engines_has_no_network_column() -> None:
-    view = LiveView((None, None))
+    view = LiveMatchView((None, None))
     assert _shown(view).strip() == ""
     view.update(_state())
     shown = _shown(view)
     assert "c_first" in shown and "network" not in shown and "connected" not in shown
 
 
-def _row(view: LiveView, name: str) -> str:
+def _row(view: LiveMatchView, name: str) -> str:
     return next(ln for ln in _shown(view).splitlines() if name in ln)
 
 
@@ -94,7 +94,7 @@ def test_the_bank_of_a_disconnected_seat_on_move_runs_down_between_reports() -> 
     # (issue 35, item 6: it stood at 30.00 s, then jumped to 21.77 s at the reconnect)
     clock = FakeClock(50 * SECOND)
     seat = NetworkSeat(ListenAddress("127.0.0.1", 0), seat=0, clock=clock)
-    view = LiveView((seat, None))
+    view = LiveMatchView((seat, None))
     conn = FakeConn()
     seat.attach(conn, fresh=True)
     view.update(replace(_state(), banks_ns=(30 * SECOND, 30 * SECOND)))  # A to act
@@ -121,7 +121,7 @@ def test_before_the_engines_connect_the_table_shows_names_balances_and_banks() -
         seed=1,
         time_control=TimeControl.of_seconds(120, 10),
     )
-    view = LiveView((seat, None), waiting=waiting_state(spec, ("remote", "c_first")))
+    view = LiveMatchView((seat, None), waiting=waiting_state(spec, ("remote", "c_first")))
     for name in ("remote", "c_first"):
         row = _row(view, name)
         assert "150" in row and "120.00 s" in row, row

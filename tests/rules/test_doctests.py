@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-MODULES = ["tiles", "layout", "actions", "deal", "match", "clock", "text"]
+MODULES = ["tiles", "layout", "actions", "deal", "match", "clock", "describe"]
 
 
 def _compiled_examples(module: ModuleType) -> doctest.TestResults:
