@@ -41,9 +41,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bidref.build",
         # the engine jail: standard library only; engines/ starts an engine in it
         "bidref.sandbox",
-        # the one list of end reasons: the match layer's, read by replay, the pages
-        # and the tournament below and beside it; it imports the standard library only
-        "bidref.match.outcome",
+        # the outcome vocabulary (the one list of end reasons, MatchOutcome): the
+        # referee writes it; replay, the pages and the tournament read it without
+        # importing the match layer; it imports the standard library only
+        "bidref.outcome",
         # the clock's excuse for the machine's wait: the referee's rule, checked
         # again by replay (pure: the rules' units and the standard library)
         "bidref.match.excuse",
@@ -80,7 +81,7 @@ SHIMS: dict[str, str] = {
     "bidref.engine": "bidref.sdk",
     "bidref.referee": "bidref.match",
     "bidref.session": "bidref.match",
-    "bidref.outcome": "bidref.match",
+    "bidref.match.outcome": "bidref.outcome",
     "bidref.matchspec": "bidref.match",
     "bidref.check_engine": "bidref.check",
     "bidref.transcript.movefile": "bidref.movefile",

@@ -12,7 +12,7 @@ import pytest
 MOVED = {
     "bidref.referee": "bidref.match.referee",
     "bidref.session": "bidref.match.session",
-    "bidref.outcome": "bidref.match.outcome",
+    "bidref.match.outcome": "bidref.outcome.reasons",
     "bidref.matchspec": "bidref.match.spec",
     "bidref.engine": "bidref.sdk",
     "bidref.transcript.movefile": "bidref.movefile.parse",

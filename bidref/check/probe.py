@@ -27,7 +27,6 @@ from bidref.engines import (
     Transport,
     WriteError,
 )
-from bidref.match.outcome import EndReason
 from bidref.match.session import (
     DEFAULT_TOLERANCE_NS,
     STDERR_SETTLE_NS,
@@ -36,6 +35,7 @@ from bidref.match.session import (
     SessionEnd,
     hello_line,
 )
+from bidref.outcome import EndReason
 from bidref.players import SeatGone
 from bidref.protocol import (
     PROTOCOL_VERSION,

@@ -154,7 +154,7 @@ def _starting_an_engine(frame: FrameType | None) -> bool:
 
 def exit_code_for(outcome: MatchOutcome) -> ExitCode:
     """A finished match (any winner or a draw) is a success."""
-    from ..match.outcome import EndReason
+    from ..outcome import EndReason
 
     if outcome.reason is EndReason.STARTUP:
         return ExitCode.STARTUP

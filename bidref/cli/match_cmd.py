@@ -568,7 +568,7 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from ..match.outcome import EndReason
+    from ..outcome import EndReason
     from .common import exit_code_for
 
     if not console.is_terminal:

@@ -104,8 +104,8 @@ def exit_for(
     if summary.stopped is not None:
         from rich.text import Text
 
-        from ..match.outcome import EndReason
         from ..match.startup_evidence import evidence_hint
+        from ..outcome import EndReason
         from ..visible import visible
         from .match_cmd import STARTUP_HINT
 

@@ -7,10 +7,10 @@
 - :mod:`.wire`: the request and event lines sent to each seat;
 - :mod:`.record`: the transcript side of a match;
 - :mod:`.ending`: telling the seats how the match ended, then ending them;
-- :mod:`.outcome`: why a match ended and what it counts for;
 - :mod:`.referee`: the match itself (:func:`~.referee.run_match`).
 
-Below it: :mod:`bidref.rules` (the game), :mod:`bidref.protocol` (the wire
-messages), :mod:`bidref.engines` and :mod:`bidref.players` (the seats). Above
-it: the tournament and the command line.
+Below it: :mod:`bidref.rules` (the game), :mod:`bidref.outcome` (why a match
+ended and what it counts for; ``.outcome`` here is its old name, deprecated),
+:mod:`bidref.protocol` (the wire messages), :mod:`bidref.engines` and
+:mod:`bidref.players` (the seats). Above it: the tournament and the command line.
 """

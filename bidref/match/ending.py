@@ -18,10 +18,10 @@ from dataclasses import replace
 from typing import Any, Final
 
 from ..engines import Clock, ExitInfo, IoGroup
+from ..outcome import EndReason
 from ..players import Seat, SeatGone
 from ..protocol import EventMsg, Quit, encode
 from ..rules import MILLISECOND, Match
-from .outcome import EndReason
 from .session import EngineSession, SessionEnd
 
 log = logging.getLogger(__name__)

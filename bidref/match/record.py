@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import __version__
 from ..engines import Clock
+from ..outcome import MatchOutcome
 from ..protocol import PROTOCOL_VERSION, Log, RulesRequest
 from ..rules import (
     RULES_VERSION,
@@ -51,7 +52,6 @@ from ..transcript.lines import (
     Charge as ChargeField,
 )
 from .meters import NO_CPU
-from .outcome import MatchOutcome
 from .session import EngineSession
 from .spec import MatchSpec
 

@@ -45,6 +45,7 @@ from typing import Any, Final
 
 from ..engines import Clock, IoGroup
 from ..engines.priority import referee_priority
+from ..outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
 from ..players import EngineSeat, Seat
 from ..players.abilities import SeatAbilities
 from ..protocol import (
@@ -71,7 +72,6 @@ from ..transcript import SaltSource, TranscriptWriter, default_salt
 from ..transcript.lines import PrivateItem, Request, RequestClock
 from .ending import MatchEnd, end_engines, tell_then_prepare
 from .meters import NO_CPU, SeatMeters
-from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
 from .record import TranscriptRecorder
 from .session import (
     Counted,

@@ -25,6 +25,7 @@ from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
+from ..outcome import EndReason
 from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
 from ..players.abilities import abilities_of
 from ..protocol import (
@@ -49,7 +50,6 @@ from ..protocol.codec import action_reply
 from ..rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from ..rules_text import rules_section
 from .excuse import MAX_EXTENSION_NS, MachineWait, ms
-from .outcome import EndReason
 from .startup_evidence import evidence_hint
 
 M = TypeVar("M", bound=EngineMessage)

@@ -12,8 +12,8 @@ from typing import Literal, Protocol
 
 from ..engines import EngineSpec
 from ..engines.framing import MAX_LINE
+from ..outcome import MatchOutcome
 from ..rules import MILLISECOND, SECOND, Deal, IllegalActionError, NotationError, TimeControl
-from .outcome import MatchOutcome
 from .session import DEFAULT_TOLERANCE_NS
 
 # -- the illegal-action policy (outside the rules) ------------------------------------------

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from ..rules import (
     DRAW,
     Action,

@@ -24,7 +24,7 @@ from .tiles import Tile
 
 Player = int  # 0 or 1
 # How the rules end a game. The referee ends matches for more reasons (time, crash,
-# ...): those, with these two, are bidref.match.outcome.EndReason.
+# ...): those, with these two, are bidref.outcome.EndReason.
 MatchEndKind = Literal["balance", "round_limit"]
 RoundEndReason = Literal["domino", "block", "match_over"]
 TransferReason = Literal["count", "auction", "block"]

@@ -52,7 +52,7 @@ from typing import Any, cast
 from bidref import __version__
 from bidref.errors import BidrefError
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from ..protocol.messages import PROTOCOL_VERSION
 from ..rules import RULES_VERSION
 from .live_mirror import TOPIC, CoordinatorMirror, WorkerMirror, worker_send

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..match.outcome import EndReason, end_sentence
+from ..outcome import EndReason, end_sentence
 from ..sandbox.policy import Level
 from .schedule import MatchKey, Pairing
 

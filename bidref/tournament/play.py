@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from .model import EngineEntry, MatchJob, MatchReport
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bidref import __version__
 from bidref.errors import UsageError
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from .model import (
     EngineEntry,
     EngineModel,

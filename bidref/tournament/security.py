@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .shipping import verify
 

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from .model import MatchRecord
 from .ratings import (
     Estimate,

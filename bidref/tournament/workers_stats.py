@@ -34,7 +34,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from .model import MatchRecord
 
 RESIDUAL_LIMIT = 3.0

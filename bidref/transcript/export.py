@@ -11,7 +11,7 @@ and validate then shows the game where it stopped.
 
 from __future__ import annotations
 
-from ..match.outcome import EndReason
+from ..outcome import EndReason
 from .replay import ReplayReport
 
 

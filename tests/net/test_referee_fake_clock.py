@@ -14,11 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bidref.match.outcome import MatchOutcome
 from bidref.match.referee import MatchSpec, run_match
 from bidref.net.framing import ListenAddress
 from bidref.net.match_seats import engine_spec_for
 from bidref.net.seat import NetworkSeat
+from bidref.outcome import MatchOutcome
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.testing import FakeClock
 from bidref.transcript import counter_salt

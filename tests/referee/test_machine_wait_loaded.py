@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from bidref.engines import EngineSpec
-from bidref.match.outcome import MatchOutcome
 from bidref.match.referee import MatchSpec, run_match
+from bidref.outcome import MatchOutcome
 from bidref.rules import MILLISECOND, TimeControl
 from bidref.sandbox.policy import SandboxConfig
 from bidref.transcript.expand import expanded_lines

@@ -5,13 +5,13 @@ from __future__ import annotations
 import doctest
 from pathlib import Path
 
-import bidref.match.outcome
+import bidref.outcome.reasons
 import bidref.rules
-from bidref.match.outcome import END_REASONS, EndReason, MatchOutcome
+from bidref.outcome import END_REASONS, EndReason, MatchOutcome
 
 
 def test_outcome_doctests() -> None:
-    assert doctest.testmod(bidref.match.outcome).failed == 0
+    assert doctest.testmod(bidref.outcome.reasons).failed == 0
 
 
 def test_every_reason_has_a_text_and_only_startup_and_aborted_are_unrated() -> None:
@@ -80,6 +80,6 @@ def test_no_module_keeps_its_own_list_of_end_reasons() -> None:
     assert not hasattr(bidref.render.timeline, "REASONS")
     assert not hasattr(bidref.tournament.model, "FAULT_REASONS")
     assert not hasattr(bidref.transcript.replay.results, "SEAT_REASONS")
-    assert not hasattr(bidref.match.outcome, "EndReasonName")
+    assert not hasattr(bidref.outcome.reasons, "EndReasonName")
     src = Path(bidref.rules.__file__).with_name("events.py").read_text()
     assert "\nEndReason =" not in src

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bidref.engines import EngineSpec, ExitInfo
-from bidref.match.outcome import EndReason, MatchOutcome, TimeLoss, last_words
 from bidref.match.referee import MatchSpec, run_match
+from bidref.outcome import EndReason, MatchOutcome, TimeLoss, last_words
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.testing import FakeClock
 from bidref.transcript import counter_salt

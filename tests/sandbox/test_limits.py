@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bidref.match.outcome import EndReason, end_sentence
+from bidref.outcome import EndReason, end_sentence
 from bidref.render.timeline import result_text
 from bidref.sandbox.breach import Breach, judge, said
 

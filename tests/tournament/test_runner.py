@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bidref.match.outcome import EndReason
+from bidref.outcome import EndReason
 from bidref.tournament import (
     MatchJob,
     MatchRecord,

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from bidref.cli.match_cmd import STARTUP_HINT
 from bidref.cli.tournament_end import exit_for
-from bidref.match.outcome import EndReason
+from bidref.outcome import EndReason
 from bidref.tournament.runner import RunSummary
 
 

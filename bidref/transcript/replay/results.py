@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...match.outcome import END_REASONS, EndReason
+from ...outcome import END_REASONS, EndReason
 from ...rules import Match, RoundStarted
 from ...rules.deal import seeded_deals
 from ..lines import Header, Result, SeedReveal

@@ -1,0 +1,17 @@
+"""The outcome vocabulary: how a match ends, in words every layer shares.
+
+- :mod:`.reasons`: the one list of end reasons (:class:`EndReason`: what each
+  means, whether it is rated, who loses, whose fault it is), the
+  :class:`MatchOutcome` the referee returns, and how an ending is said in
+  sentences (:func:`end_sentence`, :class:`TimeLoss`, :func:`last_words`).
+
+It imports the standard library only and sits low (docs/ARCHITECTURE.md,
+"Layers"): the referee writes these words, and the transcript's replay, the
+pages and the tournament read them, none of them importing the match layer
+for it (issue 39). Its old home, ``bidref.match.outcome``, re-exports
+:mod:`.reasons` for one release.
+"""
+
+from .reasons import END_REASONS, EndReason, MatchOutcome, TimeLoss, end_sentence, last_words
+
+__all__ = ["END_REASONS", "EndReason", "MatchOutcome", "TimeLoss", "end_sentence", "last_words"]
