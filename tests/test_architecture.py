@@ -9,7 +9,9 @@ docs/ARCHITECTURE.md ("Layers") states these rules; this test is what keeps them
   error base, which itself imports nothing);
 - only ``bidref.cli`` prints or exits (no ``print``, ``sys.exit``, ``exit``,
   ``typer.Exit`` or ``SystemExit`` elsewhere), with the exceptions in
-  :data:`MAY_EXIT`;
+  :data:`MAY_EXIT`; nor does anything else write to the terminal's streams
+  (``sys.stdout``, ``sys.stderr``: ``sys.stdout.write`` is a print by another
+  name), with the exceptions in :data:`MAY_WRITE`;
 - the SDK (``bidref.sdk``) never imports the sample AI (``bidref.engines_ai``).
 
 Every import counts, also one inside a function or under ``TYPE_CHECKING``: a
@@ -97,6 +99,22 @@ MAY_EXIT: dict[str, str] = {
     # command line; the module imports nothing of bidref, so that the launcher can
     # load it by path, and cannot use the CLI
     "bidref.build.compiled": "sys.exit",
+}
+
+
+# Where the package may use the standard streams outside the CLI, and why.
+MAY_WRITE: dict[str, str] = {
+    # the engine side of the protocol: its standard output is the wire to the
+    # referee (and it points print() at standard error while the engine runs)
+    "bidref.sdk": "the protocol's wire",
+    # PettingZoo's render_mode="human" writes the position to standard output by
+    # the API's convention (the stream is a parameter; tests give their own)
+    "bidref.env.aec": "PettingZoo's human render",
+    # `python -m bidref.protocol.schema > protocols/bidref-1.schema.json`: the
+    # checked-in schema's regeneration (tests/protocol/test_schema.py says so)
+    "bidref.protocol.schema": "its own python -m entry",
+    # `python -m bidref.build.compiled` (see MAY_EXIT)
+    "bidref.build.compiled": "its own python -m entry",
 }
 
 
@@ -248,6 +266,37 @@ def test_only_the_cli_prints_or_exits() -> None:
     assert print_exit_violations() == []
 
 
+STREAMS = frozenset({"stdout", "stderr", "__stdout__", "__stderr__"})
+
+
+def _std_streams(path: Path) -> list[tuple[int, str]]:
+    """Every use of a standard output stream: ``sys.stdout`` (so also
+    ``sys.stdout.write(...)``), ``sys.stderr``, and ``from sys import stdout``."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == "sys" and node.attr in STREAMS:
+                out.append((node.lineno, f"sys.{node.attr}"))
+        elif isinstance(node, ast.ImportFrom) and node.module == "sys":
+            out += [(node.lineno, f"sys.{a.name}") for a in node.names if a.name in STREAMS]
+    return out
+
+
+def stream_violations() -> list[str]:
+    return [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {what}"
+        for name, path in MODULES.items()
+        if _part(name) != "bidref.cli" and name not in MAY_WRITE
+        for line, what in _std_streams(path)
+    ]
+
+
+def test_only_the_cli_writes_to_the_standard_streams() -> None:
+    assert stream_violations() == [], "return the text (or take a stream); the CLI writes it"
+    unused = [m for m in MAY_WRITE if not _std_streams(MODULES[m])]
+    assert unused == [], f"these no longer write: take them off MAY_WRITE: {unused}"
+
+
 # Where a seat's (or a transport's, a jail's) optional abilities are read: through
 # the typed record of bidref/players/abilities.py and the typed jail, never probed
 # by name, which mypy cannot check (issue 39).
@@ -291,8 +340,11 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
         "    print('x')\n"
         "    sys.exit(2)\n"
         "    raise SystemExit(1)\n"
+        "    sys.stdout.write('y')\n"
+        "    from sys import stderr\n"
     )
     assert sorted(w for _, w in _prints_and_exits(src)) == ["print", "raise SystemExit", "sys.exit"]
+    assert sorted(_std_streams(src)) == [(7, "sys.stdout"), (8, "sys.stderr")]
     probe = tmp_path / "p.py"
     probe.write_text('def f(seat):\n    return getattr(seat, "x", None), hasattr(seat, "y")\n')
     assert _probes(probe) == [(2, "getattr"), (2, "hasattr")]
