@@ -1,5 +1,5 @@
 """check-engine judges an engine through the referee's EngineSession: the same
-script behind the same fake pipe (tests/referee/fakes.PipeSeat, a fake clock)
+script behind the same fake pipe (tests/match/fakes.PipeSeat, a fake clock)
 gets the same verdict from ``bidref match`` and from ``check-engine``."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bidref.engines import EngineSpec, ExitInfo, Incoming, Line, Transport
 from bidref.match.session import EngineSession, SessionEnd
 from bidref.protocol import EngineHello, Pong
 from bidref.rules import MILLISECOND, SECOND
-from tests.referee.fakes import (
+from tests.match.fakes import (
     FakeClock,
     FakeSeat,
     PipeSeat,
@@ -26,7 +26,7 @@ from tests.referee.fakes import (
     first_legal,
     hello_line,
 )
-from tests.referee.test_clock_promises import SPEC, first_request_at, play
+from tests.match.test_clock_promises import SPEC, first_request_at, play
 
 MS = MILLISECOND
 US = 1000

@@ -6,7 +6,7 @@ keys, order and compact separators — but from cached JSON fragments of tiles,
 attachment points and actions, with the layout's JSON kept while no tile is placed
 and its ``placed`` and ``connections`` lists extended incrementally within a
 round. Tests check the equality on many random games (tests/protocol,
-tests/referee/test_fast_paths.py).
+tests/match/test_fast_paths.py).
 
 An engine that asks for it in its hello (``"features": ["points"]``) also gets
 ``"legal_points"``: what each legal action earns at once, in the order of

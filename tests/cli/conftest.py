@@ -1,1 +1,1 @@
-from tests.referee.build import c_first  # noqa: F401
+from tests.match.build import c_first  # noqa: F401

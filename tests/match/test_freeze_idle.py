@@ -198,7 +198,7 @@ def test_the_seat_not_on_move_is_held_and_both_run_at_the_end() -> None:
     one to move thawed (before its request is written); after the match both are
     thawed before they are told the result; a seat without freeze/thaw (a person)
     is simply left alone."""
-    from tests.referee.fakes import FakeClock, FakeSeat, first_legal
+    from tests.match.fakes import FakeClock, FakeSeat, first_legal
 
     clock = FakeClock()
     log: list[tuple[str, str]] = []

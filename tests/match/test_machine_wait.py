@@ -6,7 +6,7 @@ not excuse, or an engine that overloads itself, still loses on time; replay
 Scripted seats on a fake clock, with a fake wait reader (the seat's
 ``wait_sample``): nothing sleeps. The real counters are tested in
 tests/engines/test_schedwait.py and, on a really loaded machine, in
-tests/referee/test_machine_wait_loaded.py.
+tests/match/test_machine_wait_loaded.py.
 """
 
 from __future__ import annotations

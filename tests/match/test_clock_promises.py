@@ -1,5 +1,5 @@
 """The clock promises of docs/match.md ("Clock promises"), one by one, on a fake
-clock with fake engines behind fake pipes (tests/referee/fakes.PipeSeat): a line
+clock with fake engines behind fake pipes (tests/match/fakes.PipeSeat): a line
 is read by a look, after the last look that found nothing."""
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+from tests.match.build import c_first  # noqa: F401

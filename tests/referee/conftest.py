@@ -1,1 +1,0 @@
-from tests.referee.build import c_first  # noqa: F401
