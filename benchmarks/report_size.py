@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bidref.render.report_server import route
-from bidref.render.tournament_report import write_report
+from bidref.render.tournament.report import write_report
+from bidref.render.tournament.server import route
 
 REPO = Path(__file__).resolve().parents[1]
 C_ENGINE = REPO / "sample_engines" / "c_first" / "engine"

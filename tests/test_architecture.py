@@ -65,11 +65,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "bidref.check",
         "bidref.tournament",
-        # draw a tournament's results: they sit with the tournament, not with the
-        # pictures the play screen uses
-        "bidref.render.tournament_report",
-        "bidref.render.tournament_views",
-        "bidref.render.report_server",
+        # draw a tournament's results (the report, the views, the report server):
+        # they sit with the tournament, not with the pictures the play screen uses
+        "bidref.render.tournament",
         # the live page: reads a tournament's folder as it grows, serves it
         "bidref.live",
     ),
@@ -88,6 +86,9 @@ SHIMS: dict[str, str] = {
     "bidref.check_engine": "bidref.check",
     "bidref.transcript.movefile": "bidref.movefile",
     "bidref.transcript.validate": "bidref.movefile",
+    "bidref.render.tournament_report": "bidref.render.tournament",
+    "bidref.render.tournament_views": "bidref.render.tournament",
+    "bidref.render.report_server": "bidref.render.tournament",
 }
 
 # Where the package may exit outside the CLI, and why.
@@ -356,7 +357,7 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["bidref.rules.match", "bidref.match.referee", "bidref.cli.app"])
 def test_parts_are_found_by_their_longest_name(name: str) -> None:
     assert _part(name) == ".".join(name.split(".")[:2])
-    assert _part("bidref.render.tournament_report") == "bidref.render.tournament_report"
+    assert _part("bidref.render.tournament.report") == "bidref.render.tournament"
 
 
 def test_a_module_without_a_layer_is_found() -> None:

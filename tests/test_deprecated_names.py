@@ -17,6 +17,9 @@ MOVED = {
     "bidref.engine": "bidref.sdk",
     "bidref.transcript.movefile": "bidref.movefile.parse",
     "bidref.transcript.validate": "bidref.movefile.validate",
+    "bidref.render.tournament_report": "bidref.render.tournament.report",
+    "bidref.render.tournament_views": "bidref.render.tournament.views",
+    "bidref.render.report_server": "bidref.render.tournament.server",
 }
 
 

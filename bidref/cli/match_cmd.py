@@ -586,7 +586,7 @@ def _print_result(console: Console, outcome: MatchOutcome, when: str) -> None:
 
 def __getattr__(name: str) -> object:
     # The old name of LiveMatchView, for one release: the tournament's live view
-    # (bidref.render.tournament_views.LiveView) is the one class of that name (issue 39).
+    # (bidref.render.tournament.views.LiveView) is the one class of that name (issue 39).
     if name == "LiveView":
         warnings.warn(
             "bidref.cli.match_cmd.LiveView is now LiveMatchView; the old name goes in "

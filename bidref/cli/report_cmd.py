@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ..render.tournament_report import write_report
+from ..render.tournament.report import write_report
 from ..tournament.runner import RESULTS_FILE
 from ..tournament.store import ResultsError
 from . import app

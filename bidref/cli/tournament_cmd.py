@@ -3,7 +3,7 @@
 The command checks its options (declared in :mod:`.tournament_options`) and
 hands over: the plan and the output folder to :mod:`bidref.tournament`
 (``plans``, ``resume``, ``folder``, ``backends``), the views to
-:mod:`bidref.render.tournament_views`. It keeps what only the CLI does: the
+:mod:`bidref.render.tournament.views`. It keeps what only the CLI does: the
 consoles, one run's resources in one ExitStack (the run itself: :mod:`.tournament_run`),
 the messages and the exit code (:mod:`.tournament_end`). An option, engine or
 folder it cannot use is a ``UsageError``, said by the CLI's one handler (exit 2).

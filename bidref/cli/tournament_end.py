@@ -31,7 +31,7 @@ def finish(
     import json
     import sys
 
-    from bidref.render.tournament_views import FinalView
+    from bidref.render.tournament.views import FinalView
     from bidref.tournament.result import result_dict
 
     from .report_cmd import write_html_report

@@ -115,7 +115,7 @@ def run_with_progress(
     line per finished match and the standings every ``rating_interval`` of them."""
     from rich.live import Live
 
-    from bidref.render.tournament_views import LiveView, finished_line
+    from bidref.render.tournament.views import LiveView, finished_line
     from bidref.tournament import run
     from bidref.tournament.tables import standings_table
 

@@ -9,7 +9,7 @@ One :class:`LiveServer` (the standard library's ``ThreadingHTTPServer``) serves:
 - ``/live/state.json`` the snapshot, for the page's slow polling fallback (a
   browser or proxy that cuts the event stream);
 - ``/stderr/I/S`` seat S's stderr log of finished match I (never a running one);
-- everything else as the report server does (:mod:`bidref.render.report_server`):
+- everything else as the report server does (:mod:`bidref.render.tournament.server`):
   the report (``/`` or ``/report``), ``/replay/I.html``, the replay assets.
 
 One poller thread reads the folder (:class:`~.watch.Watch`) every ``poll_s``
@@ -35,8 +35,8 @@ from typing import Any
 
 from ..render.dominoes import tile_defs
 from ..render.replay_page import replay_page
-from ..render.report_server import Response, route
 from ..render.timeline import build_timeline
+from ..render.tournament.server import Response, route
 from .watch import Watch
 
 POLL_S = 0.2  # how often the folder is read while a page listens

@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..render.dominoes import count_text, layout_markup
-from ..render.tournament_report import cross_table, header_text, ratings_chart, standings_table
+from ..render.tournament.report import cross_table, header_text, ratings_chart, standings_table
 from ..tournament.model import Header, MatchRecord
 from ..tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Plan
 from ..tournament.standings import FAULT_COLUMNS, Tally

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bidref.render.report_server import make_server, route
+from bidref.render.tournament.server import make_server, route
 from tests.html.conftest import Page
 
 pytestmark = pytest.mark.e2e

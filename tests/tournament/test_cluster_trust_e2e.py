@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bidref.render.tournament_report import write_report
+from bidref.render.tournament.report import write_report
 from bidref.tournament import MatchRecord, ResultsStore, run
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.loopback import LoopbackCluster

@@ -1,4 +1,4 @@
-"""What `bidref tournament` shows (render/tournament_views.py) and its --json object
+"""What `bidref tournament` shows (render/tournament/views.py) and its --json object
 (result.py, RunSummary.to_dict), on a fixed-width console."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from bidref.render.tournament_views import FinalView, LiveView, finished_line, hms, match_line
+from bidref.render.tournament.views import FinalView, LiveView, finished_line, hms, match_line
 from bidref.tournament import MatchRecord, MatchReport, Plan, Progress, RunSummary, Sprt, compute
 from bidref.tournament.result import result_dict
 

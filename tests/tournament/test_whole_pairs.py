@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from bidref.render.tournament_views import FinalView
+from bidref.render.tournament.views import FinalView
 from bidref.tournament.model import MatchRecord
 from bidref.tournament.runner import RunSummary
 from bidref.tournament.schedule import Pairing
