@@ -89,6 +89,7 @@ SHIMS: dict[str, str] = {
     "bidref.render.tournament_report": "bidref.render.tournament",
     "bidref.render.tournament_views": "bidref.render.tournament",
     "bidref.render.report_server": "bidref.render.tournament",
+    "bidref.tournament.tables": "bidref.render.tournament",
 }
 
 # Where the package may exit outside the CLI, and why.

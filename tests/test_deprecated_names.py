@@ -20,6 +20,7 @@ MOVED = {
     "bidref.render.tournament_report": "bidref.render.tournament.report",
     "bidref.render.tournament_views": "bidref.render.tournament.views",
     "bidref.render.report_server": "bidref.render.tournament.server",
+    "bidref.tournament.tables": "bidref.render.tournament.tables",
 }
 
 

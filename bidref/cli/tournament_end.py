@@ -43,7 +43,7 @@ def finish(
     else:
         console.print(FinalView(plan, summary))
         if workers is not None:
-            from bidref.tournament.tables import workers_table
+            from bidref.render.tournament.tables import workers_table
 
             console.print(workers_table(workers))
     html = outputs.html
@@ -70,8 +70,8 @@ def _workers(plan: Plan) -> dict[str, dict[str, object]] | None:
 
 def _export(plan: Plan, summary: RunSummary, paths: list[Path], err: Console) -> bool:
     """Write the pairwise table to each --export file; False if one failed (said)."""
+    from bidref.render.tournament.tables import export_pairs
     from bidref.tournament.runner import RESULTS_FILE
-    from bidref.tournament.tables import export_pairs
 
     assert summary.standings is not None
     ok = True

@@ -115,9 +115,9 @@ def run_with_progress(
     line per finished match and the standings every ``rating_interval`` of them."""
     from rich.live import Live
 
+    from bidref.render.tournament.tables import standings_table
     from bidref.render.tournament.views import LiveView, finished_line
     from bidref.tournament import run
-    from bidref.tournament.tables import standings_table
 
     live = (
         Live(console=console, refresh_per_second=4, transient=True) if console.is_terminal else None

@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from bidref.cli import app
+from bidref.render.tournament.tables import fmt_elo
 from bidref.tournament.runner import RESULTS_FILE, Plan
 from bidref.tournament.standings import compute
 from bidref.tournament.store import read_results
-from bidref.tournament.tables import fmt_elo
 from tests.html.conftest import Page
 from tests.transcript.scripted_seats import referee_transcript
 

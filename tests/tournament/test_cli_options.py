@@ -293,7 +293,7 @@ def test_real_engines_debug_logs_and_stderr_dir_per_match(tmp_path: Path) -> Non
 
 
 def test_fitted_tables_drop_columns_to_fit() -> None:
-    from bidref.tournament.tables import Column, Fitted
+    from bidref.render.tournament.tables import Column, Fitted
 
     table = Fitted(
         [Column("name", "left"), Column("must"), Column("nice", drop=1), Column("extra", drop=2)],

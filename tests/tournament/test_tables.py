@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from bidref.render.tournament.tables import export_pairs, pairs_table, standings_table
 from bidref.render.tournament.views import LiveView
 from bidref.tournament import MatchRecord, MatchReport, Progress, Sprt, compute
-from bidref.tournament.tables import export_pairs, pairs_table, standings_table
 
 from .conftest import MakePlan
 

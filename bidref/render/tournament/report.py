@@ -30,10 +30,10 @@ from ...tournament.ratings import Sprt
 from ...tournament.runner import RESULTS_FILE, TRANSCRIPTS_DIR, Plan
 from ...tournament.standings import SideStats, Standings, compute
 from ...tournament.store import read_results
-from ...tournament.tables import sprt_text
 from ...tournament.workers_stats import workers_of
 from ..replay_page import replay_page
 from ..timeline import build_timeline
+from .tables import sprt_text
 
 ELO_SPAN = 800.0  # the axis runs over at most ±800 Elo; wider intervals are clipped
 

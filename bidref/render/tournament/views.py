@@ -12,15 +12,15 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from bidref.tournament import MatchRecord, Plan, Progress, RunSummary
-from bidref.tournament.runner import RESULTS_FILE
-from bidref.tournament.tables import (
+from bidref.render.tournament.tables import (
     cross_table,
     pairs_table,
     seats_table,
     sprt_line,
     standings_table,
 )
+from bidref.tournament import MatchRecord, Plan, Progress, RunSummary
+from bidref.tournament.runner import RESULTS_FILE
 from bidref.visible import visible
 
 
