@@ -43,13 +43,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bidref.build",
         # the engine jail: standard library only; engines/ starts an engine in it
         "bidref.sandbox",
-        # the outcome vocabulary (the one list of end reasons, MatchOutcome): the
-        # referee writes it; replay, the pages and the tournament read it without
-        # importing the match layer; it imports the standard library only
+        # the outcome vocabulary (the one list of end reasons, MatchOutcome, the
+        # clock's excuse for the machine's wait): the referee writes it; replay, the
+        # pages and the tournament read it without importing the match layer; pure
+        # (the standard library, and the rules' units for the excuse)
         "bidref.outcome",
-        # the clock's excuse for the machine's wait: the referee's rule, checked
-        # again by replay (pure: the rules' units and the standard library)
-        "bidref.match.excuse",
         # AI research on the rules alone (docs/env.md): the PettingZoo environment
         # and the OpenSpiel game; no referee, no clock
         "bidref.env",
@@ -82,6 +80,7 @@ SHIMS: dict[str, str] = {
     "bidref.referee": "bidref.match",
     "bidref.session": "bidref.match",
     "bidref.match.outcome": "bidref.outcome",
+    "bidref.match.excuse": "bidref.outcome",
     "bidref.matchspec": "bidref.match",
     "bidref.check_engine": "bidref.check",
     "bidref.transcript.movefile": "bidref.movefile",

@@ -13,6 +13,7 @@ MOVED = {
     "bidref.referee": "bidref.match.referee",
     "bidref.session": "bidref.match.session",
     "bidref.match.outcome": "bidref.outcome.reasons",
+    "bidref.match.excuse": "bidref.outcome.excuse",
     "bidref.matchspec": "bidref.match.spec",
     "bidref.engine": "bidref.sdk",
     "bidref.transcript.movefile": "bidref.movefile.parse",

@@ -22,7 +22,7 @@ the tasks, the largest one task's wait, and the CPU time of the same tasks.
 A task that appears between two samples counts from 0 (it was born after the
 first); one that is gone by the second takes its counts along (its CPU time
 is still in the engine's ``cpu_ns``: the difference tells that it existed,
-see :mod:`bidref.match.excuse`). The counters need ``CONFIG_SCHED_INFO``
+see :mod:`bidref.outcome.excuse`). The counters need ``CONFIG_SCHED_INFO``
 (every distribution kernel); without them nothing is sampled (None).
 
 Cost: one ``pread`` per task on a descriptor kept open (an open ``/proc`` file

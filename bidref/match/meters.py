@@ -15,8 +15,8 @@ from typing import Final
 
 from ..engines import Clock
 from ..engines.schedwait import Sample, between
+from ..outcome.excuse import MachineWait
 from ..players.abilities import SeatAbilities
-from .excuse import MachineWait
 
 # (CPU time of the decision, CPU time while not on move, run-queue wait of the decision)
 NO_CPU: Final[tuple[int | None, int | None, int | None]] = (None, None, None)
@@ -118,7 +118,7 @@ class SeatMeters:
 
     def machine(self, p: int) -> MachineWait | None:
         """Seat ``p``'s figures from its request (or its last rejected reply) to now,
-        for the clock's excuse (bidref/match/excuse.py); None where unknown."""
+        for the clock's excuse (bidref/outcome/excuse.py); None where unknown."""
         read, cores_of, wreq = self.waits[p], self.cores[p], self.wreq
         if read is None or cores_of is None or wreq is None:
             return None

@@ -26,6 +26,7 @@ from typing import Any, Final, Protocol, TypeVar
 from .. import __version__
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
 from ..outcome import EndReason
+from ..outcome.excuse import MAX_EXTENSION_NS, MachineWait, ms
 from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
 from ..players.abilities import abilities_of
 from ..protocol import (
@@ -49,7 +50,6 @@ from ..protocol import (
 from ..protocol.codec import action_reply
 from ..rules import MILLISECOND, RULES_VERSION, SECOND, TimeControl
 from ..rules_text import rules_section
-from .excuse import MAX_EXTENSION_NS, MachineWait, ms
 from .startup_evidence import evidence_hint
 
 M = TypeVar("M", bound=EngineMessage)
@@ -220,7 +220,7 @@ class EngineSession:
         # per match: log lines, stale replies, rules requests, rejected replies
         self.counts = {"log_lines": 0, "stale_lines": 0, "rules_requests": 0, "rejected": 0}
         self.turn = [0, 0, 0]  # for the pending request, by Counted
-        # The machine's wait of the pending decision (bidref/match/excuse.py), where
+        # The machine's wait of the pending decision (bidref/outcome/excuse.py), where
         # the referee can read it; None: a late reply is a time loss, as ever.
         self.machine: Callable[[], MachineWait | None] | None = None
 
@@ -424,7 +424,7 @@ class EngineSession:
 
         A look at the deadline that finds nothing is a time loss, unless the
         machine kept the engine waiting for a CPU longer than it is now past the
-        deadline (bidref/match/excuse.py): then the look is put off until the
+        deadline (bidref/outcome/excuse.py): then the look is put off until the
         excuse runs out, re-read each time; a reply found meanwhile is judged by
         :meth:`_judge_late`."""
         until = deadline

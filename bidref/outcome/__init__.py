@@ -3,13 +3,15 @@
 - :mod:`.reasons`: the one list of end reasons (:class:`EndReason`: what each
   means, whether it is rated, who loses, whose fault it is), the
   :class:`MatchOutcome` the referee returns, and how an ending is said in
-  sentences (:func:`end_sentence`, :class:`TimeLoss`, :func:`last_words`).
+  sentences (:func:`end_sentence`, :class:`TimeLoss`, :func:`last_words`);
+- :mod:`.excuse`: when a late reply is not the engine's loss (the clock's excuse
+  for the machine's wait), the referee's rule that replay checks again.
 
-It imports the standard library only and sits low (docs/ARCHITECTURE.md,
-"Layers"): the referee writes these words, and the transcript's replay, the
-pages and the tournament read them, none of them importing the match layer
-for it (issue 39). Its old home, ``bidref.match.outcome``, re-exports
-:mod:`.reasons` for one release.
+It is pure (the standard library, and the rules' units for the excuse) and sits
+low (docs/ARCHITECTURE.md, "Layers"): the referee writes these words, and the
+transcript's replay, the pages and the tournament read them, none of them
+importing the match layer for it (issue 39). Their old homes, ``bidref.match.outcome`` and
+``bidref.match.excuse``, re-export them for one release.
 """
 
 from .reasons import END_REASONS, EndReason, MatchOutcome, TimeLoss, end_sentence, last_words

@@ -55,7 +55,7 @@ once per seat, and a seat that wraps another hands over its inner seat's with
         # An engine's tasks' run-queue counters (bidref/engines/schedwait.py) and
         # how many CPUs it may use (and whether it lowered its own priority): the
         # machine's wait, for the clock's excuse
-        # (bidref/match/excuse.py). Read at decision boundaries, and at a deadline.
+        # (bidref/outcome/excuse.py). Read at decision boundaries, and at a deadline.
     def freeze(self) -> None / def thaw(self) -> None   # optional (--freeze-idle)
         # Stop the player while it is not on move / let it run again (an engine:
         # its process group gets SIGSTOP / SIGCONT, or its jail is frozen).

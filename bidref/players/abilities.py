@@ -48,7 +48,7 @@ class CpuTime(Protocol):
         ...
 
 
-# The machine's wait of an engine's tasks, for the clock's excuse (bidref/match/excuse.py):
+# The machine's wait of an engine's tasks, for the clock's excuse (bidref/outcome/excuse.py):
 @runtime_checkable
 class WaitSample(Protocol):
     def wait_sample(self) -> Sample | None:

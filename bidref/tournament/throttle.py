@@ -2,7 +2,7 @@
 fewer at once.
 
 An abort for a referee's stall (``timing_fault``) or for the machine's wait
-(``machine_wait``, bidref/match/excuse.py) says the machine had more to run
+(``machine_wait``, bidref/outcome/excuse.py) says the machine had more to run
 than CPUs; such a match is played again anyway (runner.py), so a run that
 keeps aborting only wastes its time. When :data:`ABORTS` of the last
 :data:`WINDOW` matches finished at the current level aborted so, the level is

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bidref.match.excuse import MAX_EXTENSION_NS, MachineWait
+from bidref.outcome.excuse import MAX_EXTENSION_NS, MachineWait
 from bidref.rules import MILLISECOND
 from bidref.testing import FakeClock
 from bidref.transcript.replay import replay
@@ -273,7 +273,7 @@ def test_an_engine_that_lowered_its_own_priority_is_excused_nothing() -> None:
 
 
 def test_lines_besides_the_reply_are_free_up_to_a_few() -> None:
-    from bidref.match.excuse import OTHER_LINES_FREE
+    from bidref.outcome.excuse import OTHER_LINES_FREE
 
     assert _mw(other_lines=OTHER_LINES_FREE).excused_ns == 40 * MS
     assert _mw(other_lines=OTHER_LINES_FREE + 1).excused_ns == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...match.excuse import MachineWait
+from ...outcome.excuse import MachineWait
 from ...rules import Charge, MatchClock, TimeControl
 from ..lines import Reply, Request, Retry, Timeout
 from .report import Mismatch, cpu_time, diff, seconds
@@ -221,7 +221,7 @@ class ClockCheck:
                 )
 
     def check_machine_wait(self, n: int, detail: dict[str, Any]) -> None:
-        """An abort for the machine's wait (bidref/match/excuse.py): a decision of
+        """An abort for the machine's wait (bidref/outcome/excuse.py): a decision of
         that seat was pending, the look was past its deadline by ``late_ns``, and
         the excuse recomputed from the figures is more than that."""
         p = self.pending
