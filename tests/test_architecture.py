@@ -208,6 +208,42 @@ def test_no_part_imports_a_higher_layer() -> None:
     assert layer_violations() == []
 
 
+# A part that lies in another part's folder on another layer, and why (else a
+# folder is one layer: what sits in match/ is the match layer's).
+OWN_PARTS: dict[str, str] = {
+    # a tournament's pictures: drawn with render/'s tools, on the tournament's layer
+    "bidref.render.tournament": "the tournament's layer",
+}
+
+
+def test_a_folder_is_one_layer() -> None:
+    parts = [p for layer in LAYERS for p in layer if p != "bidref"] + list(SHIMS)
+    nested = [
+        f"{inner} (layer {_layer(inner)}) lies in {outer} (layer {_layer(outer)})"
+        for inner in parts
+        for outer in parts
+        if inner.startswith(outer + ".")
+        and _layer(inner) != _layer(outer)
+        and inner not in OWN_PARTS
+        and inner not in SHIMS
+    ]
+    assert nested == [], "move it to a folder of its layer (or list it in OWN_PARTS)"
+
+
+def test_the_package_imports_no_deprecated_name() -> None:
+    """The deprecated names are for the users' code: the package itself imports
+    the new homes (a shim in a folder of another layer would hide an arrow that
+    runs back up)."""
+    bad = [
+        f"{path.relative_to(PACKAGE.parent)}:{imp.line}: {imp.target}"
+        for name, path in MODULES.items()
+        if name not in SHIMS
+        for imp in _imports(name, path)
+        if imp.target in SHIMS
+    ]
+    assert bad == []
+
+
 def test_the_rules_core_imports_only_the_standard_library() -> None:
     allowed = set(sys.stdlib_module_names) | {"__future__"}
     bad = []

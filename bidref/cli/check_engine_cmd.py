@@ -80,7 +80,7 @@ def check_engine_cmd(
 
     from rich.console import Console
 
-    from ..check_engine import CheckSettings, check_engine
+    from ..check import CheckSettings, check_engine
     from . import options as opt
     from .remote import listen_for_remote_check
 
