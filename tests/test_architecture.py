@@ -5,6 +5,8 @@ docs/ARCHITECTURE.md ("Layers") states these rules; this test is what keeps them
 - each part of the package sits on a layer (:data:`LAYERS`) and imports only from
   its own layer or lower ones: nothing low imports the CLI, the match layer does
   not import a tournament, ...; a new part must be given a layer here;
+- a folder is one layer (the parts of another layer inside one: :data:`OWN_PARTS`),
+  and the package imports none of its deprecated names (:data:`SHIMS`);
 - ``bidref.rules`` imports only the standard library (and ``bidref.errors``, the
   error base, which itself imports nothing);
 - only ``bidref.cli`` prints or exits (no ``print``, ``sys.exit``, ``exit``,
