@@ -71,7 +71,7 @@ from ..transcript import SaltSource, TranscriptWriter, default_salt
 from ..transcript.lines import PrivateItem, Request, RequestClock
 from .ending import MatchEnd, end_engines, tell_then_prepare
 from .meters import NO_CPU, SeatMeters
-from .outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
+from .outcome import END_REASONS, AbortCause, EndReason, MatchOutcome, TimeLoss, last_words
 from .record import MatchRecord
 from .session import (
     Counted,
@@ -241,7 +241,7 @@ class _Referee:
         except MatchEnd as e:
             end = e
         except KeyboardInterrupt:
-            end = MatchEnd(None, EndReason.ABORTED, {"cause": "interrupted"}, rated=False)
+            end = MatchEnd(None, EndReason.ABORTED, {"cause": AbortCause.INTERRUPTED}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
             self.meters.thaw_all()
