@@ -81,6 +81,8 @@ _RECORD = {
 def test_a_member_is_written_as_its_word() -> None:
     for cause in AbortCause:
         assert json.dumps({"cause": cause}) == json.dumps({"cause": cause.value})
+        assert repr({"cause": cause}) == repr({"cause": cause.value})  # a log line's detail
+        assert f"{cause}" == str(cause) == cause.value  # a sentence's
         typed = MatchRecord.model_validate({**_RECORD, "detail": {"cause": cause}})
         said = MatchRecord.model_validate({**_RECORD, "detail": {"cause": cause.value}})
         assert typed.model_dump_json() == said.model_dump_json()

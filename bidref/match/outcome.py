@@ -171,6 +171,11 @@ class AbortCause(StrEnum):
         """The cause an end's ``detail`` names, if any."""
         return cls.named(detail.get("cause"))
 
+    def __repr__(self) -> str:
+        # a detail printed whole (a log line: ``aborted ({'cause': 'timing_fault', ...})``)
+        # reads as it did when the cause was a plain word
+        return repr(self.value)
+
 
 @dataclass(frozen=True)
 class TimeLoss:
