@@ -11,13 +11,18 @@ or as soon as the engine is gone, and the engine kills them when it quits."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # (run as a script, the engine imports its sibling by its own folder)
+    from benchmarks.engines.first_legal_loop import play_first_legal
+else:
+    from first_legal_loop import play_first_legal
 
 
 def burn(parent: int) -> None:
@@ -44,26 +49,18 @@ def main() -> None:
     me = os.getpid()
     burners: list[int] = []
     done = threading.Event()
+
+    def start_burners(hello: dict[str, Any]) -> None:
+        for _ in range(4):
+            pid = os.fork()
+            if pid == 0:
+                burn(me)
+            burners.append(pid)
+        sys.stderr.write(f"THIEF ON {time.monotonic_ns()}\n")
+        threading.Thread(target=switcher, args=(burners, done), daemon=True).start()
+
     try:
-        for line in sys.stdin:
-            msg = json.loads(line)
-            if msg.get("type") == "hello":
-                for _ in range(4):
-                    pid = os.fork()
-                    if pid == 0:
-                        burn(me)
-                    burners.append(pid)
-                sys.stderr.write(f"THIEF ON {time.monotonic_ns()}\n")
-                threading.Thread(target=switcher, args=(burners, done), daemon=True).start()
-                reply = {"type": "hello", "name": "cpu_thief", "protocol": "bidref/1"}
-            elif msg.get("type") == "request":
-                reply = {"type": "action", "id": msg["id"], "action": msg["legal"][0]}
-            elif msg.get("type") == "quit":
-                return
-            else:
-                continue
-            sys.stdout.write(json.dumps(reply) + "\n")
-            sys.stdout.flush()
+        play_first_legal("cpu_thief", on_hello=start_burners)
     finally:
         done.set()
         for pid in burners:

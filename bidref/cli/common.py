@@ -154,14 +154,14 @@ def _starting_an_engine(frame: FrameType | None) -> bool:
 
 def exit_code_for(outcome: MatchOutcome) -> ExitCode:
     """A finished match (any winner or a draw) is a success."""
-    from ..outcome import EndReason
+    from ..outcome import AbortCause, EndReason
 
     if outcome.reason is EndReason.STARTUP:
         return ExitCode.STARTUP
     if outcome.reason is EndReason.ABORTED:
         return (
             ExitCode.INTERRUPTED
-            if outcome.detail.get("cause") == "interrupted"
+            if AbortCause.of(outcome.detail) is AbortCause.INTERRUPTED
             else ExitCode.ABORTED
         )
     return ExitCode.OK

@@ -45,7 +45,7 @@ from typing import Any, Final
 
 from ..engines import Clock, IoGroup
 from ..engines.priority import referee_priority
-from ..outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
+from ..outcome import END_REASONS, AbortCause, EndReason, MatchOutcome, TimeLoss, last_words
 from ..players import EngineSeat, Seat
 from ..players.abilities import SeatAbilities
 from ..protocol import (
@@ -241,7 +241,7 @@ class _Referee:
         except MatchEnd as e:
             end = e
         except KeyboardInterrupt:
-            end = MatchEnd(None, EndReason.ABORTED, {"cause": "interrupted"}, rated=False)
+            end = MatchEnd(None, EndReason.ABORTED, {"cause": AbortCause.INTERRUPTED}, rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
             self.meters.thaw_all()

@@ -25,7 +25,7 @@ from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
-from ..outcome import EndReason
+from ..outcome import AbortCause, EndReason
 from ..outcome.excuse import MAX_EXTENSION_NS, MachineWait, ms
 from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
 from ..players.abilities import abilities_of
@@ -231,7 +231,8 @@ class EngineSession:
             self.seat.open()
         except SeatSetupError as e:  # the referee's own set-up: nobody's loss
             raise SessionEnd(
-                EndReason.ABORTED, {"cause": "jail_setup", "seat": self.index, "problem": str(e)}
+                EndReason.ABORTED,
+                {"cause": AbortCause.JAIL_SETUP, "seat": self.index, "problem": str(e)},
             ) from None
         except SeatStartError as e:
             raise self._startup(str(e)) from None
@@ -628,7 +629,7 @@ class EngineSession:
         return SessionEnd(
             EndReason.ABORTED,
             {
-                "cause": "machine_wait",
+                "cause": AbortCause.MACHINE_WAIT,
                 "seat": self.index,
                 "late_ns": late,
                 "at_ns": at - self.rec.origin,  # (transcript time)
@@ -651,7 +652,7 @@ class EngineSession:
         return SessionEnd(
             EndReason.ABORTED,
             {
-                "cause": "timing_fault",
+                "cause": AbortCause.TIMING_FAULT,
                 "seat": self.index,
                 "late_ns": late,
                 "quiet_before_ns": deadline - after,

@@ -14,6 +14,22 @@ importing the match layer for it (issue 39). Their old homes, ``bidref.match.out
 ``bidref.match.excuse``, re-export them for one release.
 """
 
-from .reasons import END_REASONS, EndReason, MatchOutcome, TimeLoss, end_sentence, last_words
+from .reasons import (
+    END_REASONS,
+    AbortCause,
+    EndReason,
+    MatchOutcome,
+    TimeLoss,
+    end_sentence,
+    last_words,
+)
 
-__all__ = ["END_REASONS", "EndReason", "MatchOutcome", "TimeLoss", "end_sentence", "last_words"]
+__all__ = [
+    "END_REASONS",
+    "AbortCause",
+    "EndReason",
+    "MatchOutcome",
+    "TimeLoss",
+    "end_sentence",
+    "last_words",
+]

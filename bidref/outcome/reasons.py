@@ -136,6 +136,47 @@ _CAUSE: Final = {
 END_REASONS: Final[tuple[str, ...]] = tuple(r.value for r in EndReason)
 
 
+class AbortCause(StrEnum):
+    """Why a match ended ``aborted``: the ``detail["cause"]`` of an unrated end, the
+    one list of them. A ``StrEnum``, so the transcript's and the record's JSON keep
+    the word as it was; whoever decides on a cause (an exit code, a retry, the
+    throttle) compares with a member here, never with a word of its own.
+
+    >>> AbortCause.named("interrupted") is AbortCause.INTERRUPTED
+    True
+    >>> AbortCause.named("timeout") is None
+    True
+    """
+
+    INTERRUPTED = "interrupted"  # Ctrl-C or a signal stopped the referee
+    TIMING_FAULT = "timing_fault"  # the referee itself read a line late
+    MACHINE_WAIT = "machine_wait"  # the machine, not the engine, made a seat wait
+    JAIL_SETUP = "jail_setup"  # a seat's jail could not be built
+    RUNNER_ERROR = "runner error"  # the tournament runner failed around the match
+    TRANSCRIPT_REJECTED = "transcript rejected"  # a worker's transcript failed its proof
+    ENGINE_CHANGED = "engine changed"  # a local engine is not the build the event pinned
+    ENGINE_REFUSED = "engine refused"  # a worker would not play the engine sent
+
+    @classmethod
+    def named(cls, word: object) -> AbortCause | None:
+        """The cause ``word`` names; None for any other value (no cause, or a word
+        from a file this version does not know)."""
+        try:
+            return cls(word) if isinstance(word, str) else None
+        except ValueError:
+            return None
+
+    @classmethod
+    def of(cls, detail: dict[str, Any]) -> AbortCause | None:
+        """The cause an end's ``detail`` names, if any."""
+        return cls.named(detail.get("cause"))
+
+    def __repr__(self) -> str:
+        # a detail printed whole (a log line: ``aborted ({'cause': 'timing_fault', ...})``)
+        # reads as it did when the cause was a plain word
+        return repr(self.value)
+
+
 @dataclass(frozen=True)
 class TimeLoss:
     """What a player who lost on time had: ``allowed_ns`` for the reply it never
@@ -268,7 +309,7 @@ def end_sentence(
         cause = detail.get("cause")
         why = (
             "interrupted (Ctrl-C or a signal), so no result"
-            if cause == "interrupted"
+            if cause == AbortCause.INTERRUPTED
             else str(detail.get("problem") or cause or reason.text)
         )
         return f"aborted: {why}{stderr_of(seat)}"

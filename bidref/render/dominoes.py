@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Final
 
-from ..rules.layout import Layout, Point, Side, point
+from ..rules.layout import Layout, Point, Side, point, points_earned
 from ..rules.tiles import TILES, Tile
 
 U: Final = 40
@@ -283,8 +283,8 @@ def count_text(layout: Layout) -> str:
     parts = [str(v) for _, v in layout.scoring()]
     total = layout.count()
     shown = f"{' + '.join(parts)} = {total}" if len(parts) > 1 else f"{total}"
-    scores = total > 0 and total % 5 == 0
-    return f"Count: {shown}" + (f" → scores {total}" if scores else " · scores nothing")
+    earned = points_earned(total)
+    return f"Count: {shown}" + (f" → scores {earned}" if earned else " · scores nothing")
 
 
 def layout_svg(layout: Layout, last: Tile | None = None, title: str = "") -> str:

@@ -394,7 +394,7 @@ class Match:
         hand = self.hands[p]
         hand.remove(t)
         count = self.layout._attach(t, at)  # (a legal action: the checks are done)
-        pts = count if count % 5 == 0 else 0
+        pts = points_earned(count)
         events: list[Event] = [Placed(p, t, at, count, pts)]
         self.passes = 0
         if pts and (ended := self._transfer(1 - p, pts, "count", events)):

@@ -52,7 +52,7 @@ from typing import Any, cast
 from bidref import __version__
 from bidref.errors import BidrefError
 
-from ..outcome import EndReason
+from ..outcome import AbortCause, EndReason
 from ..protocol.messages import PROTOCOL_VERSION
 from ..rules import RULES_VERSION
 from .live_mirror import TOPIC, CoordinatorMirror, WorkerMirror, worker_send
@@ -70,12 +70,11 @@ from .shipping import (
     localise,
     verify,
 )
-from .verify import REJECTED, Proof, Rejection, prove
+from .verify import Proof, Rejection, prove
 from .workers_stats import WorkerTally
 
 log = logging.getLogger(__name__)
 
-REFUSED = "engine refused"  # the detail's cause of a match a worker would not play
 MAX_SENDS = 4  # tasks per match attempt: the first, then with files (a worker may die)
 
 
@@ -126,7 +125,13 @@ def _refusal(worker: str, engine: str, problem: str, **detail: object) -> MatchR
         winner=None,
         reason=EndReason.ABORTED,
         rated=False,
-        detail={"cause": REFUSED, "worker": worker, "engine": engine, **detail, "problem": problem},
+        detail={
+            "cause": AbortCause.ENGINE_REFUSED,
+            "worker": worker,
+            "engine": engine,
+            **detail,
+            "problem": problem,
+        },
     )
 
 
@@ -413,7 +418,7 @@ class ClusterBackend:
                 ClusterError(f"a worker returned {type(answer).__name__}, not a match report")
             )
             return
-        if answer.detail.get("cause") == REFUSED:
+        if AbortCause.of(answer.detail) is AbortCause.ENGINE_REFUSED:
             worker = str(answer.detail.get("worker"))
             self._exclude(worker, str(answer.detail.get("problem")))
             self._finish(match, answer)
@@ -480,7 +485,7 @@ class ClusterBackend:
             winner=None,
             reason=EndReason.ABORTED,
             rated=False,
-            detail={"cause": REJECTED, "worker": named, "problem": problem},
+            detail={"cause": AbortCause.TRANSCRIPT_REJECTED, "worker": named, "problem": problem},
             elapsed_s=answer.elapsed_s,
             extra={"played_on": {"worker": named, "jails": _jails(answer)}},
         )

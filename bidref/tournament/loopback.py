@@ -26,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple
 
+from ..engines.procfs import all_processes
 from .shipping import CACHE_ENV
 
 DASK = (sys.executable, "-m", "dask")
@@ -199,13 +200,4 @@ class LoopbackCluster:
 
 def children(pid: int) -> list[int]:
     """The pids whose parent is ``pid`` (Linux /proc)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry.name))
-    return out
+    return [child for child, st in all_processes().items() if st.ppid == pid]

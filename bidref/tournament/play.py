@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..outcome import EndReason
+from ..outcome import AbortCause, EndReason
 from .model import EngineEntry, MatchJob, MatchReport
 
 if TYPE_CHECKING:
@@ -127,7 +127,9 @@ def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
                     )
         outcome = run_match(spec, transcript_path=transcript, seats=seats)
     detail = dict(outcome.detail)
-    interrupted = outcome.reason == EndReason.ABORTED and detail.get("cause") == "interrupted"
+    interrupted = (
+        outcome.reason == EndReason.ABORTED and AbortCause.of(detail) is AbortCause.INTERRUPTED
+    )
     seat = detail.get("seat")
     fault_seat = seat if outcome.reason.fault and seat in (0, 1) else None
     return MatchReport(

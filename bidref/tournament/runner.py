@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bidref import __version__
 from bidref.errors import UsageError
 
-from ..outcome import EndReason
+from ..outcome import AbortCause, EndReason
 from .model import (
     EngineEntry,
     EngineModel,
@@ -208,7 +208,7 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
             winner=None,
             reason=EndReason.ABORTED,
             rated=False,
-            detail={"cause": "interrupted"},
+            detail={"cause": AbortCause.INTERRUPTED},
             interrupted=True,
         )
     if not report.elapsed_s:
@@ -474,7 +474,7 @@ class _Loop:
                 winner=None,
                 reason=EndReason.ABORTED,
                 rated=False,
-                detail={"cause": "runner error", "error": repr(exc)[:500]},
+                detail={"cause": AbortCause.RUNNER_ERROR, "error": repr(exc)[:500]},
             )
         if report.interrupted:
             return
@@ -493,7 +493,7 @@ class _Loop:
         self.store.append(record)
         self.tally.add(record)
         self.summary.played += 1
-        lowered = self.throttle.note(not record.rated, record.detail.get("cause"))
+        lowered = self.throttle.note(not record.rated, AbortCause.of(record.detail))
         if lowered is not None:
             log.warning("%s", lowered)  # (on the console: the run goes on)
             self.summary.lowered.append(lowered)
@@ -526,7 +526,7 @@ class _Loop:
         """A referee timing fault: played again, up to ``max_attempts`` times."""
         self.summary.aborted += 1
         tries = self.tries[job.key] = self.tries.get(job.key, 0) + 1
-        if report.detail.get("cause") in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
+        if AbortCause.of(report.detail) in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
             log.warning("match %s not played: %s", job.key.id, report.detail.get("problem"))
             self.summary.refused.append(job.key)
         elif tries < self.max_attempts:

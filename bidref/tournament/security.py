@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..outcome import EndReason
+from ..outcome import AbortCause, EndReason
 from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .shipping import verify
 
-CHANGED = "engine changed"  # the detail's cause of a local match refused for another build
-NOT_RETRIED = frozenset({CHANGED})  # causes of an aborted match that playing again cannot fix
+# causes of an aborted match that playing again cannot fix
+NOT_RETRIED = frozenset({AbortCause.ENGINE_CHANGED})
 _CLEAR = ("tcp", "ws", "ucx")  # dask back-ends that neither encrypt nor authenticate
 
 
@@ -141,7 +141,7 @@ def checked_play(play: PlayFn, job: MatchJob) -> MatchReport:
                 reason=EndReason.ABORTED,
                 rated=False,
                 detail={
-                    "cause": CHANGED,
+                    "cause": AbortCause.ENGINE_CHANGED,
                     "engine": e.name,
                     "file": mismatch.path,
                     "expected": mismatch.expected,

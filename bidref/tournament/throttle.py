@@ -16,7 +16,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-OVERLOAD_CAUSES: Final = frozenset({"timing_fault", "machine_wait"})
+from ..outcome import AbortCause
+
+OVERLOAD_CAUSES: Final = frozenset({AbortCause.TIMING_FAULT, AbortCause.MACHINE_WAIT})
 WINDOW: Final = 20  # matches finished at the current level
 ABORTS: Final = 3  # ... of which this many aborted for the machine's load: halve
 
@@ -28,7 +30,7 @@ class Throttle:
         self.limit = slots
         self.recent: deque[bool] = deque(maxlen=WINDOW)
 
-    def note(self, aborted: bool, cause: object) -> str | None:
+    def note(self, aborted: bool, cause: AbortCause | None) -> str | None:
         """A match finished (``aborted``, with its ``cause``); what was lowered, in
         words, when the level goes down now, else None."""
         self.recent.append(aborted and cause in OVERLOAD_CAUSES)

@@ -31,8 +31,6 @@ from ..transcript.reader import ReadResult, read_transcript
 from ..transcript.replay import replay_lines
 from .model import MatchJob, MatchReport
 
-REJECTED = "transcript rejected"  # the detail's cause of a match whose proof failed
-
 
 @dataclass(frozen=True)
 class Rejection:

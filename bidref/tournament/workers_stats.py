@@ -34,7 +34,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..outcome import EndReason
+from ..outcome import AbortCause, EndReason
 from .model import MatchRecord
 
 RESIDUAL_LIMIT = 3.0
@@ -108,7 +108,7 @@ class WorkerTally:
         self.add(
             r.played_on.worker,
             r.reason,
-            rejected=r.detail.get("cause") == REJECTED_CAUSE,
+            rejected=AbortCause.of(r.detail) is AbortCause.TRANSCRIPT_REJECTED,
             engines=(r.engine_a, r.engine_b),
             decision_ns=r.played_on.decision_ns or (),
         )
@@ -128,9 +128,6 @@ class WorkerTally:
             }
             for w in sorted(self.workers.values(), key=lambda w: w.worker)
         }
-
-
-REJECTED_CAUSE = "transcript rejected"  # (= verify.REJECTED; kept here so this stays pure)
 
 
 def residual(observed: int, n: int, others_observed: int, others_n: int) -> float:

@@ -11,9 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from bidref.cli import app
+from bidref.outcome import AbortCause
 from bidref.rules import RULES_VERSION
 from bidref.tournament import MatchReport
-from bidref.tournament.cluster import REFUSED, Shipment, play_task
+from bidref.tournament.cluster import Shipment, play_task
 from bidref.tournament.security import ClusterTrust, address_problem, is_loopback
 
 from .conftest import MakePlan
@@ -85,7 +86,7 @@ def test_a_worker_with_other_rules_refuses_naming_both_builds(
     job, _script = _job(make_plan, tmp_path)
     other = Shipment(sys.executable, rules_version="spectacular-bid/0")
     refused = play_task(file_play, job, other)
-    assert isinstance(refused, MatchReport) and refused.detail["cause"] == REFUSED
+    assert isinstance(refused, MatchReport) and refused.detail["cause"] == AbortCause.ENGINE_REFUSED
     problem = str(refused.detail["problem"])
     assert f"rules {RULES_VERSION}" in problem and "rules spectacular-bid/0" in problem
     assert not Path(job.transcript).exists()

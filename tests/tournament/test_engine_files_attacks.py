@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bidref.outcome import AbortCause
 from bidref.sandbox.policy import SandboxConfig
 from bidref.tournament import MatchReport, ResultsStore, run
 from bidref.tournament.cluster import NeedFiles, Shipment, play_task
@@ -21,7 +22,7 @@ from bidref.tournament.local import LocalBackend
 from bidref.tournament.model import EngineEntry, MatchSettings
 from bidref.tournament.play import play_match
 from bidref.tournament.runner import RESULTS_FILE, Plan, new_header
-from bidref.tournament.security import CHANGED, checked_play
+from bidref.tournament.security import checked_play
 from bidref.tournament.shipping import (
     EngineCache,
     EngineFilesError,
@@ -101,7 +102,7 @@ def test_a_local_match_refuses_an_engine_changed_since_it_was_recorded(
     assert summary.done == 0 and len(summary.refused) == 4 and not summary.unresolved
     assert len(store.records) == 4  # each tried once: not played again
     for r in store.records:
-        assert not r.rated and r.detail["cause"] == CHANGED
+        assert not r.rated and r.detail["cause"] == AbortCause.ENGINE_CHANGED
         assert r.detail["file"] == str(folder / "engine.py") and r.transcript is not None
         assert not (plan.out_dir / r.transcript).exists()  # never played
     assert "another build" in caplog.text and "not played" in caplog.text
@@ -134,7 +135,7 @@ def test_an_engine_that_rewrites_its_own_program_is_refused_from_its_next_match(
     assert "not played" in err and str(program) in err and "another build" in err
     assert "3 matches were not played: an engine changed" in err
     store = ResultsStore.open(out / RESULTS_FILE)
-    assert [r.detail.get("cause") for r in store.records[1:]] == [CHANGED] * 3
+    assert [r.detail.get("cause") for r in store.records[1:]] == [AbortCause.ENGINE_CHANGED] * 3
 
 
 @needs_root

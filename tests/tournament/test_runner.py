@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bidref.outcome import EndReason
+from bidref.outcome import AbortCause, EndReason
 from bidref.tournament import (
     MatchJob,
     MatchRecord,
@@ -631,10 +631,11 @@ def test_aborts_that_are_not_the_machines_load_do_not_lower_it(make_plan: MakePl
 
     t = Throttle(4)
     for _ in range(30):
-        assert t.note(True, "interrupted") is None
-        assert t.note(True, "referee timing fault (fake)") is None
+        assert t.note(True, AbortCause.INTERRUPTED) is None
+        assert t.note(True, AbortCause.named("referee timing fault (fake)")) is None
     assert t.limit == 4
-    assert t.note(True, "timing_fault") is None and t.note(True, "machine_wait") is None
+    assert t.note(True, AbortCause.TIMING_FAULT) is None
+    assert t.note(True, AbortCause.MACHINE_WAIT) is None
     assert t.note(False, None) is None
-    said = t.note(True, "timing_fault")
+    said = t.note(True, AbortCause.TIMING_FAULT)
     assert said is not None and t.limit == 2

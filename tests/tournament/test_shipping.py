@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bidref.outcome import AbortCause
 from bidref.tournament import EngineEntry, MatchJob, MatchReport, ResultsStore, run
-from bidref.tournament.cluster import REFUSED, ClusterBackend, NeedFiles, Shipment, play_task
+from bidref.tournament.cluster import ClusterBackend, NeedFiles, Shipment, play_task
 from bidref.tournament.engines import resolve_entries
 from bidref.tournament.local import LocalBackend
 from bidref.tournament.runner import RESULTS_FILE
@@ -189,7 +190,9 @@ def test_a_worker_asks_for_missing_files_then_plays_privately_and_returns_the_tr
     cached.write_text("v2")
     refused = play_task(file_play, job, shipment, None, cache)
     assert isinstance(refused, MatchReport) and not refused.rated and refused.outputs == ()
-    assert refused.detail["cause"] == REFUSED and refused.detail["file"] == str(cached)
+    assert refused.detail["cause"] == AbortCause.ENGINE_REFUSED and refused.detail["file"] == str(
+        cached
+    )
     assert "delete" in str(refused.detail["problem"])
 
 
@@ -209,7 +212,7 @@ def test_without_shipping_a_worker_refuses_another_build_at_the_recorded_path(
 def test_a_worker_with_another_bidref_version_refuses(make_plan: MakePlan, tmp_path: Path) -> None:
     job, _script = _job(make_plan, tmp_path)
     refused = play_task(file_play, job, Shipment(sys.executable, None, "0.0.1"))
-    assert isinstance(refused, MatchReport) and refused.detail["cause"] == REFUSED
+    assert isinstance(refused, MatchReport) and refused.detail["cause"] == AbortCause.ENGINE_REFUSED
     assert "bidref 0.0.1" in str(refused.detail["problem"]) and not Path(job.transcript).exists()
 
 
@@ -343,7 +346,7 @@ def test_a_refusing_worker_gets_no_more_matches_and_its_match_is_played_elsewher
         finally:
             backend.close()
         bad = [w.address for w in cluster.workers.values() if w.name == 1]
-    refused = [r for r in store.records if r.detail.get("cause") == REFUSED]
+    refused = [r for r in store.records if r.detail.get("cause") == AbortCause.ENGINE_REFUSED]
     assert 1 <= len(refused) <= 2  # those sent before the first refusal came back
     assert list(backend.refusing) == bad
     assert {r.detail["worker"] for r in refused} == set(bad)

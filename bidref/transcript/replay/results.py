@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...outcome import END_REASONS, EndReason
+from ...outcome import END_REASONS, AbortCause, EndReason
 from ...rules import Match, RoundStarted
 from ...rules.deal import seeded_deals
 from ..lines import Header, Result, SeedReveal
@@ -126,7 +126,7 @@ def check_result(
         assert reason is EndReason.ABORTED
         if winner is not None or d.rated is not False:
             raise Mismatch(n, "an aborted match has no winner and is not rated")
-        if detail.get("cause") == "machine_wait":
+        if AbortCause.of(detail) is AbortCause.MACHINE_WAIT:
             clock.check_machine_wait(n, detail)
     if d.rated is not reason.rated:
         raise Mismatch(
