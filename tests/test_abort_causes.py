@@ -12,7 +12,7 @@ from bidref.outcome import AbortCause, EndReason
 from bidref.tournament.model import MatchRecord
 
 BIDREF = Path(__file__).resolve().parents[1] / "bidref"
-HOME = BIDREF / "match" / "outcome.py"  # the one place the words are spelt
+HOME = BIDREF / "outcome" / "reasons.py"  # the one place the words are spelt
 WORDS = frozenset(c.value for c in AbortCause)
 
 
