@@ -12,17 +12,17 @@ protection is missing). docs/match.md
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+
+from .grouped_options import grouped
 
 if TYPE_CHECKING:
     from ..engines.spec import EngineSpec
@@ -125,28 +125,8 @@ F = TypeVar("F", bound="Any")
 def sandbox_options(fn: F) -> F:
     """Give the command ``fn`` the jail options (see the module docstring): they
     are declared once, on :class:`JailArgs`, and reach ``fn`` as ``jail``."""
-    own = inspect.signature(fn, eval_str=True)
-    hints = get_type_hints(JailArgs, include_extras=True)
-    added = [
-        inspect.Parameter(
-            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
-        )
-        for f in fields(JailArgs)
-    ]
-    kept = [p for p in own.parameters.values() if p.name != "jail"]
-
-    @functools.wraps(fn)
-    def command(*args: Any, **kwargs: Any) -> Any:
-        given = {f.name: kwargs.pop(f.name) for f in fields(JailArgs) if f.name in kwargs}
-        return fn(*args, jail=JailArgs(**given), **kwargs)
-
-    command.__signature__ = own.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
-    command.__annotations__ = {
-        **{k: v for k, v in get_type_hints(fn, include_extras=True).items() if k != "jail"},
-        **{p.name: p.annotation for p in added},
-    }
-    del command.__wrapped__  # typer must see the signature above, not fn's
-    return cast(F, command)
+    decorated: F = grouped(JailArgs, "jail")(fn)
+    return decorated
 
 
 def _real_stderr() -> bool:

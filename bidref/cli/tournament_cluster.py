@@ -4,13 +4,13 @@ Light to import: `bidref tournament --help` reads these."""
 
 from __future__ import annotations
 
-import functools
-import inspect
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+
+from .grouped_options import grouped
 
 if TYPE_CHECKING:
     from bidref.tournament.security import ClusterTrust
@@ -63,28 +63,8 @@ F = TypeVar("F", bound="Any")
 def cluster_options(fn: F) -> F:
     """Give the command ``fn`` the options of :class:`ClusterArgs`, reaching it as
     ``cluster_args`` (as :func:`.sandbox_opts.sandbox_options` does the jail's)."""
-    own = inspect.signature(fn, eval_str=True)
-    hints = get_type_hints(ClusterArgs, include_extras=True)
-    added = [
-        inspect.Parameter(
-            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name]
-        )
-        for f in fields(ClusterArgs)
-    ]
-    kept = [p for p in own.parameters.values() if p.name != "cluster_args"]
-
-    @functools.wraps(fn)
-    def command(*args: Any, **kwargs: Any) -> Any:
-        given = {f.name: kwargs.pop(f.name) for f in fields(ClusterArgs) if f.name in kwargs}
-        return fn(*args, cluster_args=ClusterArgs(**given), **kwargs)
-
-    command.__signature__ = own.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
-    command.__annotations__ = {
-        **{k: v for k, v in get_type_hints(fn, include_extras=True).items() if k != "cluster_args"},
-        **{p.name: p.annotation for p in added},
-    }
-    del command.__wrapped__  # typer must see the signature above, not fn's
-    return cast(F, command)
+    decorated: F = grouped(ClusterArgs, "cluster_args")(fn)
+    return decorated
 
 
 def cluster_trust(running: Running, args: ClusterArgs) -> ClusterTrust | None:
