@@ -32,8 +32,6 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
 import msgspec
 
 from .files import open_sink
@@ -43,7 +41,6 @@ from .lines import (
     LINES_CAP,
     RAW_CAP,
     REPLY_FORMS,
-    AnyLine,
     Header,
     Line,
     PrivateItem,
@@ -63,7 +60,6 @@ SaltSource = Callable[[], bytes]
 """Returns fresh random bytes for a commitment (``secrets.token_bytes(32)`` in real use)."""
 
 _encode = msgspec.json.Encoder().encode
-_to_line = msgspec.json.Decoder(AnyLine)
 
 
 def default_salt() -> bytes:
@@ -219,26 +215,6 @@ class TranscriptWriter:
             self._last_reply = (seq, line.id, None if action is None else _encode(action).decode())
         self._put(data, flush)
         return seq
-
-    def write(self, kind: str, t: int, fields: dict[str, Any], flush: bool = True) -> int:
-        """Write one public line given as its ``type`` and fields (the older form of
-        :meth:`put`, which it calls): e.g. ``write("log", t, {"seat": 0, "chars": 3})``."""
-        obj = {"type": kind, "seq": self.seq, "t_ns": t - self.origin, **fields}
-        try:
-            line = msgspec.convert(obj, AnyLine)
-        except msgspec.ValidationError as e:
-            raise ValueError(f"not a transcript line: {kind!r} {fields!r:.200}: {e}") from None
-        return self.put(line, flush)
-
-    def write_json(self, kind: str, t: int, fields_json: str, flush: bool = True) -> int:
-        """:meth:`write` with the fields as JSON text (the members of an object,
-        without braces), e.g. ``'"seat":0,"id":5'``."""
-        head = f'{{"type":"{kind}","seq":{self.seq},"t_ns":{t - self.origin},'
-        try:
-            line = _to_line.decode(head + fields_json + "}")
-        except msgspec.DecodeError as e:
-            raise ValueError(f"not a transcript line: {kind!r} {fields_json:.200}: {e}") from None
-        return self.put(line, flush)
 
     def flush(self) -> None:
         """Write the held lines to the file (one write call)."""

@@ -1,4 +1,4 @@
-"""The transcript writer: never fails on a string, keeps the old API, and writes
+"""The transcript writer: never fails on a string, writes typed lines only, and writes
 ``.gz`` and ``.zst`` files that are flushed at every step."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from bidref.transcript import FORMAT, FORMAT_V1, TranscriptWriter
 from bidref.transcript.files import TranscriptFileError, read_bytes
-from bidref.transcript.lines import PrivateItem
+from bidref.transcript.lines import LogLine, PrivateItem, RulesAsked, Stale
 from bidref.transcript.replay import replay
 from tests.transcript.scripted_seats import referee_transcript
 
@@ -21,7 +21,7 @@ def test_lone_surrogates_in_engine_strings_never_crash_the_writer(fmt: str, tmp_
     """A hostile engine's log line and resignation carry lone surrogates (JSON
     "\\ud800" escapes): the transcript is written, valid UTF-8, and replays clean;
     the surrogates are U+FFFD. (A rules question's id is echoed in the referee's
-    answer, whose encoding is the protocol codec's: see test_write_and_write_json.)"""
+    answer, whose encoding is the protocol codec's: see test_typed_lines_are_written_in_both_formats.)"""
     data = referee_transcript(tmp_path / "t.jsonl", format=fmt, hostile=True, max_rounds=3)
     text = data.decode("utf-8")  # strict: valid UTF-8 throughout
     lines = [json.loads(x) for x in text.splitlines()]
@@ -33,20 +33,33 @@ def test_lone_surrogates_in_engine_strings_never_crash_the_writer(fmt: str, tmp_
     assert r.exit_code == 0, r.problem
 
 
-def test_write_and_write_json_still_work_in_both_formats(tmp_path: Path) -> None:
+def test_typed_lines_are_written_in_both_formats(tmp_path: Path) -> None:
+    """Every line is a model of ``lines`` (``write``/``write_json`` are gone): its
+    seq and time come from :meth:`~TranscriptWriter.stamp`, lone surrogates become
+    U+FFFD, and a line held back with ``flush=False`` keeps its place."""
     for fmt in (FORMAT, FORMAT_V1):
         path = tmp_path / f"{fmt[-1]}.jsonl"
         w = TranscriptWriter(path, 100, format=fmt)
         assert w.enabled
-        assert w.write("log", 150, {"seat": 1, "chars": 3}) == 0
-        assert w.write_json("stale", 160, '"seat":0,"id":4,"pending":5', flush=False) == 1
-        assert w.write("rules", 170, {"seat": 0, "id": "x\ud800", "topic": None}) == 2
+        assert w.put(LogLine(*w.stamp(150), seat=1, chars=3)) == 0
+        assert w.put(Stale(*w.stamp(160), seat=0, id=4, pending=5), flush=False) == 1
+        assert w.put(RulesAsked(*w.stamp(170), seat=0, id="x\ud800", topic=None)) == 2
         w.private(PrivateItem(2, "log", seat=0, message="\udc00"))
         w.close()
-        lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
-        assert [x["type"] for x in lines] == ["log", "stale", "rules"]
-        assert [x["t_ns"] for x in lines] == [50, 60, 70]
-        assert lines[2]["id"] == "x\ufffd"
+        text = path.read_text(encoding="utf-8")
+        assert text.splitlines()[:3] == [
+            '{"type":"log","seq":0,"t_ns":50,"seat":1,"chars":3}',
+            '{"type":"stale","seq":1,"t_ns":60,"seat":0,"id":4,"pending":5}',
+            '{"type":"rules","seq":2,"t_ns":70,"seat":0,"id":"x\ufffd","topic":null}',
+        ]
+        assert not hasattr(w, "write") and not hasattr(w, "write_json")
+
+
+def test_a_line_out_of_order_is_refused(tmp_path: Path) -> None:
+    w = TranscriptWriter(tmp_path / "t.jsonl", 0)
+    with pytest.raises(ValueError, match="seq 3"):
+        w.put(LogLine(3, 0, seat=0, chars=1))
+    w.close()
 
 
 def test_an_unknown_format_is_refused(tmp_path: Path) -> None:
