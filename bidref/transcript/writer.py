@@ -32,6 +32,7 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from pathlib import Path
+
 import msgspec
 
 from .files import open_sink

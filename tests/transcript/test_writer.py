@@ -21,7 +21,8 @@ def test_lone_surrogates_in_engine_strings_never_crash_the_writer(fmt: str, tmp_
     """A hostile engine's log line and resignation carry lone surrogates (JSON
     "\\ud800" escapes): the transcript is written, valid UTF-8, and replays clean;
     the surrogates are U+FFFD. (A rules question's id is echoed in the referee's
-    answer, whose encoding is the protocol codec's: see test_typed_lines_are_written_in_both_formats.)"""
+    answer, whose encoding is the protocol codec's: see
+    test_typed_lines_are_written_in_both_formats.)"""
     data = referee_transcript(tmp_path / "t.jsonl", format=fmt, hostile=True, max_rounds=3)
     text = data.decode("utf-8")  # strict: valid UTF-8 throughout
     lines = [json.loads(x) for x in text.splitlines()]
