@@ -35,7 +35,8 @@ from bidref.match.session import (
     SessionEnd,
     hello_line,
 )
-from bidref.outcome import EndReason
+from bidref.outcome import EndDetail, EndReason
+from bidref.outcome.details import ProtocolDetail
 from bidref.players import SeatGone
 from bidref.protocol import (
     PROTOCOL_VERSION,
@@ -260,7 +261,9 @@ class Probe:
 
     def ended(self, e: SessionEnd, waited: int) -> str:
         """What an end other than a time loss means for the item."""
-        problem = str(e.detail.get("problem", e.reason))
+        problem = e.detail.problem_text
+        if problem is None:
+            problem = str(e.reason)
         if e.reason is EndReason.CRASH:
             if self.seat is not None and self.seat.t.poll_exit() is not None:
                 return self.silence(waited)
@@ -271,7 +274,7 @@ class Probe:
             return f"not judged: {problem}; check again on a quieter machine"
         if e.reason is EndReason.PROTOCOL:
             return (
-                f"{problem}: {e.detail.get('line', '')}; the referee ends the match there "
+                f"{problem}: {_line_of(e.detail)}; the referee ends the match there "
                 "as your loss (protocol error)"
             )
         return problem
@@ -362,7 +365,7 @@ class Probe:
             )
         last = self.seat.last if self.seat is not None else None
         if isinstance(last, Line):  # a message, but not a hello
-            return f"{e.detail['problem']}; the first line must be the engine's hello"
+            return f"{e.detail.problem_text}; the first line must be the engine's hello"
         if last is None:  # nothing within the start-up timeout
             return (
                 self.silence(self.settings.startup)
@@ -510,3 +513,8 @@ _EXIT_HINTS: Final = {
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def _line_of(detail: EndDetail) -> str:
+    """The line a protocol end quotes ("" for another end)."""
+    return detail.line or "" if isinstance(detail, ProtocolDetail) else ""

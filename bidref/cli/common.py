@@ -161,7 +161,7 @@ def exit_code_for(outcome: MatchOutcome) -> ExitCode:
     if outcome.reason is EndReason.ABORTED:
         return (
             ExitCode.INTERRUPTED
-            if AbortCause.of(outcome.detail) is AbortCause.INTERRUPTED
+            if outcome.end.cause is AbortCause.INTERRUPTED
             else ExitCode.ABORTED
         )
     return ExitCode.OK

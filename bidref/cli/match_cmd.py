@@ -63,10 +63,10 @@ def startup_hint(outcome: MatchOutcome) -> str:
     missed."""
     from ..match.startup_evidence import evidence_hint
 
-    seat = outcome.detail.get("seat")
+    seat = outcome.end.at_seat
     # What its stderr shows comes first: a traceback is not a buffered stdout.
     words = outcome.last_stderr[seat] if seat in (0, 1) else ""
-    evidence = evidence_hint(words) or evidence_hint(str(outcome.detail.get("problem") or ""))
+    evidence = evidence_hint(words) or evidence_hint(outcome.end.problem_text or "")
     if evidence:
         return evidence
     logs = next(

@@ -132,7 +132,7 @@ def _stderr(report: ReplayReport) -> tuple[list[Step], dict[int, str]]:
     """Each engine's captured stderr: the lines with a time as steps to put in place,
     and per seat the text to show after the game — the lines without a time (a log
     from an older referee), or else the tail a crash result quotes."""
-    detail = (report.result or {}).get("detail") or {}
+    end = report.result.detail if report.result is not None else None
     placed: list[Step] = []
     after: dict[int, str] = {}
     for seat, path in report.stderr_logs.items():
@@ -142,8 +142,8 @@ def _stderr(report: ReplayReport) -> tuple[list[Step], dict[int, str]]:
             rest = [ln.text for ln in lines if ln.t_ns is None]
             if rest:
                 after[seat] = "\n".join(rest)
-        elif detail.get("seat") == seat and detail.get("stderr_tail"):
-            after[seat] = str(detail["stderr_tail"])
+        elif end is not None and end.at_seat == seat and end.stderr_text:
+            after[seat] = end.stderr_text
     return placed, after
 
 

@@ -75,7 +75,7 @@ def _rel(out_dir: Path, transcript: str | None) -> str | None:
 def worker_of(r: MatchRecord) -> str:
     """Where a match ran: a cluster worker's address (recorded by the coordinator),
     else ``here`` (this machine)."""
-    w = getattr(r, "worker", None) or r.detail.get("worker")
+    w = getattr(r, "worker", None) or r.end.on_worker
     return str(w) if w else "here"
 
 

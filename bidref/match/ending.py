@@ -15,10 +15,10 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Final
 
 from ..engines import Clock, ExitInfo, IoGroup
-from ..outcome import EndReason
+from ..outcome import EndDetail, EndReason
 from ..players import Seat, SeatGone
 from ..protocol import EventMsg, Quit, encode
 from ..rules import MILLISECOND, Match
@@ -36,7 +36,7 @@ class MatchEnd(Exception):
         self,
         winner: int | None,
         reason: EndReason,
-        detail: dict[str, Any],
+        detail: EndDetail,
         rated: bool | None = None,
     ) -> None:
         self.winner = winner
@@ -48,7 +48,8 @@ class MatchEnd(Exception):
     @classmethod
     def of(cls, e: SessionEnd) -> MatchEnd:
         """A seat's end: that seat loses (nobody, when the match is aborted)."""
-        seat = e.detail["seat"]
+        seat = e.detail.at_seat
+        assert seat is not None, f"a seat's end names no seat: {e.detail!r}"
         winner = None if e.reason is EndReason.ABORTED else 1 - seat
         return cls(winner, e.reason, e.detail, e.rated)
 

@@ -280,7 +280,7 @@ class TranscriptRecorder:
                 *tx.stamp(t_end),
                 winner=outcome.winner,
                 reason=outcome.reason,
-                detail=outcome.detail,
+                detail=outcome.end.to_dict(),
                 balances=list(outcome.balances),
                 rounds=outcome.rounds,
                 rated=outcome.rated,

@@ -45,7 +45,14 @@ from typing import Any, Final
 
 from ..engines import Clock, IoGroup
 from ..engines.priority import referee_priority
-from ..outcome import END_REASONS, AbortCause, EndReason, MatchOutcome, TimeLoss, last_words
+from ..outcome import END_REASONS, EndReason, MatchOutcome, TimeLoss, last_words
+from ..outcome.details import (
+    BalanceDetail,
+    EndDetail,
+    IllegalDetail,
+    InterruptedDetail,
+    RoundLimitDetail,
+)
 from ..players import EngineSeat, Seat
 from ..players.abilities import SeatAbilities
 from ..protocol import (
@@ -231,17 +238,17 @@ class _Referee:
             self._play()
             assert self.match is not None and self.match.result is not None
             r = self.match.result
-            detail: dict[str, Any] = {}
             reason = EndReason(r.reason)  # the rules' two end kinds are end reasons too
+            detail: EndDetail = BalanceDetail()
             if reason is EndReason.ROUND_LIMIT:
-                detail = {"max_rounds": self.spec.max_rounds}
+                detail = RoundLimitDetail(max_rounds=self.spec.max_rounds)
             end = MatchEnd(r.winner, reason, detail)
         except SessionEnd as e:
             end = MatchEnd.of(e)
         except MatchEnd as e:
             end = e
         except KeyboardInterrupt:
-            end = MatchEnd(None, EndReason.ABORTED, {"cause": AbortCause.INTERRUPTED}, rated=False)
+            end = MatchEnd(None, EndReason.ABORTED, InterruptedDetail(), rated=False)
         except BaseException:
             # A bug of ours (or of an injected seat): never leave engines running.
             self.meters.thaw_all()
@@ -500,7 +507,7 @@ class _Referee:
             raise MatchEnd(
                 1 - p,
                 EndReason.ILLEGAL,
-                {"seat": p, "action": action_text, "rule": rule, "code": code, "message": message},
+                IllegalDetail(seat=p, action=action_text, rule=rule, code=code, message=message),
             )
         start = self.sessions[p].send(
             encode(ErrorMsg(id=rid, code=code, message=message, rule=rule))
@@ -544,7 +551,8 @@ class _Referee:
         clock is not charged past it), and when its client left, if it did."""
         if end.reason is not EndReason.TIME:
             return None
-        p = end.detail["seat"]
+        p = end.detail.at_seat
+        assert p is not None, f"a time loss names no seat: {end.detail!r}"
         bank, delay = self.mclock.banks[p], self.mclock.delay_left
         gone = self.sessions[p].abilities.disconnected_at
         at = gone() if gone is not None else None
@@ -567,7 +575,7 @@ class _Referee:
         outcome = MatchOutcome(
             winner=end.winner,
             reason=end.reason,
-            detail=end.detail,
+            end=end.detail,
             balances=balances,
             rounds=rounds,
             engines=(self.sessions[0].name, self.sessions[1].name),

@@ -25,7 +25,20 @@ from typing import Any, Final, Protocol, TypeVar
 
 from .. import __version__
 from ..engines import Clock, Eof, ExitInfo, Incoming, Line, Overlong
-from ..outcome import AbortCause, EndReason
+from ..outcome import EndReason
+from ..outcome.details import (
+    CrashDetail,
+    EndDetail,
+    JailSetupDetail,
+    MachineEvidence,
+    MachineWaitDetail,
+    ProtocolDetail,
+    ResignDetail,
+    ResourcesDetail,
+    StartupDetail,
+    TimeDetail,
+    TimingFaultDetail,
+)
 from ..outcome.excuse import MAX_EXTENSION_NS, MachineWait, ms
 from ..players import Seat, SeatGone, SeatResigned, SeatSetupError, SeatStartError
 from ..players.abilities import abilities_of
@@ -76,7 +89,7 @@ class Counted(IntEnum):
 
 class SessionEnd(Exception):
     """The match ends because of what this seat did (or, for ``aborted``, because
-    the referee could not judge it): ``detail["seat"]`` is the seat.
+    the referee could not judge it): the detail's ``seat`` is the seat.
 
     ``bad_line``: the line that is not a valid message, when that is the end
     (check-engine notes it and waits on: it reports every item, not one result)."""
@@ -84,7 +97,7 @@ class SessionEnd(Exception):
     def __init__(
         self,
         reason: EndReason,
-        detail: dict[str, Any],
+        detail: EndDetail,
         rated: bool | None = None,
         *,
         bad_line: ProtocolError | None = None,
@@ -231,8 +244,7 @@ class EngineSession:
             self.seat.open()
         except SeatSetupError as e:  # the referee's own set-up: nobody's loss
             raise SessionEnd(
-                EndReason.ABORTED,
-                {"cause": AbortCause.JAIL_SETUP, "seat": self.index, "problem": str(e)},
+                EndReason.ABORTED, JailSetupDetail(seat=self.index, problem=str(e))
             ) from None
         except SeatStartError as e:
             raise self._startup(str(e)) from None
@@ -310,7 +322,7 @@ class EngineSession:
 
     def _startup(self, problem: str, bad_line: ProtocolError | None = None) -> SessionEnd:
         return SessionEnd(
-            EndReason.STARTUP, {"seat": self.index, "problem": problem}, bad_line=bad_line
+            EndReason.STARTUP, StartupDetail(seat=self.index, problem=problem), bad_line=bad_line
         )
 
     def stderr_hint(self) -> str:
@@ -485,11 +497,11 @@ class EngineSession:
         assert isinstance(inc, Overlong)
         return SessionEnd(
             EndReason.PROTOCOL,
-            {
-                "seat": self.index,
-                "line": quote(inc.prefix),
-                "problem": f"a line of more than {self.spec.max_line} bytes (the limit)",
-            },
+            ProtocolDetail(
+                seat=self.index,
+                line=quote(inc.prefix),
+                problem=f"a line of more than {self.spec.max_line} bytes (the limit)",
+            ),
         )
 
     def _judge_late(self, deadline: int, after: int, read: int) -> int:
@@ -521,7 +533,7 @@ class EngineSession:
             self.send_quietly(encode(ErrorMsg(id=None, code=e.code, message=str(e))))
             raise SessionEnd(
                 EndReason.PROTOCOL,
-                {"seat": self.index, "line": quote(text), "problem": e.problem},
+                ProtocolDetail(seat=self.index, line=quote(text), problem=e.problem),
                 bad_line=e,
             ) from None
         if type(msg) is ActionMsg:
@@ -595,23 +607,21 @@ class EngineSession:
             )
         if over:
             raise SessionEnd(
-                EndReason.PROTOCOL, {"seat": self.index, "line": quote(raw), "problem": problem}
+                EndReason.PROTOCOL,
+                ProtocolDetail(seat=self.index, line=quote(raw), problem=problem),
             )
 
     # -- ends ------------------------------------------------------------------------------------
 
     def time_loss(self, overrun: int, machine: MachineWait | None = None) -> SessionEnd:
         self.rec.timeout(self.index, overrun)
-        detail: dict[str, Any] = {
-            "seat": self.index,
-            "overrun_ns": overrun,
-            "overrun_ms": round(overrun / MILLISECOND, 3),
-        }
-        if machine is not None:  # what the machine's wait excused: less than the overrun
-            detail["machine"] = machine.to_dict()
-            why = machine.why_not()
-            if why is not None:
-                detail["machine"]["why_not"] = why
+        # machine: what the machine's wait excused (less than the overrun), and why not more
+        detail = TimeDetail(
+            seat=self.index,
+            overrun_ns=overrun,
+            overrun_ms=round(overrun / MILLISECOND, 3),
+            machine=None if machine is None else MachineEvidence.of(machine, with_why_not=True),
+        )
         return SessionEnd(EndReason.TIME, detail)
 
     def machine_wait(self, deadline: int, at: int, machine: MachineWait) -> SessionEnd:
@@ -628,14 +638,13 @@ class EngineSession:
         )
         return SessionEnd(
             EndReason.ABORTED,
-            {
-                "cause": AbortCause.MACHINE_WAIT,
-                "seat": self.index,
-                "late_ns": late,
-                "at_ns": at - self.rec.origin,  # (transcript time)
-                "machine": machine.to_dict(),
-                "problem": problem,
-            },
+            MachineWaitDetail(
+                seat=self.index,
+                late_ns=late,
+                at_ns=at - self.rec.origin,  # (transcript time)
+                machine=MachineEvidence.of(machine),
+                problem=problem,
+            ),
             rated=False,
         )
 
@@ -651,18 +660,14 @@ class EngineSession:
         )
         return SessionEnd(
             EndReason.ABORTED,
-            {
-                "cause": AbortCause.TIMING_FAULT,
-                "seat": self.index,
-                "late_ns": late,
-                "quiet_before_ns": deadline - after,
-                "problem": problem,
-            },
+            TimingFaultDetail(
+                seat=self.index, late_ns=late, quiet_before_ns=deadline - after, problem=problem
+            ),
         )
 
     def resigned(self, t: int, message: str | None) -> SessionEnd:
         self.rec.resign(self.index, message, t)
-        return SessionEnd(EndReason.RESIGN, {"seat": self.index})
+        return SessionEnd(EndReason.RESIGN, ResignDetail(seat=self.index))
 
     def crash(self, write_problem: str | None = None) -> SessionEnd:
         info = self.seat.exit_info(self.spec.grace_ns)
@@ -678,26 +683,26 @@ class EngineSession:
         if hit is not None:  # it ended at a jail limit (bidref/sandbox/breach.py)
             return SessionEnd(
                 EndReason.RESOURCES,
-                {
-                    "seat": self.index,
-                    "limit": hit.limit,
-                    "limit_value": hit.value,
-                    "evidence": hit.evidence,
-                    "exit_code": info.exit_code if info else None,
-                    "signal": info.signal if info else None,
-                    "problem": hit.sentence(problem),
-                    "stderr_tail": self.seat.stderr_tail()[-500:],
-                },
+                ResourcesDetail(
+                    seat=self.index,
+                    limit=hit.limit,
+                    limit_value=hit.value,
+                    evidence=hit.evidence,
+                    exit_code=info.exit_code if info else None,
+                    signal=info.signal if info else None,
+                    problem=hit.sentence(problem),
+                    stderr_tail=self.seat.stderr_tail()[-500:],
+                ),
             )
         return SessionEnd(
             EndReason.CRASH,
-            {
-                "seat": self.index,
-                "exit_code": info.exit_code if info else None,
-                "signal": info.signal if info else None,
-                "problem": problem,
-                "stderr_tail": self.seat.stderr_tail()[-500:],
-            },
+            CrashDetail(
+                seat=self.index,
+                exit_code=info.exit_code if info else None,
+                signal=info.signal if info else None,
+                problem=problem,
+                stderr_tail=self.seat.stderr_tail()[-500:],
+            ),
         )
 
 

@@ -9,9 +9,10 @@ predicates from here, never a list of words of their own.
 
 >>> EndReason.TIME.rated, EndReason.ABORTED.rated
 (True, False)
->>> EndReason("crash").loser({"seat": 0})
+>>> from .details import BalanceDetail, ResignDetail
+>>> EndReason("resign").loser(ResignDetail(seat=0))
 0
->>> EndReason.BALANCE.loser({}) is None
+>>> EndReason.BALANCE.loser(BalanceDetail()) is None
 True
 """
 
@@ -20,7 +21,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from .details import EndDetail
 
 
 class EndReason(StrEnum):
@@ -79,7 +83,7 @@ class EndReason(StrEnum):
 
     @property
     def by_seat(self) -> bool:
-        """Whether one seat's doing ended it (that seat, ``detail["seat"]``, loses;
+        """Whether one seat's doing ended it (that seat, the detail's ``seat``, loses;
         for ``aborted`` the seat named is the one being judged, and nobody loses)."""
         return self in _SEAT_REASONS
 
@@ -89,10 +93,10 @@ class EndReason(StrEnum):
         time, crash, illegal, protocol, startup); a resignation is a choice."""
         return self in _SEAT_REASONS and self is not EndReason.RESIGN
 
-    def loser(self, detail: dict[str, Any]) -> int | None:
+    def loser(self, detail: EndDetail) -> int | None:
         """The seat that lost, from the outcome's ``detail`` (None: the rules decided,
         or nobody lost)."""
-        seat = detail.get("seat")
+        seat = detail.at_seat
         return seat if self.by_seat and seat in (0, 1) else None
 
 
@@ -137,7 +141,7 @@ END_REASONS: Final[tuple[str, ...]] = tuple(r.value for r in EndReason)
 
 
 class AbortCause(StrEnum):
-    """Why a match ended ``aborted``: the ``detail["cause"]`` of an unrated end, the
+    """Why a match ended ``aborted``: the detail's ``cause`` of an unrated end, the
     one list of them. A ``StrEnum``, so the transcript's and the record's JSON keep
     the word as it was; whoever decides on a cause (an exit code, a retry, the
     throttle) compares with a member here, never with a word of its own.
@@ -168,7 +172,8 @@ class AbortCause(StrEnum):
 
     @classmethod
     def of(cls, detail: dict[str, Any]) -> AbortCause | None:
-        """The cause an end's ``detail`` names, if any."""
+        """The cause a detail as a file holds it (a dict) names, if any; a typed
+        detail says it as ``.cause`` (:mod:`.details`)."""
         return cls.named(detail.get("cause"))
 
     def __repr__(self) -> str:
@@ -231,11 +236,15 @@ def last_words(stderr: str, limit: int = 200) -> str:
 
 @dataclass(frozen=True)
 class MatchOutcome:
-    """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted)."""
+    """How a match ended. ``winner`` is a seat (0 = A, 1 = B) or None (draw/aborted);
+    ``end``: the referee's detail of the end, typed (:mod:`.details`).
+
+    ``detail`` (the dict, as the transcript's ``result`` line has it) is a
+    deprecated alias of ``end.to_dict()``, kept for one release: read ``end``."""
 
     winner: int | None
     reason: EndReason
-    detail: dict[str, Any]
+    end: EndDetail
     balances: tuple[int, int]
     rounds: int
     engines: tuple[str, str]
@@ -252,8 +261,14 @@ class MatchOutcome:
         # (a reason given as its word, as a caller may: the enum from here on)
         object.__setattr__(self, "reason", EndReason(self.reason))
 
+    @property
+    def detail(self) -> dict[str, Any]:
+        """Deprecated (goes in the next release): ``end.to_dict()``, the detail as a dict."""
+        return self.end.to_dict()
+
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {("detail" if k == "end" else k): v for k, v in asdict(self).items()}
+        d["detail"] = self.end.to_dict()
         d["transcript_path"] = None if self.transcript_path is None else str(self.transcript_path)
         d["balances"] = list(self.balances)
         d["engines"] = list(self.engines)
@@ -269,7 +284,7 @@ class MatchOutcome:
         said = end_sentence(
             self.reason,
             self.winner,
-            self.detail,
+            self.end,
             self.engines,
             time_loss=self.time_loss,
             last_stderr=self.last_stderr,
@@ -280,7 +295,7 @@ class MatchOutcome:
 def end_sentence(
     reason: EndReason,
     winner: int | None,
-    detail: dict[str, Any],
+    detail: EndDetail,
     engines: tuple[str, str],
     *,
     time_loss: TimeLoss | None = None,
@@ -289,28 +304,29 @@ def end_sentence(
     """How a match ended, in sentences, from its reason and the referee's detail:
     who won by what, and what the seat at fault did (its last stderr line from
     ``last_stderr``, else from the detail's ``stderr_tail``). ``winner`` counts
-    only where the rules decided: a seat's end names the loser, ``detail["seat"]``.
+    only where the rules decided: a seat's end names the loser, the detail's ``seat``.
 
-    >>> end_sentence(EndReason.STARTUP, None, {"seat": 1, "problem": "no hello"}, ("a", "b"))
+    >>> from .details import StartupDetail
+    >>> end_sentence(EndReason.STARTUP, None, StartupDetail(seat=1, problem="no hello"), ("a", "b"))
     'A (a) wins by startup: B (b) did not start: no hello'
     """
 
     def who(seat: int) -> str:
         return f"{'AB'[seat]} ({engines[seat]})"
 
-    def stderr_of(seat: object) -> str:
+    def stderr_of(seat: int | None) -> str:
         if seat != 0 and seat != 1:
             return ""
-        words = last_stderr[seat] or last_words(str(detail.get("stderr_tail") or ""))
+        words = last_stderr[seat] or last_words(detail.stderr_text)
         return f"; its stderr ends: {words}" if words else ""
 
-    seat = detail.get("seat")
+    seat = detail.at_seat
+    problem = detail.problem_text or ""
     if reason is EndReason.ABORTED:
-        cause = detail.get("cause")
         why = (
             "interrupted (Ctrl-C or a signal), so no result"
-            if cause == AbortCause.INTERRUPTED
-            else str(detail.get("problem") or cause or reason.text)
+            if detail.cause is AbortCause.INTERRUPTED
+            else str(problem or detail.cause_word or reason.text)
         )
         return f"aborted: {why}{stderr_of(seat)}"
     if not reason.by_seat or (seat != 0 and seat != 1):
@@ -320,20 +336,32 @@ def end_sentence(
     if reason is EndReason.RESIGN:
         return f"{who(seat)} resigned: {who(1 - seat)} wins{stderr_of(seat)}"
     won = f"{who(1 - seat)} wins by {reason}"
-    problem = str(detail.get("problem") or "")
-    if reason is EndReason.TIME:
-        what = f"sent {time_loss.sentence()}" if time_loss else "ran out of time"
-    elif reason is EndReason.CRASH:
-        what = f"crashed ({problem or 'closed its stdout'})"
-    elif reason is EndReason.ILLEGAL:
-        what = f"forfeits with the illegal action {detail.get('action')!r}: {detail.get('message')}"
-    elif reason is EndReason.PROTOCOL:
-        line = detail.get("line")
-        what = f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
-    elif reason is EndReason.RESOURCES:  # "exceeded its memory limit (1 GiB; killed by ...)"
-        what = problem or f"exceeded its {detail.get('limit', 'jail')} limit"
-    elif reason is EndReason.STARTUP:  # the problem quotes the engine's stderr already
+    if reason is EndReason.STARTUP:  # the problem quotes the engine's stderr already
         return f"{won}: {who(seat)} did not start: {problem}"
-    else:  # a seat's end this function has no words of its own for yet
-        what = f"lost: {reason.text}" + (f": {problem}" if problem else "")
+    what = _seat_end(reason, detail, problem, time_loss)
     return f"{won}: {who(seat)} {what}{stderr_of(seat)}"
+
+
+def _seat_end(
+    reason: EndReason, detail: EndDetail, problem: str, time_loss: TimeLoss | None
+) -> str:
+    """What the seat at fault did, after its name: ``crashed (exit code 101)``."""
+    from .details import IllegalDetail, ProtocolDetail, ResourcesDetail
+
+    if reason is EndReason.TIME:
+        return f"sent {time_loss.sentence()}" if time_loss else "ran out of time"
+    if reason is EndReason.CRASH:
+        return f"crashed ({problem or 'closed its stdout'})"
+    if reason is EndReason.ILLEGAL:
+        action, message = (
+            (detail.action, detail.message) if isinstance(detail, IllegalDetail) else (None, None)
+        )
+        return f"forfeits with the illegal action {action!r}: {message}"
+    if reason is EndReason.PROTOCOL:
+        line = detail.line if isinstance(detail, ProtocolDetail) else None
+        return f"broke the protocol: {problem}" + (f"; it sent {line}" if line else "")
+    if reason is EndReason.RESOURCES:  # "exceeded its memory limit (1 GiB; killed by ...)"
+        limit = detail.limit if isinstance(detail, ResourcesDetail) else "jail"
+        return problem or f"exceeded its {limit} limit"
+    # a seat's end this function has no words of its own for yet
+    return f"lost: {reason.text}" + (f": {problem}" if problem else "")

@@ -52,7 +52,12 @@ from typing import Any, cast
 from bidref import __version__
 from bidref.errors import BidrefError
 
-from ..outcome import AbortCause, EndReason
+from ..outcome import EndDetail, EndReason
+from ..outcome.details import (
+    EngineRefusedDetail,
+    EngineRefusedFileDetail,
+    TranscriptRejectedDetail,
+)
 from ..protocol.messages import PROTOCOL_VERSION
 from ..rules import RULES_VERSION
 from .live_mirror import TOPIC, CoordinatorMirror, WorkerMirror, worker_send
@@ -64,6 +69,7 @@ from .shipping import (
     Bundle,
     EngineCache,
     EngineFilesError,
+    Mismatch,
     bundle_of,
     default_cache_dir,
     interpreter_problem,
@@ -120,19 +126,22 @@ def _this_worker() -> tuple[str, str, str | None]:
     return str(w.address), named, str(w.local_directory)
 
 
-def _refusal(worker: str, engine: str, problem: str, **detail: object) -> MatchReport:
-    return MatchReport(
-        winner=None,
-        reason=EndReason.ABORTED,
-        rated=False,
-        detail={
-            "cause": AbortCause.ENGINE_REFUSED,
-            "worker": worker,
-            "engine": engine,
-            **detail,
-            "problem": problem,
-        },
+def _refusal(
+    worker: str, engine: str, problem: str, mismatch: Mismatch | None = None
+) -> MatchReport:
+    detail: EndDetail = (
+        EngineRefusedDetail(worker=worker, engine=engine, problem=problem)
+        if mismatch is None
+        else EngineRefusedFileDetail(
+            worker=worker,
+            engine=engine,
+            file=mismatch.path,
+            expected=mismatch.expected,
+            found=mismatch.found,
+            problem=problem,
+        )
     )
+    return MatchReport(winner=None, reason=EndReason.ABORTED, rated=False, detail=detail.to_dict())
 
 
 def play_task(
@@ -191,9 +200,7 @@ def play_task(
                     else f"its cached copy was changed: delete {cache.root} there, and "
                     "the engines are shipped again",
                 ),
-                file=mismatch.path,
-                expected=mismatch.expected,
-                found=mismatch.found,
+                mismatch,
             )
         problem = interpreter_problem(e)
         if problem is not None:
@@ -418,9 +425,9 @@ class ClusterBackend:
                 ClusterError(f"a worker returned {type(answer).__name__}, not a match report")
             )
             return
-        if AbortCause.of(answer.detail) is AbortCause.ENGINE_REFUSED:
-            worker = str(answer.detail.get("worker"))
-            self._exclude(worker, str(answer.detail.get("problem")))
+        refused = answer.end
+        if isinstance(refused, EngineRefusedDetail | EngineRefusedFileDetail):
+            self._exclude(refused.worker, refused.problem)
             self._finish(match, answer)
             return
         address, named = self._worker_of(task, answer)
@@ -485,7 +492,7 @@ class ClusterBackend:
             winner=None,
             reason=EndReason.ABORTED,
             rated=False,
-            detail={"cause": AbortCause.TRANSCRIPT_REJECTED, "worker": named, "problem": problem},
+            detail=TranscriptRejectedDetail(worker=named, problem=problem).to_dict(),
             elapsed_s=answer.elapsed_s,
             extra={"played_on": {"worker": named, "jails": _jails(answer)}},
         )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..outcome import EndReason, end_sentence
+from ..outcome import EndDetail, EndReason, decode_detail, end_sentence
 from ..sandbox.policy import Level
 from .schedule import MatchKey, Pairing
 
@@ -106,6 +106,11 @@ class MatchReport:
     # Files for the runner to write before it records the match, as (absolute path,
     # bytes), the transcript last: a cluster worker's output comes home this way.
     outputs: tuple[tuple[str, bytes], ...] = ()
+
+    @property
+    def end(self) -> EndDetail:
+        """The detail, typed (``detail`` is its JSON, as the results file keeps it)."""
+        return decode_detail(self.reason, self.detail)
 
 
 PlayFn = Callable[[MatchJob], MatchReport]
@@ -271,6 +276,11 @@ class MatchRecord(RecordModel):
             return parsed if isinstance(parsed, dict) else {"text": value}
         return value
 
+    @property
+    def end(self) -> EndDetail:
+        """The detail, typed (``detail`` is its JSON, as the results file keeps it)."""
+        return decode_detail(self.reason, self.detail)
+
     def detail_text(self) -> str:
         """What happened, in sentences (``B (x) wins by startup: A (y) did not start:
         ...``); for a reason this bidref does not know, the detail as it is."""
@@ -279,7 +289,7 @@ class MatchRecord(RecordModel):
             return ", ".join(f"{k}={v}" for k, v in self.detail.items())
         names = (self.engine_a, self.engine_b)
         winner = names.index(self.winner) if self.winner in names else None
-        return end_sentence(reason, winner, self.detail, names)
+        return end_sentence(reason, winner, self.end, names)
 
     @property
     def key(self) -> MatchKey:

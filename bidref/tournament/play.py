@@ -126,17 +126,15 @@ def play_match(job: MatchJob, remote: RemoteSeats | None = None) -> MatchReport:
                         else TappedSeat(seat, debug, f"{entry.name}({'AB'[i]})")
                     )
         outcome = run_match(spec, transcript_path=transcript, seats=seats)
-    detail = dict(outcome.detail)
-    interrupted = (
-        outcome.reason == EndReason.ABORTED and AbortCause.of(detail) is AbortCause.INTERRUPTED
-    )
-    seat = detail.get("seat")
-    fault_seat = seat if outcome.reason.fault and seat in (0, 1) else None
+    end = outcome.end
+    interrupted = outcome.reason == EndReason.ABORTED and end.cause is AbortCause.INTERRUPTED
+    loser = end.at_seat
+    fault_seat = loser if outcome.reason.fault and loser in (0, 1) else None
     return MatchReport(
         winner=outcome.winner,
         reason=outcome.reason,
         rated=outcome.rated,
-        detail=_json_detail(detail),
+        detail=_json_detail(end.to_dict()),
         balances=(int(outcome.balances[0]), int(outcome.balances[1])),
         rounds=outcome.rounds,
         transcript=str(transcript),

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bidref import __version__
 from bidref.errors import UsageError
 
-from ..outcome import AbortCause, EndReason
+from ..outcome import EndReason
+from ..outcome.details import InterruptedDetail, RunnerErrorDetail
 from .model import (
     EngineEntry,
     EngineModel,
@@ -208,7 +209,7 @@ def run_job(play: PlayFn, job: MatchJob) -> MatchReport:
             winner=None,
             reason=EndReason.ABORTED,
             rated=False,
-            detail={"cause": AbortCause.INTERRUPTED},
+            detail=InterruptedDetail().to_dict(),
             interrupted=True,
         )
     if not report.elapsed_s:
@@ -474,7 +475,7 @@ class _Loop:
                 winner=None,
                 reason=EndReason.ABORTED,
                 rated=False,
-                detail={"cause": AbortCause.RUNNER_ERROR, "error": repr(exc)[:500]},
+                detail=RunnerErrorDetail(error=repr(exc)[:500]).to_dict(),
             )
         if report.interrupted:
             return
@@ -493,7 +494,7 @@ class _Loop:
         self.store.append(record)
         self.tally.add(record)
         self.summary.played += 1
-        lowered = self.throttle.note(not record.rated, AbortCause.of(record.detail))
+        lowered = self.throttle.note(not record.rated, record.end.cause)
         if lowered is not None:
             log.warning("%s", lowered)  # (on the console: the run goes on)
             self.summary.lowered.append(lowered)
@@ -526,8 +527,9 @@ class _Loop:
         """A referee timing fault: played again, up to ``max_attempts`` times."""
         self.summary.aborted += 1
         tries = self.tries[job.key] = self.tries.get(job.key, 0) + 1
-        if AbortCause.of(report.detail) in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
-            log.warning("match %s not played: %s", job.key.id, report.detail.get("problem"))
+        end = report.end
+        if end.cause in NOT_RETRIED:  # e.g. a changed engine: said, not replayed
+            log.warning("match %s not played: %s", job.key.id, end.problem_text)
             self.summary.refused.append(job.key)
         elif tries < self.max_attempts:
             log.info("match %s aborted (%s); playing it again", job.key.id, report.detail)

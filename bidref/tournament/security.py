@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..outcome import AbortCause, EndReason
+from ..outcome.details import EngineChangedDetail
 from .model import EngineEntry, MatchJob, MatchReport, PlayFn
 from .shipping import verify
 
@@ -140,17 +141,16 @@ def checked_play(play: PlayFn, job: MatchJob) -> MatchReport:
                 winner=None,
                 reason=EndReason.ABORTED,
                 rated=False,
-                detail={
-                    "cause": AbortCause.ENGINE_CHANGED,
-                    "engine": e.name,
-                    "file": mismatch.path,
-                    "expected": mismatch.expected,
-                    "found": mismatch.found,
-                    "problem": mismatch.text(
+                detail=EngineChangedDetail(
+                    engine=e.name,
+                    file=mismatch.path,
+                    expected=mismatch.expected,
+                    found=mismatch.found,
+                    problem=mismatch.text(
                         "here",
                         "its matches are not played; restore the recorded build and "
                         "--resume, or start a new tournament for the new build",
                     ),
-                },
+                ).to_dict(),
             )
     return play(job)

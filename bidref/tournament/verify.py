@@ -28,7 +28,7 @@ from ..rules.clock import MILLISECOND
 from ..transcript.files import decompress
 from ..transcript.lines import Hello, Reply, Request
 from ..transcript.reader import ReadResult, read_transcript
-from ..transcript.replay import replay_lines
+from ..transcript.replay import ReplayedResult, replay_lines
 from .model import MatchJob, MatchReport
 
 
@@ -66,10 +66,6 @@ def _expected_controls(job: MatchJob) -> list[tuple[int, int]]:
     base = (s.bank_ms * MILLISECOND, s.delay_ms * MILLISECOND)
     own = [e.time_control_ms for e in (job.engine_a, job.engine_b)]
     return [base if o is None else (o[0] * MILLISECOND, o[1] * MILLISECOND) for o in own]
-
-
-def _said(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def prove(job: MatchJob, report: MatchReport) -> Proof | Rejection:
@@ -159,7 +155,7 @@ def _one_transport(job: MatchJob) -> str | None:
     return mine.pop() if len(mine) == 1 else None
 
 
-def _other_result(report: MatchReport, result: dict[str, Any]) -> str | None:
+def _other_result(report: MatchReport, result: ReplayedResult) -> str | None:
     """Where the worker's report and the proven result differ, if they do."""
     claimed = {
         "winner": report.winner,
@@ -169,11 +165,11 @@ def _other_result(report: MatchReport, result: dict[str, Any]) -> str | None:
         "rated": report.rated,
     }
     proven = {
-        "winner": result.get("winner"),
-        "reason": result.get("reason"),
-        "balances": _said(result.get("balances")),
-        "rounds": result.get("rounds"),
-        "rated": result.get("rated"),
+        "winner": result.winner,
+        "reason": result.reason,
+        "balances": list(result.balances),
+        "rounds": result.rounds,
+        "rated": result.rated,
     }
     wrong = [
         f"{k} {claimed[k]!r} (proven {proven[k]!r})" for k in claimed if claimed[k] != proven[k]

@@ -108,7 +108,7 @@ class WorkerTally:
         self.add(
             r.played_on.worker,
             r.reason,
-            rejected=AbortCause.of(r.detail) is AbortCause.TRANSCRIPT_REJECTED,
+            rejected=r.end.cause is AbortCause.TRANSCRIPT_REJECTED,
             engines=(r.engine_a, r.engine_b),
             decision_ns=r.played_on.decision_ns or (),
         )

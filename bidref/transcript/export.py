@@ -31,12 +31,12 @@ def move_file_text(report: ReplayReport, source: str = "") -> str:
         out.append(f"# A: {g.engines[0]} · B: {g.engines[1]}")
     res = report.result
     if res is not None:
-        who = "nobody" if res["winner"] is None else "AB"[res["winner"]]
+        who = "nobody" if res.winner is None else "AB"[res.winner]
         out.append(
-            f"# result: {res['reason']}, winner {who}, balances {res['balances'][0]}-"
-            f"{res['balances'][1]} after {res['rounds']} round(s)"
+            f"# result: {res.reason}, winner {who}, balances {res.balances[0]}-"
+            f"{res.balances[1]} after {res.rounds} round(s)"
         )
-        said = EndReason.named(res["reason"])
+        said = EndReason.named(res.reason)
         if said is None or not said.by_rules:
             out.append("# (an ending outside the rules: validate shows the game where it stopped)")
     if report.problem is not None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import bidref.outcome.reasons
 import bidref.rules
-from bidref.outcome import END_REASONS, EndReason, MatchOutcome
+from bidref.outcome import END_REASONS, EndReason, MatchOutcome, decode_detail
+from bidref.outcome.details import RoundLimitDetail, TimeDetail, TimingFaultDetail
 
 
 def test_outcome_doctests() -> None:
@@ -21,16 +22,17 @@ def test_every_reason_has_a_text_and_only_startup_and_aborted_are_unrated() -> N
 
 
 def test_the_loser_is_the_seat_named_for_seat_reasons_only() -> None:
-    assert EndReason.TIME.loser({"seat": 1}) == 1
-    assert EndReason.ABORTED.loser({"seat": 1}) is None  # a timing fault: nobody lost
-    assert EndReason.ROUND_LIMIT.loser({}) is None
+    assert EndReason.TIME.loser(TimeDetail(seat=1, overrun_ns=0, overrun_ms=0.0)) == 1
+    fault = TimingFaultDetail(seat=1, late_ns=5, quiet_before_ns=2, problem="late")
+    assert EndReason.ABORTED.loser(fault) is None  # a timing fault: nobody lost
+    assert EndReason.ROUND_LIMIT.loser(RoundLimitDetail(max_rounds=3)) is None
 
 
 def test_a_summary_of_a_timing_fault_says_aborted_and_why() -> None:
     out = MatchOutcome(
         winner=None,
         reason="aborted",
-        detail={"cause": "timing_fault", "seat": 0, "late_ns": 5},
+        end=decode_detail("aborted", {"cause": "timing_fault", "seat": 0, "late_ns": 5}),
         balances=(150, 150),
         rounds=1,
         engines=("a", "b"),

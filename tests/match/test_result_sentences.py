@@ -12,7 +12,8 @@ from typing import Any
 
 from bidref.engines import EngineSpec, ExitInfo
 from bidref.match.referee import MatchSpec, run_match
-from bidref.outcome import EndReason, MatchOutcome, TimeLoss, last_words
+from bidref.outcome import EndReason, MatchOutcome, TimeLoss, decode_detail, last_words
+from bidref.outcome.details import InterruptedDetail
 from bidref.rules import MILLISECOND, SECOND, TimeControl
 from bidref.testing import FakeClock
 from bidref.transcript import counter_salt
@@ -140,7 +141,7 @@ def test_an_abort_says_why_in_words() -> None:
     out = MatchOutcome(
         winner=None,
         reason=EndReason.ABORTED,
-        detail={"cause": "interrupted"},
+        end=InterruptedDetail(),
         balances=(150, 150),
         rounds=1,
         engines=("a", "b"),
@@ -153,7 +154,10 @@ def test_an_abort_says_why_in_words() -> None:
     fault = MatchOutcome(
         winner=None,
         reason=EndReason.ABORTED,
-        detail={"cause": "timing_fault", "seat": 0, "problem": "the referee found a line late"},
+        end=decode_detail(
+            "aborted",
+            {"cause": "timing_fault", "seat": 0, "problem": "the referee found a line late"},
+        ),
         balances=(150, 150),
         rounds=1,
         engines=("a", "b"),

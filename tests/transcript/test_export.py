@@ -53,14 +53,14 @@ def _agree(data: bytes, where: str) -> None:
     v = validate_text(move_file_text(r, where))
     assert v.ok, (where, v.problem)
     assert r.result is not None
-    assert list(v.balances or ()) == r.result["balances"], where
+    assert list(v.balances or ()) == r.result.balances, where
     said = [(e.round, e.reason, e.winner, e.pips, e.payout) for e in r.game.round_ends]
     got = [(x.round, x.reason, x.winner, x.pips, x.payout) for x in v.rounds]
     assert got == said, where
-    if r.result["reason"] in ("balance", "round_limit"):
+    if r.result.reason in ("balance", "round_limit"):
         assert v.result is not None, where
-        assert (v.result.reason, v.result.winner) == (r.result["reason"], r.result["winner"])
-        assert v.result.rounds == r.result["rounds"]
+        assert (v.result.reason, v.result.winner) == (r.result.reason, r.result.winner)
+        assert v.result.rounds == r.result.rounds
     else:  # an ending outside the rules: the game was not over
         assert v.result is None, where
 

@@ -60,7 +60,7 @@ def test_v2_transcripts_replay_clean(
     r = replay(data)
     assert r.problem is None and r.truncated is None, r.problem
     assert r.verified_lines == r.lines == len(lines)
-    assert r.result is not None and r.result["reason"] == lines[-1]["reason"]
+    assert r.result is not None and r.result.reason == lines[-1]["reason"]
 
 
 def test_v2_says_the_same_game_as_v1(tmp_path_factory: pytest.TempPathFactory) -> None:

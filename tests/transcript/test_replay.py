@@ -51,7 +51,7 @@ def test_referee_transcripts_replay_clean(
     assert r.exit_code == 0
     assert r.verified_lines == r.lines == data.count(b"\n")
     last = json.loads(data.splitlines()[-1])
-    assert r.result is not None and r.result["reason"] == last["reason"]
+    assert r.result is not None and r.result.reason == last["reason"]
 
 
 def test_independent_writer_agrees(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bidref.match.wire import request_line
+from bidref.outcome.details import TimeDetail, decode_detail
 from bidref.rules import SECOND, Deal, Match, MatchClock, TimeControl, parse_action
 from bidref.transcript import FORMAT, commitment
 from bidref.transcript.lines import (
@@ -92,9 +93,11 @@ def test_clock_a_reply_after_the_deadline_is_a_time_loss() -> None:
     c.request(2, Request(seq=1, t_ns=0, seat=1, id=4), 1, 1)
     _, charge = c.reply(3, Reply(seq=2, t_ns=12 * SECOND, seat=1, id=4, action="x"))
     assert charge.timed_out and c.timed_out == (1, SECOND, 3) and c.pending is None
-    c.check_time_loss(9, 1, {"overrun_ns": SECOND, "overrun_ms": 1000.0})
+    c.check_time_loss(9, 1, TimeDetail(seat=1, overrun_ns=SECOND, overrun_ms=1000.0))
     with pytest.raises(Mismatch, match="overrun_ms"):
-        c.check_time_loss(9, 1, {"overrun_ns": SECOND, "overrun_ms": 1.0})
+        c.check_time_loss(9, 1, TimeDetail(seat=1, overrun_ns=SECOND, overrun_ms=1.0))
+    with pytest.raises(Mismatch, match="cannot be read: no 'overrun_ms'"):
+        c.check_time_loss(9, 1, decode_detail("time", {"seat": 1, "overrun_ns": SECOND}))
 
 
 def test_clock_retry_and_timeout() -> None:

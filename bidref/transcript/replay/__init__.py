@@ -13,7 +13,7 @@ It reads ``bidref-transcript/1`` and ``/2`` (``protocols/transcript.md``); the
 parts are in :mod:`.fold`; :mod:`.run` runs it.
 """
 
-from .report import Mismatch, ReplayReport, Step
+from .report import Mismatch, ReplayedResult, ReplayReport, Step
 from .run import replay, replay_lines
 
-__all__ = ["Mismatch", "ReplayReport", "Step", "replay", "replay_lines"]
+__all__ = ["Mismatch", "ReplayReport", "ReplayedResult", "Step", "replay", "replay_lines"]

@@ -9,8 +9,14 @@ the clock on each line (checked here); ``/2`` leaves it to this derivation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from ...outcome.details import (
+    EndDetail,
+    MachineEvidence,
+    MachineWaitDetail,
+    TimeDetail,
+    UnreadDetail,
+)
 from ...outcome.excuse import MachineWait
 from ...rules import Charge, MatchClock, TimeControl
 from ..lines import Reply, Request, Retry, Timeout
@@ -189,10 +195,13 @@ class ClockCheck:
         self.pending = None
         return p
 
-    def check_time_loss(self, n: int, seat: int, detail: dict[str, Any]) -> None:
+    def check_time_loss(self, n: int, seat: int, detail: EndDetail) -> None:
         """A time loss needs the line that shows the deadline passing: a ``timeout`` line
         (checked against the deadline there) or a reply read after the deadline."""
-        over = detail.get("overrun_ns")
+        if not isinstance(detail, TimeDetail):
+            why = f": {detail.why}" if isinstance(detail, UnreadDetail) else ""
+            raise Mismatch(n, f"the time loss's detail cannot be read{why}")
+        over = detail.overrun_ns
         if self.timed_out is None:
             raise Mismatch(
                 n,
@@ -206,13 +215,13 @@ class ClockCheck:
                 f"time loss of seat {seat} by {over!r} ns, but line {line} shows seat {s} "
                 f"{o} ns past the deadline",
             )
-        if detail.get("overrun_ms") != round(o / 1e6, 3):
+        if detail.overrun_ms != round(o / 1e6, 3):
             raise Mismatch(
                 n,
-                f"overrun_ms {detail.get('overrun_ms')!r} is not overrun_ns {o} in ms",
+                f"overrun_ms {detail.overrun_ms!r} is not overrun_ns {o} in ms",
             )
-        if "machine" in detail:
-            excused = _evidence(n, detail).excused_ns
+        if detail.machine is not None:
+            excused = _evidence(n, detail.machine).excused_ns
             if o < excused:
                 raise Mismatch(
                     n,
@@ -220,17 +229,20 @@ class ClockCheck:
                     f"{excused} ns: the match should have ended aborted (machine_wait)",
                 )
 
-    def check_machine_wait(self, n: int, detail: dict[str, Any]) -> None:
+    def check_machine_wait(self, n: int, detail: EndDetail) -> None:
         """An abort for the machine's wait (bidref/outcome/excuse.py): a decision of
         that seat was pending, the look was past its deadline by ``late_ns``, and
         the excuse recomputed from the figures is more than that."""
+        if not isinstance(detail, MachineWaitDetail):
+            why = f": {detail.why}" if isinstance(detail, UnreadDetail) else ""
+            raise Mismatch(n, f"the machine-wait abort's detail cannot be read{why}")
         p = self.pending
-        seat, late, at = detail.get("seat"), detail.get("late_ns"), detail.get("at_ns")
+        seat, late, at = detail.seat, detail.late_ns, detail.at_ns
         if p is None or p.seat != seat:
             raise Mismatch(
                 n, f"a machine-wait abort of seat {seat!r}, but no decision of it is pending"
             )
-        if not isinstance(at, int) or not isinstance(late, int) or at < p.deadline:
+        if at < p.deadline:
             raise Mismatch(
                 n,
                 f"a machine-wait abort at at_ns {at!r}, but seat {seat}'s deadline was "
@@ -240,7 +252,7 @@ class ClockCheck:
             raise Mismatch(
                 n, f"late_ns {late}, but at_ns {at} - the deadline {p.deadline} = {at - p.deadline}"
             )
-        excused = _evidence(n, detail).excused_ns
+        excused = _evidence(n, detail.machine).excused_ns
         if late >= excused:
             raise Mismatch(
                 n,
@@ -249,20 +261,14 @@ class ClockCheck:
             )
 
 
-def _evidence(n: int, detail: dict[str, Any]) -> MachineWait:
+def _evidence(n: int, said: MachineEvidence) -> MachineWait:
     """The machine-wait figures of a result's detail, with ``excused_ns`` as the rule
-    makes it from the others."""
-    said = detail.get("machine")
-    if not isinstance(said, dict):
-        raise Mismatch(n, f"the machine-wait figures are {said!r}, not an object")
-    try:
-        found = MachineWait.of(said)
-    except ValueError as e:
-        raise Mismatch(n, str(e)) from None
-    if said.get("excused_ns") != found.excused_ns:
+    makes it from the others (and as the detail says it: the same, or a mismatch)."""
+    found = said.wait
+    if said.excused_ns != found.excused_ns:
         raise Mismatch(
             n,
-            f"excused_ns {said.get('excused_ns')!r}, but the rule makes {found.excused_ns} "
+            f"excused_ns {said.excused_ns!r}, but the rule makes {found.excused_ns} "
             'of the figures (docs/match.md, "The machine\'s wait")',
         )
     return found

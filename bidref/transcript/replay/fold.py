@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
+from ...outcome.details import decode_detail
 from ...rules import RulesError
 from ..lines import (
     FORMAT_V1,
@@ -48,7 +49,7 @@ from .decisions import Decisions
 from .game import GameState
 from .header import check_header
 from .public import PublicRound
-from .report import Mismatch, Recorder, ReplayReport, Reveal, name
+from .report import Mismatch, Recorder, ReplayedResult, ReplayReport, Reveal, name
 from .results import check_result, check_seed
 from .seats import SeatProof
 
@@ -235,6 +236,7 @@ class Fold:
     def on_result(self, ln: Line, r: Result) -> None:
         assert self.header is not None
         g = self.game
+        detail = decode_detail(r.reason, r.detail)
         text = check_result(
             ln.number,
             r,
@@ -245,17 +247,11 @@ class Fold:
             seed_revealed=self.seed_revealed,
             last_reply=self.decisions.last_reply,
             rejection=self.seats.rejection,
+            detail=detail,
         )
         self.done = True
         self.handlers = {}
-        self.report.result = {
-            "winner": r.winner,
-            "reason": r.reason,
-            "detail": r.detail,
-            "balances": r.balances,
-            "rounds": r.rounds,
-            "rated": r.rated,
-        }
+        self.report.result = ReplayedResult.of(r, detail)
         if g.match.layout.placed and g.round not in self.report.final_layouts:
             self.report.final_layouts[g.round] = g.match.layout.copy()
         self.out.step(ln.number, "result", text)

@@ -7,8 +7,9 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from ...outcome.details import EndDetail, decode_detail
 from ...rules import Deal, Event, Layout, RoundEnded, Tile, public_event
-from ..lines import AnyLine, Header, PrivateItem, RequestDigest
+from ..lines import AnyLine, Header, PrivateItem, RequestDigest, Result
 from ..reader import Line, shorten
 
 
@@ -46,6 +47,38 @@ class _Entry(NamedTuple):
     verified: bool | str
 
 
+@dataclass(frozen=True)
+class ReplayedResult:
+    """The transcript's ``result`` line as the replay read it, its detail typed
+    (:mod:`bidref.outcome.details`). ``reason`` is the file's word (a reason this
+    bidref does not know stays a word: :meth:`EndReason.named` reads it)."""
+
+    winner: int | None
+    reason: str
+    detail: EndDetail
+    balances: list[int]
+    rounds: int
+    rated: bool
+
+    @classmethod
+    def of(cls, r: Result, detail: EndDetail | None = None) -> ReplayedResult:
+        """From the line (``detail``: its detail decoded already, if it is)."""
+        if detail is None:
+            detail = decode_detail(r.reason, r.detail)
+        return cls(r.winner, r.reason, detail, list(r.balances), r.rounds, r.rated)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``replay --json``'s verdict has it (the line's fields, its detail as written)."""
+        return {
+            "winner": self.winner,
+            "reason": self.reason,
+            "detail": self.detail.to_dict(),
+            "balances": self.balances,
+            "rounds": self.rounds,
+            "rated": self.rated,
+        }
+
+
 @dataclass
 class GameRecord:
     """The game as replayed, for exporting it (:mod:`bidref.transcript.export`)."""
@@ -71,7 +104,7 @@ class ReplayReport:
     verified_lines: int = 0
     steps: list[Step] = field(default_factory=list)
     entries: list[_Entry] = field(default_factory=list)
-    result: dict[str, Any] | None = None
+    result: ReplayedResult | None = None
     final_layouts: dict[int, Layout] = field(default_factory=dict)
     decisions: int = 0  # accepted replies
     format: str | None = None
@@ -123,7 +156,7 @@ class ReplayReport:
             "truncated": self.truncated,
             "lines": self.lines,
             "verified_lines": self.verified_lines,
-            "result": self.result,
+            "result": None if self.result is None else self.result.to_dict(),
         }
 
 

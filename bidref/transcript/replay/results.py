@@ -6,6 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from ...outcome import END_REASONS, AbortCause, EndReason
+from ...outcome.details import (
+    EndDetail,
+    IllegalDetail,
+    RoundLimitDetail,
+    UnreadDetail,
+    decode_detail,
+)
 from ...rules import Match, RoundStarted
 from ...rules.deal import seeded_deals
 from ..lines import Header, Result, SeedReveal
@@ -27,7 +34,14 @@ def check_seed(n: int, s: SeedReveal, header: Header, game: GameState) -> None:
             )
 
 
-def _check_rules_end(n: int, d: Result, reason: EndReason, header: Header, m: Match) -> None:
+def unread(detail: EndDetail) -> str:
+    """Why a result's detail could not be read (for a check that needs its fields)."""
+    return f": {detail.why}" if isinstance(detail, UnreadDetail) else ""
+
+
+def _check_rules_end(
+    n: int, d: Result, detail: EndDetail, reason: EndReason, header: Header, m: Match
+) -> None:
     """A result the rules decided (a balance or the round limit): the replayed game
     ended so, with that winner after that many rounds."""
     res = m.result
@@ -37,11 +51,12 @@ def _check_rules_end(n: int, d: Result, reason: EndReason, header: Header, m: Ma
             f"the result says {d.reason!r}, but the game "
             + ("is not over" if res is None else f"ended by {res.reason!r}"),
         )
-    if reason is EndReason.ROUND_LIMIT and d.detail.get("max_rounds") != header.max_rounds:
+    limit = detail.max_rounds if isinstance(detail, RoundLimitDetail) else None
+    if reason is EndReason.ROUND_LIMIT and limit != header.max_rounds:
         raise Mismatch(
             n,
-            f"detail max_rounds {d.detail.get('max_rounds')!r}, but the header's is "
-            f"{header.max_rounds!r}",
+            f"detail max_rounds {limit!r}, but the header's is {header.max_rounds!r}"
+            + unread(detail),
         )
     if d.winner != res.winner or d.rounds != res.rounds:
         said = {"winner": d.winner, "rounds": d.rounds}
@@ -51,7 +66,12 @@ def _check_rules_end(n: int, d: Result, reason: EndReason, header: Header, m: Ma
 
 
 def _check_forfeit(
-    n: int, d: Result, seat: int, header: Header, last_reply: Any, rejection: dict[str, Any] | None
+    n: int,
+    detail: EndDetail,
+    seat: int,
+    header: Header,
+    last_reply: Any,
+    rejection: dict[str, Any] | None,
 ) -> None:
     """A forfeit for an illegal action: the header's policy forfeits, and the seat's
     last reply was rejected for what the detail says."""
@@ -66,11 +86,21 @@ def _check_forfeit(
             n,
             f"a forfeit for an illegal action, but seat {seat}'s last reply was not rejected",
         )
-    said = {k: d.detail.get(k) for k in rejection or {}}  # extra fields may follow
-    if rejection is not None and said != rejection:
+    if rejection is None:
+        return
+    if not isinstance(detail, IllegalDetail):
+        raise Mismatch(n, "the forfeit's detail cannot be read" + unread(detail))
+    told = {
+        "seat": detail.seat,
+        "action": detail.action,
+        "rule": detail.rule,
+        "code": detail.code,
+        "message": detail.message,
+    }
+    if told != rejection:
         raise Mismatch(
             n,
-            "the forfeit's detail disagrees with the rejected reply: " + diff(said, rejection),
+            "the forfeit's detail disagrees with the rejected reply: " + diff(told, rejection),
         )
 
 
@@ -85,10 +115,14 @@ def check_result(
     seed_revealed: bool,
     last_reply: Any,
     rejection: dict[str, Any] | None,
+    detail: EndDetail | None = None,
 ) -> str:
-    """Check the result line; return the text of its step."""
+    """Check the result line (``detail``: its detail, decoded already if it is);
+    return the text of its step."""
+    if detail is None:
+        detail = decode_detail(d.reason, d.detail)
     m: Match = game.match
-    winner, detail = d.winner, d.detail
+    winner = d.winner
     if game.expected and not isinstance(game.expected[0], RoundStarted):
         raise Mismatch(n, f"the result, but the event {game.expected[0].kind!r} was never written")
     if header.seeded and not seed_revealed:
@@ -99,18 +133,18 @@ def check_result(
         raise Mismatch(n, f"unknown end reason {d.reason!r}")
     reason = EndReason(d.reason)
     if reason.by_rules:
-        _check_rules_end(n, d, reason, header, m)
+        _check_rules_end(n, d, detail, reason, header, m)
     elif reason.by_seat:
         if m.result is not None:
             raise Mismatch(
                 n, f"the result says {d.reason!r}, but the game ended by {m.result.reason!r}"
             )
-        seat = detail.get("seat")
+        seat = detail.at_seat
         if seat not in (0, 1) or winner != 1 - seat:
             raise Mismatch(
                 n,
                 f"a {d.reason!r} loss of seat {seat!r} must name the other seat as "
-                f"winner, not {winner!r}",
+                f"winner, not {winner!r}" + unread(detail),
             )
         if d.rounds != game.round:
             raise Mismatch(n, f"rounds {d.rounds!r}, but {game.round} round(s) started")
@@ -121,12 +155,12 @@ def check_result(
                 n, f"a resignation of seat {seat}, but no resign line of that seat came before"
             )
         if reason is EndReason.ILLEGAL:
-            _check_forfeit(n, d, seat, header, last_reply, rejection)
+            _check_forfeit(n, detail, seat, header, last_reply, rejection)
     else:
         assert reason is EndReason.ABORTED
         if winner is not None or d.rated is not False:
             raise Mismatch(n, "an aborted match has no winner and is not rated")
-        if AbortCause.of(detail) is AbortCause.MACHINE_WAIT:
+        if detail.cause is AbortCause.MACHINE_WAIT:
             clock.check_machine_wait(n, detail)
     if d.rated is not reason.rated:
         raise Mismatch(
