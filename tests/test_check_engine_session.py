@@ -205,7 +205,7 @@ def test_a_hello_of_another_protocol_is_returned_only_when_asked() -> None:
     sess.send_hello(json.dumps({"type": "hello"}))
     with pytest.raises(SessionEnd) as e:
         sess.await_hello(clock() + SECOND)
-    assert e.value.reason == "startup" and "bidref/0" in e.value.detail["problem"]
+    assert e.value.reason == "startup" and "bidref/0" in (e.value.detail.problem_text or "")
     hello, _, _ = sess.await_hello(clock() + SECOND, same_protocol=False)
     assert isinstance(hello, EngineHello) and hello.protocol == "bidref/0"
 

@@ -56,13 +56,6 @@ def test_typed_lines_are_written_in_both_formats(tmp_path: Path) -> None:
         assert not hasattr(w, "write") and not hasattr(w, "write_json")
 
 
-def test_a_line_out_of_order_is_refused(tmp_path: Path) -> None:
-    w = TranscriptWriter(tmp_path / "t.jsonl", 0)
-    with pytest.raises(ValueError, match="seq 3"):
-        w.put(LogLine(3, 0, seat=0, chars=1))
-    w.close()
-
-
 def test_an_unknown_format_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="bidref-transcript/2"):
         TranscriptWriter(tmp_path / "t", 0, format="bidref-transcript/9")
