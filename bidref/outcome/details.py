@@ -244,8 +244,9 @@ class EndDetail:
         return tail if isinstance(tail, str) else ""
 
     def _said(self, key: str) -> object:
-        # (the codec's own look-up: readers use the typed fields)
-        return vars(self).get(key) if key in self.KEYS else None
+        # (the codec's own look-up: readers use the typed fields; a key of a newer
+        # writer's, in ``extra``, is read as the readers of the dict read it)
+        return vars(self)[key] if key in self.KEYS else self.extra.get(key)
 
     def to_dict(self) -> dict[str, Any]:
         """The detail as the referee writes it (the JSON of a ``result`` line)."""
