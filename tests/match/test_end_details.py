@@ -8,6 +8,7 @@ reads as the dict's readers read it and is written back as it was."""
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -303,3 +304,56 @@ def test_a_transcript_with_a_newer_writers_key_still_replays(tmp_path: Path) -> 
     assert report.exit_code == 0, report.problem
     assert report.result is not None and report.result.detail.extra == {"core": "dumped"}
     assert list(report.verdict()["result"]["detail"]) == list(last["detail"])
+
+
+# -- nobody reads the detail by its keys but the codec ------------------------------------------
+
+BIDREF = Path(__file__).resolve().parents[2] / "bidref"
+KEY_READS_ALLOWED = {
+    "bidref/outcome/details.py",  # the codec
+    "bidref/outcome/reasons.py",  # AbortCause.of: the cause a file's dict names
+    # the HTML timeline reads the file's dicts: typed in its own branch (issue 39,
+    # item 2, types-timeline), which drops this entry
+    "bidref/render/timeline.py",
+}
+
+
+def _is_detail(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return name == "detail"
+
+
+def key_reads(source: str) -> list[int]:
+    """The lines of ``source`` that read a detail by a key: ``detail.get(...)``,
+    ``x.detail[...]``, ``"k" in detail``."""
+    return [node.lineno for node in ast.walk(ast.parse(source)) if _reads_a_key(node)]
+
+
+def _reads_a_key(node: ast.AST) -> bool:
+    if isinstance(node, ast.Subscript):
+        return _is_detail(node.value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "get" and _is_detail(node.func.value)
+    if isinstance(node, ast.Compare):
+        pairs = zip(node.ops, node.comparators, strict=True)
+        return any(isinstance(op, ast.In | ast.NotIn) and _is_detail(c) for op, c in pairs)
+    return False
+
+
+def test_the_scan_finds_each_way_of_reading_a_key() -> None:
+    assert key_reads('s = outcome.detail.get("seat")') == [1]
+    assert key_reads('s = detail["seat"]') == [1]
+    assert key_reads('s = e.detail["problem"]') == [1]
+    assert key_reads('ok = "machine" in detail') == [1]
+    assert key_reads("s = outcome.end.at_seat") == []
+    assert key_reads('d = {"detail": 1}["detail"]') == []
+
+
+def test_no_module_reads_the_detail_by_its_keys() -> None:
+    found = [
+        f"{rel}:{line}"
+        for path in sorted(BIDREF.rglob("*.py"))
+        if (rel := path.relative_to(BIDREF.parent).as_posix()) not in KEY_READS_ALLOWED
+        for line in key_reads(path.read_text(encoding="utf-8"))
+    ]
+    assert found == [], "read the typed detail (bidref/outcome/details.py):\n" + "\n".join(found)
