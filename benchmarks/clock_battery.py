@@ -98,7 +98,7 @@ def play(job: Job) -> dict[str, Any]:
         "job": job,
         "reason": out.reason,
         "rated": out.rated,
-        "detail": out.detail,
+        "detail": out.end.to_dict(),
         "done_ns": done,
         "transcript": path.read_text(),
         "logs": [Path(p).read_text() if Path(p).exists() else "" for p in logs],

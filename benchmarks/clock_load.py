@@ -72,8 +72,8 @@ def play(args: tuple[int, str]) -> dict[str, Any]:
     path = Path(f"{tmp}/{seed}.jsonl")
     out = run_match(spec, transcript_path=path)
     false = False
-    if out.reason == "time":
-        seat = out.detail["seat"]
+    seat = out.end.at_seat
+    if out.reason == "time" and seat is not None:
         lines = expanded_lines(path.read_bytes())
         origin = lines[0]["monotonic_origin_ns"]
         deadline = {
@@ -88,7 +88,7 @@ def play(args: tuple[int, str]) -> dict[str, Any]:
                 false = True  # written before the deadline, and lost on time
     return {
         "reason": str(out.reason),
-        "cause": out.detail.get("cause"),
+        "cause": out.end.cause_word,
         "decisions": out.decisions,
         "false": false,
     }
