@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 from pathlib import Path
 
+import bidref.outcome.details
 import bidref.outcome.reasons
 import bidref.rules
 from bidref.outcome import END_REASONS, EndReason, MatchOutcome, decode_detail
@@ -13,6 +14,8 @@ from bidref.outcome.details import RoundLimitDetail, TimeDetail, TimingFaultDeta
 
 def test_outcome_doctests() -> None:
     assert doctest.testmod(bidref.outcome.reasons).failed == 0
+    assert doctest.testmod(bidref.outcome.details).attempted > 0
+    assert doctest.testmod(bidref.outcome.details).failed == 0
 
 
 def test_every_reason_has_a_text_and_only_startup_and_aborted_are_unrated() -> None:
