@@ -437,7 +437,6 @@ KNOWN_LARGE: dict[str, int] = {
     "bidref.tournament.model.MatchRecord": 18,
     "bidref.tournament.ratings.joint_ratings": 83,
     "bidref.transcript.lines.Header": 18,  # the transcript's header line (protocols/transcript.md)
-    "bidref.tui.screen.ScreenModel": 24,
 }
 
 
