@@ -37,6 +37,7 @@ def models(n: int, seed: int = 0) -> list[ScreenModel]:
                 ScreenModel(
                     names=("human", "engine"),
                     clocks=Clocks((100 * 10**9, 90 * 10**9), 10 * 10**9, Running(p, 0, 10 * 10**9)),
+                ).but(
                     balances=(m.balances[0], m.balances[1]),
                     round=m.round_number,
                     turn=m.turn,

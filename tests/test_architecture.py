@@ -424,9 +424,6 @@ KNOWN_LARGE: dict[str, int] = {
     # its many callers (the CLI, tournaments, the network seats, tests, benchmarks)
     # spell longer keywords, and nothing in such a group changes together.
     "bidref.match.spec.MatchSpec": 16,
-    # PettingZoo's AEC API is attributes: eleven of these (agents, spaces, rewards,
-    # terminations, agent_selection, ...) are PettingZoo's names, read by its tests
-    "bidref.env.aec.SpectacularBidEnv": 17,
     "bidref.movefile.parse._parse_json": 84,
     "bidref.movefile.validate._Run.step": 115,
     "bidref.render.timeline.Step": 26,
@@ -437,7 +434,6 @@ KNOWN_LARGE: dict[str, int] = {
     "bidref.tournament.model.MatchRecord": 18,
     "bidref.tournament.ratings.joint_ratings": 83,
     "bidref.transcript.lines.Header": 18,  # the transcript's header line (protocols/transcript.md)
-    "bidref.tui.screen.ScreenModel": 24,
 }
 
 

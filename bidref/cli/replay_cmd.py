@@ -23,6 +23,7 @@ from ..transcript.stderr_log import place, read_stderr
 from ..visible import visible
 from . import app
 from .exit_codes import ExitCode
+from .options import Refused
 from .piped import output_console, print_whole
 
 
@@ -314,27 +315,20 @@ def _refuse_with_check(display: dict[str, bool]) -> None:
     and exit 2."""
     also = [flag for flag, given in display.items() if given]
     if also:
-        typer.echo(
+        raise Refused(
             f"--check only verifies, so it shows nothing that {', '.join(also)} would: "
-            "drop one or the other",
-            err=True,
+            "drop one or the other"
         )
-        raise typer.Exit(code=ExitCode.USAGE)
 
 
 def _one_transcript(transcripts: list[Path]) -> tuple[str, bytes]:
     """The one transcript to show: its name and bytes (or exit 2, saying why)."""
     if len(transcripts) != 1:
-        typer.echo(
-            f"give one transcript to show ({len(transcripts)} given); to verify many, add --check",
-            err=True,
+        raise Refused(
+            f"give one transcript to show ({len(transcripts)} given); to verify many, add --check"
         )
-        raise typer.Exit(code=ExitCode.USAGE)
     transcript = transcripts[0]
-    data = _read(transcript)
-    if data is None:
-        raise typer.Exit(code=ExitCode.USAGE)
-    return str(transcript), data
+    return str(transcript), _load(transcript)
 
 
 def _write_moves(moves: Path, report: ReplayReport, name: str) -> None:
@@ -342,8 +336,7 @@ def _write_moves(moves: Path, report: ReplayReport, name: str) -> None:
     try:
         moves.write_text(move_file_text(report, name), encoding="utf-8")
     except OSError as e:
-        typer.echo(f"{moves}: cannot write the move file: {e.strerror or e}", err=True)
-        raise typer.Exit(code=ExitCode.USAGE) from None
+        raise Refused(f"{moves}: cannot write the move file: {e.strerror or e}") from None
 
 
 def _check_round(name: str, report: ReplayReport, round_: int | None) -> None:
@@ -363,11 +356,9 @@ def _check_round(name: str, report: ReplayReport, round_: int | None) -> None:
     if report.truncated:
         last = max(report.lines, 1)
         typer.echo(_safe(f"{name}:{last}: truncated: {report.truncated}"), err=True)
-        typer.echo(f"{name}: there is no round {round_} before the transcript stops", err=True)
-        raise typer.Exit(code=ExitCode.USAGE)
+        raise Refused(f"{name}: there is no round {round_} before the transcript stops")
     shown = f"rounds {rounds[0]}–{rounds[-1]}" if rounds else "no rounds"
-    typer.echo(f"{name}: there is no round {round_} in this transcript ({shown})", err=True)
-    raise typer.Exit(code=ExitCode.USAGE)
+    raise Refused(f"{name}: there is no round {round_} in this transcript ({shown})")
 
 
 def _write_pages(
@@ -384,8 +375,7 @@ def _write_pages(
             warning = f"bidref replay: line {problem.line}: {problem.message}" if problem else None
             write_replay_html(html, data, f"bidref replay {name}", warning)
     except OSError as e:
-        typer.echo(f"{e.filename or svg or html}: cannot write: {e.strerror or e}", err=True)
-        raise typer.Exit(code=ExitCode.USAGE) from None
+        raise Refused(f"{e.filename or svg or html}: cannot write: {e.strerror or e}") from None
     return pictures
 
 
@@ -419,18 +409,35 @@ def _show_game(
         _show_stderr(console, report, after)
 
 
-def _read(transcript: Path) -> bytes | None:
-    """The transcript's bytes ('-': stdin), decompressed; None once the reason is said."""
+def _bytes_or_why(transcript: Path) -> bytes | str:
+    """The transcript's bytes ('-': stdin), decompressed, or why it cannot be read."""
     name = str(transcript)
     try:
         if name == "-":
             return decompress(typer.get_binary_stream("stdin").read(), "")
         return read_bytes(transcript)
     except OSError as e:
-        typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
+        return f"{name}: cannot read: {e.strerror or e}"
     except TranscriptFileError as e:
-        typer.echo(f"{name}: {e}", err=True)
-    return None
+        return f"{name}: {e}"
+
+
+def _load(transcript: Path) -> bytes:
+    """The one transcript to show: its bytes, or Refused (exit 2) saying why not."""
+    got = _bytes_or_why(transcript)
+    if isinstance(got, str):
+        raise Refused(got)
+    return got
+
+
+def _read(transcript: Path) -> bytes | None:
+    """One of many (--check): its bytes, or None once the reason is said (the others
+    are still checked)."""
+    got = _bytes_or_why(transcript)
+    if isinstance(got, str):
+        typer.echo(visible(got, lines=True), err=True)
+        return None
+    return got
 
 
 # --check with several transcripts: the worst comes first

@@ -11,6 +11,7 @@ import typer
 
 from . import app
 from .exit_codes import ExitCode
+from .options import Refused
 
 READ_WIDTH = 100
 
@@ -98,14 +99,12 @@ def rules(
     else:
         found = find_section(topic)
         if found is None:
-            typer.echo(
+            raise Refused(
                 f"no section of the rules is about {topic!r}; the sections are:\n  "
                 + "\n  ".join(section_titles())
                 + "\ngive a number or a word of a title, e.g. 'bidref rules 7' or "
-                "'bidref rules auction'",
-                err=True,
+                "'bidref rules auction'"
             )
-            raise typer.Exit(code=ExitCode.USAGE)
         text = found + "\n"
     if not sys.stdout.isatty():
         # Scripts get the Markdown itself, exactly (no added newline, no styles).

@@ -17,6 +17,7 @@ from ..render.svg import Frame
 from ..transcript.files import looks_like_transcript
 from . import app
 from .exit_codes import ExitCode
+from .options import Refused
 
 
 def _plural(n: int, word: str) -> str:
@@ -97,15 +98,12 @@ def validate(
     try:
         data = typer.get_binary_stream("stdin").read() if name == "-" else file.read_bytes()
     except OSError as e:
-        typer.echo(f"{name}: cannot read: {e.strerror or e}", err=True)
-        raise typer.Exit(code=ExitCode.USAGE) from None
+        raise Refused(f"{name}: cannot read: {e.strerror or e}") from None
     if looks_like_transcript(data):
-        typer.echo(
+        raise Refused(
             f"{name}: this is a match transcript, not a move file: use `bidref replay {name}` "
-            f"to verify it (`bidref replay {name} --moves FILE` writes its move file)",
-            err=True,
+            f"to verify it (`bidref replay {name} --moves FILE` writes its move file)"
         )
-        raise typer.Exit(code=ExitCode.USAGE)
     verdict = validate_bytes(data)
     if svg is not None:
         frames = [
@@ -115,8 +113,7 @@ def validate(
         try:
             write_frames(svg, frames, f"bidref validate {name}")
         except OSError as e:
-            typer.echo(f"{svg}: cannot write: {e.strerror or e}", err=True)
-            raise typer.Exit(code=ExitCode.USAGE) from None
+            raise Refused(f"{svg}: cannot write: {e.strerror or e}") from None
     if as_json:
         typer.echo(json.dumps({"file": name, **verdict.to_dict()}, indent=2))
         raise typer.Exit(code=verdict.exit_code)

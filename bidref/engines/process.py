@@ -23,7 +23,15 @@ from .cputime import Jail, ProcTreeCpu
 from .io import IoGroup, Reader, Writer
 from .lifecycle import escaped_descendants, exit_info_of, signal_group, terminate, wait_exit
 from .priority import engine_nice
-from .schedwait import ListedTasks, Sample, TaskWait, TreeTasks, cores_of, priority_lowered
+from .schedwait import (
+    ListedTasks,
+    Sample,
+    TaskWait,
+    TreeTasks,
+    cores_of,
+    priority_lowered,
+    runnable_tasks,
+)
 from .transport import (
     EXIT_POLL_NS,
     Clock,
@@ -177,6 +185,11 @@ class ProcessTransport:
         with (a higher nice value, the batch or idle policy): its wait is its own."""
         wait = self._wait
         return wait is not None and priority_lowered(wait.lister(), self._nice)
+
+    def runnable_tasks(self) -> set[int]:
+        """Which of the engine's tasks are runnable now (:func:`.schedwait.unseen_ns`)."""
+        wait = self._wait
+        return set() if wait is None else runnable_tasks(wait.lister())
 
     def cores(self) -> int | None:
         """How many CPUs the engine may run on (its affinity, a jail's cpuset included)."""

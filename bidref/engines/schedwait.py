@@ -199,6 +199,40 @@ def priority_lowered(tids: Iterable[int], nice: int) -> bool:
     return False
 
 
+def runnable_tasks(tids: Iterable[int]) -> set[int]:
+    """Which of the tasks ``tids`` are runnable now (state ``R``: on a CPU or
+    waiting on a run queue for one)."""
+    out: set[int] = set()
+    for tid in tids:
+        try:
+            with open(f"/proc/{tid}/task/{tid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue  # gone: not runnable
+        if state == b"R":
+            out.add(tid)
+    return out
+
+
+def unseen_ns(before: Sample, after: Sample, runnable: Iterable[int], window_ns: int) -> int:
+    """What the counters cannot hold yet of the tasks still runnable at ``after``.
+
+    The kernel adds a task's run-queue wait to ``run_delay`` only when the wait
+    ends (the task gets a CPU), and a running task's CPU time lags by up to a
+    tick: a task that is runnable at the reading may have wanted a CPU through
+    the whole window with little of it counted (a busy child on a crowded run
+    queue gets one slice in tens of milliseconds). Each such task is taken as
+    runnable through the whole window: the window less what its counters grew."""
+    total = 0
+    for tid in runnable:
+        if tid not in after:
+            continue
+        r1, w1 = after[tid]
+        r0, w0 = before.get(tid, (0, 0))
+        total += max(0, window_ns - max(0, r1 - r0) - max(0, w1 - w0))
+    return total
+
+
 def cores_of(pid: int) -> int | None:
     """How many CPUs process ``pid`` may run on (its affinity: a jail's cpuset
     included); None where it cannot be read."""
@@ -218,4 +252,6 @@ __all__ = [
     "cores_of",
     "parse_schedstat",
     "priority_lowered",
+    "runnable_tasks",
+    "unseen_ns",
 ]

@@ -210,6 +210,10 @@ class Transport(Protocol):
         """Whether a task of the engine runs below the priority it was started with."""
         ...
 
+    def runnable_tasks(self) -> set[int]:
+        """Which of the engine's tasks are runnable now."""
+        ...
+
 
 # -- helpers shared by the pipe and pty transports ----------------------------------------------
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 import sys
 import warnings
+from dataclasses import dataclass
 from typing import IO, Any, Final, cast
 
 import numpy as np
@@ -37,6 +38,16 @@ from .observe import HIGH, SIZE, Reveals, encode
 
 AGENTS: Final = ("player_0", "player_1")
 DEFAULT_MAX_ROUNDS: Final = 10
+
+
+@dataclass(slots=True)
+class Episode:
+    """One match from reset() on: the rules' state, what draws revealed, and the
+    events of the last step (kept together: a reset replaces all three)."""
+
+    match: Match
+    reveals: Reveals
+    last_events: list[Any]
 
 
 class SpectacularBidEnv(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo has no types
@@ -72,9 +83,7 @@ class SpectacularBidEnv(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo h
         )
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
-        self.match: Match | None = None
-        self.reveals = Reveals()
-        self.last_events: list[Any] = []
+        self.episode: Episode | None = None  # the match being played, from reset()
 
     # -- spaces -----------------------------------------------------------------
 
@@ -106,16 +115,15 @@ class SpectacularBidEnv(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo h
             )
         if seed is None:
             seed = random.SystemRandom().getrandbits(63)
-        self.match = Match.new(seed, self._config)
-        self.reveals = Reveals()
-        self.last_events = list(self.match.start_events)
+        match = Match.new(seed, self._config)
+        self.episode = Episode(match, Reveals(), list(match.start_events))
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
-        self.agent_selection = AGENTS[self.match.to_act]
+        self.agent_selection = AGENTS[match.to_act]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[np.int16 | np.int8]]:
         m = self._require_match()
@@ -140,8 +148,10 @@ class SpectacularBidEnv(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo h
         before = list(m.balances)
         events = m.apply(chosen, player)  # an illegal id raises and changes nothing
         self._cumulative_rewards[agent] = 0
-        self.last_events = events
-        self.reveals.update(m, events)
+        episode = self.episode
+        assert episode is not None
+        episode.last_events = events
+        episode.reveals.update(m, events)
         for p, a in enumerate(AGENTS):
             self.rewards[a] = m.balances[p] - before[p]
         if m.over:
@@ -191,6 +201,21 @@ class SpectacularBidEnv(AECEnv, EzPickle):  # type: ignore[misc]  # PettingZoo h
 
     def close(self) -> None:
         pass
+
+    @property
+    def match(self) -> Match | None:
+        """The match being played (None before the first reset)."""
+        return None if self.episode is None else self.episode.match
+
+    @property
+    def reveals(self) -> Reveals:
+        """What the opponents' draws revealed so far (the observation's last part)."""
+        return Reveals() if self.episode is None else self.episode.reveals
+
+    @property
+    def last_events(self) -> list[Any]:
+        """The events of the last step (or of the deal, after a reset)."""
+        return [] if self.episode is None else self.episode.last_events
 
     def _require_match(self) -> Match:
         if self.match is None:

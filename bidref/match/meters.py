@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from ..engines import Clock
-from ..engines.schedwait import Sample, between
+from ..engines.schedwait import Sample, between, unseen_ns
 from ..outcome.excuse import MachineWait
 from ..players.abilities import SeatAbilities
 
@@ -42,12 +42,27 @@ class SeatMeters:
     --freeze-idle while it is still stopped) and when its reply is read.
     """
 
-    __slots__ = ("clock", "cores", "holds", "lowered", "readers", "req", "rest", "waits", "wreq")
+    __slots__ = (
+        "clock",
+        "cores",
+        "holds",
+        "lowered",
+        "readers",
+        "req",
+        "rest",
+        "runnable",
+        "waits",
+        "wreq",
+    )
 
     def __init__(
-        self, seats: Sequence[SeatAbilities], freeze_idle: bool, clock: Clock = time.monotonic_ns
+        self,
+        seats: Sequence[SeatAbilities],
+        freeze_idle: bool,
+        clock: Clock = time.monotonic_ns,
     ) -> None:
         self.clock = clock
+        self.runnable: list[Callable[[], set[int]] | None] = [s.runnable_tasks for s in seats]
         # the run-queue counters of each seat's tasks (schedwait.py), and its CPUs
         self.waits: list[WaitReader | None] = [s.wait_sample for s in seats]
         self.cores: list[Callable[[], int | None] | None] = [s.cores for s in seats]
@@ -129,6 +144,9 @@ class SeatMeters:
         if now is None or cores is None:
             return None
         t = self.clock()
+        # (read after the counters: a task queued since is seen runnable)
+        runnable = self.runnable[p]
+        running = set() if runnable is None else runnable()
         w = between(wreq[1], now)
         req = self.req
         cpu = None if cpu_now is None or req is None else max(0, cpu_now - req)
@@ -138,7 +156,10 @@ class SeatMeters:
         # (one task cannot have waited longer than the window: a task missing from
         # the first reading counts from 0, its whole life; never excuse more)
         top = min(w.wait_max_ns, window)
-        return MachineWait(window, w.wait_ns, top, w.run_ns, cpu, w.tasks, cores, lowered)
+        unseen = unseen_ns(wreq[1], now, running, window)
+        return MachineWait(
+            window, w.wait_ns, top, w.run_ns, cpu, w.tasks, cores, lowered, unseen_ns=unseen
+        )
 
     def at_reply(self, p: int) -> tuple[int | None, int | None, int | None]:
         """What seat ``p`` used since its request (or its last rejected reply) and,

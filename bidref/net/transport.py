@@ -75,6 +75,9 @@ class SeatTransport:
     def priority_lowered(self) -> bool:
         return False
 
+    def runnable_tasks(self) -> set[int]:
+        return set()
+
 
 def remote_starter(seat: NetworkSeat) -> Callable[[EngineSpec, str, Clock], Transport]:
     """A ``check_engine`` starter: the seat the first time, a refusal after."""

@@ -18,9 +18,14 @@ result line:
 1. Only a decision whose engine did not overload *itself* is excused: its
    tasks' CPU time plus their run-queue wait (the time they were runnable)
    must fit in the CPUs it may use over the measured window,
-   ``run + wait <= cores * window + OWN_SLACK_NS``. An engine that keeps more
-   tasks runnable than it has cores (busy children or threads, a thousand of
-   them) made at least part of its wait itself: it is not excused at all.
+   ``run + wait + unseen <= cores * window + OWN_SLACK_NS``. An engine that
+   keeps more tasks runnable than it has cores (busy children or threads, a
+   thousand of them) made at least part of its wait itself: it is not excused
+   at all. ``unseen`` is what the counters cannot hold yet: the kernel adds a
+   wait to a task's count only when the wait ends, so each task still
+   runnable at the last reading counts as runnable through the whole window
+   (bidref/engines/schedwait.py, ``unseen_ns``). Without it, busy children
+   that got one slice each in a crowded window looked almost idle.
 2. And no task of it may have ended during the decision having used CPU
    (``cpu - run <= GONE_SLACK_NS``: the engine's CPU time counts ended tasks,
    the run-queue figures cannot, so their wait is unknown).
@@ -67,6 +72,7 @@ class MachineWait:
     priority_lowered: bool = False  # rule 0: a task of it runs below its starting priority
     rules_requests: int = 0  # rule 0: rules requests in the decision (session.py)
     other_lines: int = 0  # rule 0: lines besides the reply in the decision, rules included
+    unseen_ns: int = 0  # rule 1: the uncounted part of the tasks still runnable at the reading
 
     @property
     def made_work(self) -> bool:
@@ -76,7 +82,8 @@ class MachineWait:
     @property
     def own_load(self) -> bool:
         """Rule 1 broken: the engine kept more tasks runnable than it has cores."""
-        return self.run_ns + self.wait_ns > self.cores * self.window_ns + OWN_SLACK_NS
+        wanted = self.run_ns + self.wait_ns + self.unseen_ns
+        return wanted > self.cores * self.window_ns + OWN_SLACK_NS
 
     @property
     def gone_tasks(self) -> bool:
@@ -107,6 +114,11 @@ class MachineWait:
                 f"its own tasks wanted more than its {self.cores} CPU(s): CPU "
                 f"{ms(self.run_ns)} + run-queue wait {ms(self.wait_ns)} in "
                 f"{ms(self.window_ns)} ({self.tasks} task(s))"
+                + (
+                    f", still runnable and not yet counted {ms(self.unseen_ns)}"
+                    if self.unseen_ns
+                    else ""
+                )
             )
         if self.gone_tasks:
             return "tasks of it that ended during the decision used CPU (their wait is unknown)"
@@ -123,7 +135,8 @@ class MachineWait:
         """From :meth:`to_dict`'s fields (a transcript's); ValueError when one is missing
         or not an integer."""
         try:
-            values = {k: d[k] for k in cls.__slots__}
+            # (unseen_ns came later: a transcript written before has none, i.e. 0)
+            values = {k: d[k] for k in cls.__slots__ if k != "unseen_ns" or k in d}
         except KeyError as e:
             raise ValueError(f"the machine-wait evidence has no {e.args[0]!r}") from None
         for k, v in values.items():

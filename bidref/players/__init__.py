@@ -52,6 +52,7 @@ once per seat, and a seat that wraps another hands over its inner seat's with
     def wait_sample(self) -> dict[int, tuple[int, int]] | None   # optional
     def cores(self) -> int | None                                # optional
     def priority_lowered(self) -> bool                           # optional
+    def runnable_tasks(self) -> set[int]                         # optional
         # An engine's tasks' run-queue counters (bidref/engines/schedwait.py) and
         # how many CPUs it may use (and whether it lowered its own priority): the
         # machine's wait, for the clock's excuse
@@ -232,6 +233,10 @@ class EngineSeat:
     def priority_lowered(self) -> bool:
         t = self._t
         return t is not None and t.priority_lowered()
+
+    def runnable_tasks(self) -> set[int]:
+        t = self._t
+        return set() if t is None else t.runnable_tasks()
 
     def freeze(self) -> None:
         if self._t is not None:

@@ -71,6 +71,13 @@ class PriorityLowered(Protocol):
 
 
 @runtime_checkable
+class RunnableTasks(Protocol):
+    def runnable_tasks(self) -> set[int]:
+        """Which of its tasks are runnable now (their wait is not counted yet)."""
+        ...
+
+
+@runtime_checkable
 class Freezes(Protocol):
     """--freeze-idle: stop the player while it is not on move, and let it run."""
 
@@ -118,6 +125,7 @@ class SeatAbilities:
     wait_sample: Callable[[], Sample | None] | None = None
     cores: Callable[[], int | None] | None = None
     priority_lowered: Callable[[], bool] | None = None
+    runnable_tasks: Callable[[], set[int]] | None = None
     freeze: Callable[[], None] | None = None
     thaw: Callable[[], None] | None = None
     breach: Callable[[ExitInfo | None], Breach | None] | None = None
@@ -145,6 +153,7 @@ def abilities_of(seat: object) -> SeatAbilities:
         wait_sample=seat.wait_sample if isinstance(seat, WaitSample) else None,
         cores=seat.cores if isinstance(seat, Cores) else None,
         priority_lowered=seat.priority_lowered if isinstance(seat, PriorityLowered) else None,
+        runnable_tasks=seat.runnable_tasks if isinstance(seat, RunnableTasks) else None,
         freeze=None if hold is None else hold.freeze,
         thaw=None if hold is None else hold.thaw,
         breach=seat.breach if isinstance(seat, Breaches) else None,
@@ -165,6 +174,7 @@ __all__ = [
     "Freezes",
     "HasInput",
     "PriorityLowered",
+    "RunnableTasks",
     "SeatAbilities",
     "SettlesStderr",
     "WaitSample",

@@ -25,7 +25,7 @@ from bidref.engines.spec import EngineSpec, EngineSpecError, resolve_engines, un
 from bidref.rules.clock import MILLISECOND
 
 from .model import EngineEntry
-from .shipping import EngineFilesError, fingerprint
+from .shipping import fingerprint
 
 _NAMED = re.compile(r"^([A-Za-z0-9_.+-]+)=(.+)$")
 LISTEN = "listen://"
@@ -114,10 +114,9 @@ def resolve_entries(
     ]
     if not check:
         return entries
-    try:  # identified by content once, now: workers check it before each match
-        return [fingerprint(e) for e in entries]
-    except EngineFilesError as exc:
-        raise EngineArgError(str(exc)) from None
+    # identified by content once, now: workers check it before each match (an
+    # unreadable file is an EngineFilesError, a UsageError as it is)
+    return [fingerprint(e) for e in entries]
 
 
 def _remote_entry(arg: str, name: str | None, text: str) -> EngineEntry:

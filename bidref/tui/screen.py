@@ -12,7 +12,8 @@ looks like during a hot-seat hand-over and while waiting for the other side.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from rich.columns import Columns
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -82,10 +83,10 @@ def fmt_time(ns: int) -> str:
     return f"{rest // 10}.{rest % 10} s"
 
 
-@dataclass(frozen=True)
-class ScreenModel:
-    names: tuple[str, str]
-    clocks: Clocks
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The match's public state, as the screen shows it."""
+
     balances: tuple[int, int] = (150, 150)
     round: int = 0
     turn: int = 0
@@ -93,24 +94,66 @@ class ScreenModel:
     phase: str = ""
     layout: Layout = field(default_factory=Layout)
     last: Tile | None = None
-    viewer: int | None = None  # whose screen this is (whose hand may show)
-    hand: tuple[Tile, ...] | None = None
     hand_sizes: tuple[int, int] | None = None
     boneyard: int | None = None
     auction: str = ""
     to_act: int | None = None
-    legal: tuple[Action, ...] = ()
     log: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OwnView:
+    """Whose screen this is and the hand it may show (None: hands hidden)."""
+
+    viewer: int | None = None
+    hand: tuple[Tile, ...] | None = None
+    fresh: tuple[Tile, ...] = ()  # tiles of ``hand`` just drawn (highlighted)
+
+
+@dataclass(frozen=True, slots=True)
+class AskView:
+    """What the screen says and asks now."""
+
+    legal: tuple[Action, ...] = ()
     message: str = ""
     message_style: str = "bold red"
     prompt: str | None = None  # the input line; None: no input wanted now
     overlay: RenderableType | None = None  # replaces the layout (rules help, hand-over)
     footer: str = ""
     notice: RenderableType | None = None  # shown above the layout (the round's count)
-    fresh: tuple[Tile, ...] = ()  # tiles of ``hand`` just drawn (highlighted)
 
-    def but(self, **changes: object) -> ScreenModel:
-        return replace(self, **changes)  # type: ignore[arg-type]
+
+_PARTS: dict[str, str] = {
+    **{f.name: "table" for f in fields(TableView)},
+    **{f.name: "own" for f in fields(OwnView)},
+    **{f.name: "ask" for f in fields(AskView)},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenModel:
+    """Everything one drawing of the play screen shows, besides the time."""
+
+    names: tuple[str, str]
+    clocks: Clocks
+    table: TableView = field(default_factory=TableView)
+    own: OwnView = field(default_factory=OwnView)
+    ask: AskView = field(default_factory=AskView)
+
+    def but(self, **changes: Any) -> ScreenModel:
+        """This model with some fields changed, each named as itself (``hand=``,
+        ``legal=``, ``clocks=``), whichever part holds it."""
+        top: dict[str, Any] = {}
+        parts: dict[str, dict[str, Any]] = {}
+        for k, v in changes.items():
+            part = _PARTS.get(k)
+            if part is None:
+                top[k] = v
+            else:
+                parts.setdefault(part, {})[k] = v
+        for part, ch in parts.items():
+            top[part] = replace(getattr(self, part), **ch)
+        return replace(self, **top)
 
 
 def _clock_table(m: ScreenModel, now: int) -> Table:
@@ -120,9 +163,9 @@ def _clock_table(m: ScreenModel, now: int) -> Table:
     for p in (0, 1):
         bank, delay_left = m.clocks.shown(p, now)
         who = Text(f"{player_name(p)} {m.names[p]}", style="bold")
-        if m.viewer == p:
+        if m.own.viewer == p:
             who.append(" (you)", style="bold cyan")
-        bal = Text(f"{m.balances[p]:>3} points")
+        bal = Text(f"{m.table.balances[p]:>3} points")
         clock = Text(f"bank {fmt_time(bank)}")
         if delay_left is not None:
             clock = Text(
@@ -132,11 +175,11 @@ def _clock_table(m: ScreenModel, now: int) -> Table:
         state = Text("")
         if delay_left is not None:
             state = Text("◀ clock running", style="bold yellow")
-        elif m.to_act == p:
+        elif m.table.to_act == p:
             state = Text("◀ to act", style="yellow")
         sizes = ""
-        if m.hand_sizes is not None:
-            n = m.hand_sizes[p]
+        if m.table.hand_sizes is not None:
+            n = m.table.hand_sizes[p]
             sizes = f"{n} tile{'s' if n != 1 else ''}"
         t.add_row(who, bal, clock, Text(sizes, style="dim"), state)
     if m.clocks.running is None:
@@ -145,15 +188,15 @@ def _clock_table(m: ScreenModel, now: int) -> Table:
 
 
 def _hand(m: ScreenModel) -> Text:
-    if m.hand is None or m.viewer is None:
+    if m.own.hand is None or m.own.viewer is None:
         return Text("(hands hidden)", style="dim")
-    line = Text(f"{player_name(m.viewer)}'s hand: ", style="bold")
-    for t in m.hand:
-        line.append(f"[{t.low}|{t.high}]", style=STYLE_FRESH if t in m.fresh else "bold cyan")
+    line = Text(f"{player_name(m.own.viewer)}'s hand: ", style="bold")
+    for t in m.own.hand:
+        line.append(f"[{t.low}|{t.high}]", style=STYLE_FRESH if t in m.own.fresh else "bold cyan")
         line.append(" ")
-    if not m.hand:
+    if not m.own.hand:
         line.append("(empty)", style="dim")
-    fresh = [t for t in m.fresh if t in m.hand]
+    fresh = [t for t in m.own.fresh if t in m.own.hand]
     if fresh:
         drawn = " ".join(f"[{t.low}|{t.high}]" for t in fresh)
         line.append(f" ← you drew {drawn}", style="bold green")
@@ -162,7 +205,8 @@ def _hand(m: ScreenModel) -> Text:
 
 def _legal(m: ScreenModel) -> RenderableType:
     items = [
-        Text.assemble((f"{i:>2}", "bold magenta"), " ", str(a)) for i, a in enumerate(m.legal, 1)
+        Text.assemble((f"{i:>2}", "bold magenta"), " ", str(a))
+        for i, a in enumerate(m.ask.legal, 1)
     ]
     return Columns(items, padding=(0, 3), column_first=True)
 
@@ -173,32 +217,34 @@ def _parts(
     """The screen as (top, picture, bottom). ``level`` 0 is the full screen; higher
     levels drop what a short terminal can spare (log lines, the layout's frame and
     legend, the caption of the legal actions)."""
-    head = Text(f"Spectacular Bid · round {m.round}", style="bold")
-    if m.turn:
-        head.append(f" · turn {m.turn}" + (f" (drew {m.drawn})" if m.drawn else ""))
-    if m.phase:
-        head.append(f" · {m.phase}")
-    if m.boneyard is not None:
-        head.append(f" · boneyard {m.boneyard}", style="dim")
-    if m.auction:
-        head.append(f" · {m.auction}", style="dim")
+    head = Text(f"Spectacular Bid · round {m.table.round}", style="bold")
+    if m.table.turn:
+        head.append(
+            f" · turn {m.table.turn}" + (f" (drew {m.table.drawn})" if m.table.drawn else "")
+        )
+    if m.table.phase:
+        head.append(f" · {m.table.phase}")
+    if m.table.boneyard is not None:
+        head.append(f" · boneyard {m.table.boneyard}", style="dim")
+    if m.table.auction:
+        head.append(f" · {m.table.auction}", style="dim")
     top: list[RenderableType] = [head, _clock_table(m, now)]
-    if m.notice is not None:
-        top.append(m.notice)
+    if m.ask.notice is not None:
+        top.append(m.ask.notice)
     picture: RenderableType
-    if m.overlay is not None:
-        picture = m.overlay
+    if m.ask.overlay is not None:
+        picture = m.ask.overlay
     elif level == 0:
         picture = Panel(
-            LayoutPicture(m.layout, last=m.last),
+            LayoutPicture(m.table.layout, last=m.table.last),
             title="layout",
             title_align="left",
             border_style="dim",
         )
     else:
-        picture = LayoutPicture(m.layout, last=m.last, legend=level < 2)
+        picture = LayoutPicture(m.table.layout, last=m.table.last, legend=level < 2)
     bottom: list[RenderableType] = [_hand(m)]
-    if m.legal and m.overlay is None:
+    if m.ask.legal and m.ask.overlay is None:
         if level == 0:
             bottom.append(
                 Text(
@@ -209,14 +255,14 @@ def _parts(
             )
         bottom.append(_legal(m))
     log_lines = (4, 2, 0)[min(level, 2)]
-    if m.log and log_lines:
-        bottom.append(Text("\n".join(m.log[-log_lines:]), style="dim"))
-    if m.message:
-        bottom.append(Text(m.message, style=m.message_style))
-    if m.prompt is not None:
-        bottom.append(Text.assemble(("> ", "bold"), m.prompt, ("█", "blink")))
-    if m.footer:
-        bottom.append(Text(m.footer, style="dim"))
+    if m.table.log and log_lines:
+        bottom.append(Text("\n".join(m.table.log[-log_lines:]), style="dim"))
+    if m.ask.message:
+        bottom.append(Text(m.ask.message, style=m.ask.message_style))
+    if m.ask.prompt is not None:
+        bottom.append(Text.assemble(("> ", "bold"), m.ask.prompt, ("█", "blink")))
+    if m.ask.footer:
+        bottom.append(Text(m.ask.footer, style="dim"))
     return top, picture, bottom
 
 
@@ -314,10 +360,10 @@ def fit(m: ScreenModel, now: int, console: Console, options: ConsoleOptions) -> 
     def rows(*parts: RenderableType) -> list[list[Segment]]:
         return console.render_lines(Group(*parts), free, pad=False)
 
-    if isinstance(m.overlay, Scroll):
+    if isinstance(m.ask.overlay, Scroll):
         top, _, bottom = _parts(m, now, 2)  # no log lines: the text gets the room
         room = max(3, height - len(rows(*top, *bottom)))
-        return Group(*top, _Lines(m.overlay.window(console, free, room)), *bottom)
+        return Group(*top, _Lines(m.ask.overlay.window(console, free, room)), *bottom)
     for level in (0, 1, 2):
         top, picture, bottom = _parts(m, now, level)
         lines = rows(*top, picture, *bottom)

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from ..rules import Action, Layout, Open, Play, Tile, parse_action, tile
 from ..rules.clock import MILLISECOND
-from .screen import Clocks, ScreenModel, player_name
+from .screen import AskView, Clocks, OwnView, ScreenModel, TableView, player_name
 
 Clock = Callable[[], int]
 LOG_LINES = 30  # the log the screen keeps (it shows the last few)
@@ -236,9 +236,7 @@ class ScreenState:
         hand = self.hands.hands.get(viewer) if viewer is not None else None
         fresh = self.hands.fresh.get(viewer, ()) if viewer is not None else ()
         tb = self.table
-        return ScreenModel(
-            names=self.names,
-            clocks=self.clocks,
+        table = TableView(
             balances=tb.balances,
             round=tb.round,
             turn=tb.turn,
@@ -246,22 +244,14 @@ class ScreenState:
             phase=tb.phase,
             layout=tb.layout.copy(),
             last=tb.last,
-            viewer=viewer,
-            hand=hand,
             hand_sizes=tb.hand_sizes,
             boneyard=tb.boneyard,
             auction=tb.auction,
             to_act=tb.to_act,
-            legal=legal,
             log=tuple(tb.log),
-            message=self.message,
-            message_style=self.message_style,
-            prompt=prompt,
-            overlay=overlay,
-            footer=footer,
-            notice=notice,
-            fresh=fresh,
         )
+        ask = AskView(legal, self.message, self.message_style, prompt, overlay, footer, notice)
+        return ScreenModel(self.names, self.clocks, table, OwnView(viewer, hand, fresh), ask)
 
     def show(
         self,

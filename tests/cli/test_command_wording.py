@@ -66,7 +66,7 @@ def test_validate_on_a_transcript_points_to_replay(tmp_path: Path, compressed: b
     t.write_bytes(gzip.compress(data) if compressed else data)
     res = runner.invoke(app, ["validate", str(t)])
     assert res.exit_code == 2
-    assert res.output.strip() == (
+    assert res.output.strip() == "error: " + (
         f"{t}: this is a match transcript, not a move file: use `bidref replay {t}` to "
         f"verify it (`bidref replay {t} --moves FILE` writes its move file)"
     )

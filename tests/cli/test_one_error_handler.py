@@ -203,3 +203,41 @@ def test_the_errors_outside_the_base_are_usage_errors_now(error: type[Exception]
     assert issubclass(error, UsageError) and issubclass(error, ValueError)
     res = CliRunner().invoke(_app(error("--memory '3X': give a size such as 512M")), ["go"])
     assert (res.exit_code, res.stderr) == (2, "error: --memory '3X': give a size such as 512M\n")
+
+
+# A command that exits 2 itself, and why it may (each prints several findings first)
+OWN_USAGE_EXITS = {
+    "rules_cmd.py",  # `rules --check A B C`: one line per action, exit 2 if any is bad
+    "report_cmd.py",  # the HTML report's writer says which of its files failed
+}
+
+
+def test_a_refusal_is_raised_to_the_handler_not_printed_and_exited() -> None:
+    """``typer.echo(msg, err=True); raise typer.Exit(2)`` is the handler by another
+    name: without its ``error:`` prefix and its escaping of the quoted input."""
+    found = [
+        f"{path.name}:{n.lineno}"
+        for path in _cli_files()
+        if path.name not in OWN_USAGE_EXITS
+        for n in ast.walk(ast.parse(path.read_text()))
+        if isinstance(n, ast.Raise) and n.exc is not None and "ExitCode.USAGE" in ast.unparse(n.exc)
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["replay", "a.jsonl", "b.jsonl"], "error: give one transcript to show (2 given)"),
+        (["replay", "/nonexistent/t.jsonl"], "error: /nonexistent/t.jsonl: cannot read"),
+        (["validate", "/nonexistent/m.txt"], "error: /nonexistent/m.txt: cannot read"),
+        (["rules", "no-such-topic"], "error: no section of the rules is about 'no-such-topic'"),
+    ],
+)
+def test_replay_validate_and_rules_refuse_through_the_one_handler(
+    args: list[str], says: str
+) -> None:
+    from bidref.cli import app
+
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == ExitCode.USAGE and res.output.startswith(says), res.output

@@ -25,6 +25,8 @@ from bidref.engines.schedwait import (
     between,
     cores_of,
     parse_schedstat,
+    runnable_tasks,
+    unseen_ns,
 )
 
 pytestmark = pytest.mark.skipif(
@@ -153,3 +155,24 @@ def test_a_task_that_lowers_its_own_priority_is_seen(
     assert priority_lowered(TreeTasks(niced.pid)(), base)
     assert priority_lowered(TreeTasks(idle.pid)(), base)
     assert not priority_lowered([2**22 + 12345], base)  # (no such task: nothing lowered)
+
+
+def test_a_busy_task_is_runnable_and_a_sleeping_one_is_not(
+    procs: list[subprocess.Popen[bytes]],
+) -> None:
+    busy = _start("print('ready', flush=True)\n" + BUSY)
+    asleep = _start("import sys; print('ready', flush=True); sys.stdin.read()")
+    procs += [busy, asleep]
+    for p in (busy, asleep):
+        assert p.stdout is not None and p.stdout.readline() == b"ready\n"
+    # (the busy one never sleeps once ready: runnable whenever it is read)
+    assert runnable_tasks([busy.pid, asleep.pid, 2**22 + 12345]) == {busy.pid}
+
+
+def test_unseen_is_the_window_less_what_a_runnable_tasks_counters_grew() -> None:
+    before = {1: (10, 5), 2: (0, 0)}
+    after = {1: (30, 15), 2: (50, 0), 3: (5, 5)}
+    # task 1: 100 - 20 - 10; task 3 (born in the window): 100 - 5 - 5; task 2 not runnable
+    assert unseen_ns(before, after, {1, 3, 99}, 100) == 70 + 90
+    assert unseen_ns(before, after, set(), 100) == 0
+    assert unseen_ns({}, {1: (300, 0)}, {1}, 100) == 0  # (never below 0)

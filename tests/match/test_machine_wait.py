@@ -156,6 +156,32 @@ def test_an_engine_that_overloads_itself_still_loses_on_time(tmp_path: Path) -> 
     assert replay(data).exit_code == 0
 
 
+class HiddenHog(WaitingSeat):
+    """Busy children the counters hardly show: on a crowded run queue each got one
+    short slice, its current wait not counted yet (the kernel adds a wait when it
+    ends), but all of them are runnable at the reading."""
+
+    tasks = 7
+    share = 0.02
+    run_share = 0.02
+
+    def runnable_tasks(self) -> set[int]:
+        return {100 + i for i in range(1, self.tasks)}  # every child; the main task replied
+
+
+def test_busy_children_whose_wait_is_not_counted_yet_still_excuse_nothing(
+    tmp_path: Path,
+) -> None:
+    data, result = play(tmp_path, HiddenHog)
+    assert (result["reason"], result["winner"]) == ("time", 1), result
+    m = result["detail"]["machine"]
+    assert m["unseen_ns"] > 5 * m["window_ns"] and m["excused_ns"] == 0
+    assert "still runnable and not yet counted" in m["why_not"]
+    assert replay(data).exit_code == 0
+    # without the runnable tasks, the same counters would excuse the reply
+    assert MachineWait.of({**m, "unseen_ns": 0}).excused_ns > 0
+
+
 class Starved(WaitingSeat):
     late_ms = None
     share = 1.0  # it never gets a CPU again
@@ -284,6 +310,19 @@ def test_tasks_that_ended_with_cpu_time_excuse_nothing() -> None:
     gone = _mw(cpu_ns=80 * MS)  # 30 ms of CPU by tasks no longer there
     assert gone.gone_tasks and gone.excused_ns == 0
     assert "ended" in (gone.why_not() or "")
+
+
+def test_tasks_still_runnable_count_as_runnable_through_the_window() -> None:
+    # one task, counted 50 ms run + 40 ms wait in 100 ms, and a child runnable at the
+    # reading with nothing counted yet: 190 ms wanted of 100 ms on one CPU
+    assert _mw(unseen_ns=100 * MS).excused_ns == 0
+    assert _mw(cores=2, unseen_ns=100 * MS).excused_ns == 40 * MS
+
+
+def test_evidence_written_before_unseen_was_recorded_reads_as_none() -> None:
+    d = _mw().to_dict()
+    del d["unseen_ns"]
+    assert MachineWait.of(d) == _mw()
 
 
 def test_many_tasks_are_excused_one_tasks_wait_not_their_sum() -> None:

@@ -83,6 +83,7 @@ def test_each_ability_is_the_seats_own_method_and_the_rest_none() -> None:
     absent = (
         has.before_end,
         has.priority_lowered,
+        has.runnable_tasks,
         has.freeze,  # (a freeze without a thaw: the two are one ability, Freezes)
         has.thaw,
         has.breach,

@@ -48,6 +48,20 @@ class Procs:
         self.all.append(p)
         return p
 
+    def finish(self, p: subprocess.Popen[str]) -> tuple[str, str]:
+        """``p``'s (stdout, stderr) once it ends; if it does not within WAIT, every
+        process of the test is ended and the test fails with what each wrote (a
+        client that gave up shows why the referee waited)."""
+        try:
+            return p.communicate(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            said = []
+            for q in self.all:
+                self.kill(q)
+                out, err = q.communicate()
+                said.append(f"{q.args[3:6]} exit {q.returncode}:\n{out[-2000:]}{err[-4000:]}")
+            pytest.fail(f"no end within {WAIT:g} s; each process wrote:\n" + "\n".join(said))
+
     def kill(self, p: subprocess.Popen[str]) -> None:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
@@ -130,7 +144,7 @@ def test_a_full_match_with_a_remote_engine(procs: Procs, tmp_path: Path, scheme:
     _, err = wrong.communicate(timeout=WAIT)
     assert wrong.returncode == 2 and "wrong token" in err
     right = connect(procs, seat["url"], seat["token"], *client_extra)
-    out, ref_err = ref.communicate(timeout=WAIT)
+    out, ref_err = procs.finish(ref)
     assert ref.returncode == 0, (ref.returncode, out, ref_err)
     assert seat["token"] in ref_err and seat["url"] in ref_err  # shown to the operator
     result = json.loads(out)
@@ -161,7 +175,7 @@ def test_a_connection_cut_mid_turn_and_restored_goes_on_and_the_time_is_charged(
     proxy = CutProxy(int(seat["url"].rsplit(":", 1)[1].strip("/")), cut_at=3, restore_after=2.0)
     try:
         right = connect(procs, proxy.url(), seat["token"])
-        out, ref_err = ref.communicate(timeout=WAIT)
+        out, ref_err = procs.finish(ref)
     finally:
         proxy.close()
     assert ref.returncode == 0, (ref.returncode, out, ref_err)
@@ -194,7 +208,7 @@ def test_a_connection_cut_and_not_restored_loses_on_time(procs: Procs, tmp_path:
     proxy = CutProxy(int(seat["url"].rsplit(":", 1)[1].strip("/")), cut_at=2)  # for good
     try:
         right = connect(procs, proxy.url(), seat["token"], "--retry-for", "3")
-        out, ref_err = ref.communicate(timeout=WAIT)
+        out, ref_err = procs.finish(ref)
         _, err = right.communicate(timeout=WAIT)
     finally:
         proxy.close()
@@ -233,7 +247,7 @@ def test_a_killed_connect_restarted_with_the_token_takes_its_seat_back(
         procs.kill(first)  # the bridge and its engine are gone while a request is pending
         time.sleep(0.5)  # (the referee is waiting for the pending request meanwhile)
         again = connect(procs, seat["url"], seat["token"])  # straight to the seat now
-        out, ref_err = ref.communicate(timeout=WAIT)
+        out, ref_err = procs.finish(ref)
     finally:
         proxy.close()
     assert ref.returncode == 0, (ref.returncode, out, ref_err)
@@ -299,7 +313,7 @@ def test_a_remote_engine_that_crashes_loses_as_a_crash(procs: Procs, tmp_path: P
     crasher.write_text(CRASHER)
     ref, seat = referee(procs, tmp_path)
     remote = procs.start("connect", seat["url"], "--token", seat["token"], "--", str(crasher))
-    out, ref_err = ref.communicate(timeout=WAIT)
+    out, ref_err = procs.finish(ref)
     assert ref.returncode == 0, (ref.returncode, out, ref_err)
     result = json.loads(out)
     assert (result["winner"], result["reason"]) == (1, "crash")

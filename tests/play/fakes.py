@@ -32,17 +32,22 @@ class RecordingDisplay:
 
 def situation(m: ScreenModel) -> tuple[object, ...] | None:
     """What the person is asked on screen ``m``, as a key; None: nothing."""
-    if m.footer.startswith("Player ") and "reveal" in m.footer:
-        return ("reveal", m.footer, m.round, m.turn, m.drawn)
-    if "continue" in m.footer or "to start" in m.footer:
-        return ("pause", m.footer, m.round)
-    if m.prompt is not None and m.legal:
+    if m.ask.footer.startswith("Player ") and "reveal" in m.ask.footer:
+        return ("reveal", m.ask.footer, m.table.round, m.table.turn, m.table.drawn)
+    if "continue" in m.ask.footer or "to start" in m.ask.footer:
+        return ("pause", m.ask.footer, m.table.round)
+    if m.ask.prompt is not None and m.ask.legal:
         # A new message (a problem with an entry, the rules shown) is a new situation.
-        return ("ask", m.viewer, m.round, m.turn, m.drawn, m.message)
-    if m.prompt is not None and "Resign the match?" in m.message:
-        return ("confirm", m.round, m.turn, m.drawn)  # asked while nothing else is
-    if m.message.endswith("is thinking…"):
-        return ("thinking", m.round, m.turn, m.drawn)
+        return ("ask", m.own.viewer, m.table.round, m.table.turn, m.table.drawn, m.ask.message)
+    if m.ask.prompt is not None and "Resign the match?" in m.ask.message:
+        return (
+            "confirm",
+            m.table.round,
+            m.table.turn,
+            m.table.drawn,
+        )  # asked while nothing else is
+    if m.ask.message.endswith("is thinking…"):
+        return ("thinking", m.table.round, m.table.turn, m.table.drawn)
     return None
 
 

@@ -59,10 +59,10 @@ def test_hello_ping_request_error_quit() -> None:
         "id": 1,
         "action": str(m.legal_actions()[0]),
     }
-    assert any("'zz' is not an action" in mo.message for mo in display.models)
+    assert any("'zz' is not an action" in mo.ask.message for mo in display.models)
     # The referee's error reply is shown (the request stays pending).
     seat.send(encode(ErrorMsg(id=1, code="illegal", message="illegal action 'x'", rule="§5")))
-    assert display.last.message == "illegal action 'x'"
+    assert display.last.ask.message == "illegal action 'x'"
     seat.send(encode(Quit()))
     assert seat.close(None, 0).how == "quit"
     assert seat.describe()["kind"] == "human"

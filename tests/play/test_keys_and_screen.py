@@ -75,11 +75,8 @@ def _model() -> ScreenModel:
     lay = Layout()
     lay.open_tile(tile(6, 6))
     lay.place(tile(4, 6), point(tile(6, 6), Side.LINE_A))
-    return ScreenModel(
-        names=("human", "c_first"),
-        clocks=Clocks(
-            (120 * SECOND, 95 * SECOND), 10 * SECOND, Running(0, 50 * SECOND, 10 * SECOND)
-        ),
+    clocks = Clocks((120 * SECOND, 95 * SECOND), 10 * SECOND, Running(0, 50 * SECOND, 10 * SECOND))
+    return ScreenModel(names=("human", "c_first"), clocks=clocks).but(
         balances=(150, 150),
         round=1,
         turn=3,

@@ -101,19 +101,26 @@ def test_hot_seat_match_clock_stands_still_during_hand_over(tmp_path: Path) -> N
     truth = _true_hands(11, 2, recs)
     shown = 0
     for i, m in enumerate(display.models):
-        if m.hand is None:
+        if m.own.hand is None:
             continue
         # A hand is only ever on screen for the player to act, after their reveal ...
-        assert m.viewer is not None and m.viewer == m.to_act, (i, m.viewer, m.to_act)
-        before = [x for x in display.models[:i] if x.footer.startswith("Player ")]
-        assert before and before[-1].footer.startswith(f"Player {'AB'[m.viewer]}:")
+        assert m.own.viewer is not None and m.own.viewer == m.table.to_act, (
+            i,
+            m.own.viewer,
+            m.table.to_act,
+        )
+        before = [x for x in display.models[:i] if x.ask.footer.startswith("Player ")]
+        assert before and before[-1].ask.footer.startswith(f"Player {'AB'[m.own.viewer]}:")
         # ... and it is that player's true hand.
-        if m.prompt is not None:
-            assert " ".join(str(t) for t in m.hand) == truth[(m.round, m.turn, m.drawn)][m.viewer]
+        if m.ask.prompt is not None:
+            assert (
+                " ".join(str(t) for t in m.own.hand)
+                == truth[(m.table.round, m.table.turn, m.table.drawn)][m.own.viewer]
+            )
             shown += 1
     assert shown >= len(replies) // 2
     # The hand-over screens themselves show no hand.
-    assert all(m.hand is None for m in display.models if m.footer.startswith("Player "))
+    assert all(m.own.hand is None for m in display.models if m.ask.footer.startswith("Player "))
 
 
 def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
@@ -145,12 +152,12 @@ def test_clocks_stand_still_until_start_and_continue(tmp_path: Path) -> None:
     assert len(starts) == 3
     assert {r for r, _ in engine.requests} == {1, 2}
     assert all(t >= starts[2 * (rnd - 1)] for rnd, t in engine.requests)
-    pauses = [m for m in display.models if "Press Enter" in m.footer]
+    pauses = [m for m in display.models if "Press Enter" in m.ask.footer]
     assert pauses and all(m.clocks.running is None for m in pauses)
-    said = [m.footer for m in pauses]
+    said = [m.ask.footer for m in pauses]
     said = [f for i, f in enumerate(said) if i == 0 or said[i - 1] != f]
     assert said == ["Press Enter to start", "Press Enter to continue", "Press Enter to start"]
-    assert [m.round for m in pauses if m.footer == "Press Enter to start"][-1] == 2
+    assert [m.table.round for m in pauses if m.ask.footer == "Press Enter to start"][-1] == 2
 
 
 def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
@@ -171,8 +178,8 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
     assert outcome.detail["overrun_ns"] == 0  # given up exactly at the deadline
     recs = _records(path)
     assert [r["type"] for r in recs][-1] == "result"
-    assert "time is out" in display.last.message or "time is out" in " ".join(
-        m.message for m in display.models
+    assert "time is out" in display.last.ask.message or "time is out" in " ".join(
+        m.ask.message for m in display.models
     )
 
 
@@ -184,11 +191,11 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
             return SECOND // 10, "\n"
         if answered:
             return SECOND // 10, "1\n"
-        if m.message.startswith("'zz'"):
+        if m.ask.message.startswith("'zz'"):
             return SECOND, "play 6-6 0-0:line_a\n"
-        if "is not legal now" in m.message:
+        if "is not legal now" in m.ask.message:
             return SECOND, "rules 7\n"
-        if m.overlay is not None:
+        if m.ask.overlay is not None:
             answered.append(True)
             return 2 * SECOND, "\n1\n"  # close the rules text, then answer
         return SECOND, "zz\n"
@@ -205,12 +212,12 @@ def test_illegal_entry_and_rules_change_nothing_while_the_clock_runs(tmp_path: P
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert outcome.reason in ("round_limit", "balance")
-    messages = [m.message for m in display.models]
+    messages = [m.ask.message for m in display.models]
     assert any(msg.startswith("'zz' is not an action") for msg in messages)
     assert any("is not legal now" in msg for msg in messages)
-    overlays = [m for m in display.models if m.overlay is not None and m.prompt is not None]
+    overlays = [m for m in display.models if m.ask.overlay is not None and m.ask.prompt is not None]
     assert overlays, "the rules were shown while a decision was pending"
-    assert "The match clock" in str(getattr(overlays[0].overlay, "plain", ""))
+    assert "The match clock" in str(getattr(overlays[0].ask.overlay, "plain", ""))
     assert all(m.clocks.running is not None for m in overlays)
     # The referee never saw the bad entries: every reply was accepted, and the first
     # one was charged all five seconds of that turn (2 s delay, then 3 s of bank).
@@ -256,7 +263,7 @@ def test_resign_with_ctrl_c_after_confirmation(tmp_path: Path) -> None:
     assert report.ok and report.truncated is None, report.problem
     exits = [r for r in recs if r["type"] == "engine_exit"]
     assert exits[0]["how"] == "resigned"
-    assert any("Resign the match?" in m.message for m in display.models)
+    assert any("Resign the match?" in m.ask.message for m in display.models)
 
 
 def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(tmp_path: Path) -> None:
@@ -291,12 +298,16 @@ def test_hot_seat_forced_pass_keeps_the_clock_running_and_the_hand_hidden(tmp_pa
             assert r["elapsed_ns"] == want, r
     # The screen that asks A to reveal again shows no hand, while A's clock runs.
     again = [
-        m for m in display.models if m.footer.startswith("Player ") and m.clocks.running is not None
+        m
+        for m in display.models
+        if m.ask.footer.startswith("Player ") and m.clocks.running is not None
     ]
-    assert again and all(m.hand is None and m.viewer is None for m in again)
-    assert all(m.clocks.running.player == m.to_act for m in again)  # type: ignore[union-attr]
+    assert again and all(m.own.hand is None and m.own.viewer is None for m in again)
+    assert all(m.clocks.running.player == m.table.to_act for m in again)  # type: ignore[union-attr]
     # Every other reveal is a real hand-over, with the clocks stopped.
-    assert any(m.footer.startswith("Player ") and m.clocks.running is None for m in display.models)
+    assert any(
+        m.ask.footer.startswith("Player ") and m.clocks.running is None for m in display.models
+    )
 
 
 def test_ctrl_c_while_the_engine_thinks_asks_at_once_and_resigns_after_its_move(
@@ -340,9 +351,9 @@ def test_ctrl_c_while_the_engine_thinks_asks_at_once_and_resigns_after_its_move(
     asked = [
         m
         for m, t in zip(display.models, display.times, strict=True)
-        if "Resign the match?" in m.message and ctrl_c <= t < confirmed
+        if "Resign the match?" in m.ask.message and ctrl_c <= t < confirmed
     ]
-    assert asked and all(m.to_act == 1 for m in asked)  # asked while the engine thinks
+    assert asked and all(m.table.to_act == 1 for m in asked)  # asked while the engine thinks
     recs = _records(path)
     resign = next(r for r in recs if r["type"] == "resign")
     assert resign["seat"] == 0
@@ -388,7 +399,7 @@ def test_resigning_at_the_start_pause_gives_a_transcript_that_replays(tmp_path: 
         assert (outcome.winner, outcome.reason) == (1 - human, "resign"), outcome.summary()
         report = replay(path.read_bytes())
         assert report.ok and report.truncated is None, report.problem
-        assert any("Resign the match?" in m.message for m in display.models)
+        assert any("Resign the match?" in m.ask.message for m in display.models)
 
 
 def test_the_end_of_round_screen_shows_the_round_as_it_ended(tmp_path: Path) -> None:
@@ -415,20 +426,20 @@ def test_the_end_of_round_screen_shows_the_round_as_it_ended(tmp_path: Path) -> 
     final = [tile(*e["tile"]) for e in before if e["kind"] == "placed"]  # type: ignore[misc]
     transfers = [e["balances"] for e in before if e["kind"] == "transfer"]
     balances = transfers[-1] if transfers else [150, 150]
-    counts = [mo for mo in display.models if mo.footer == "Press Enter to continue"]
+    counts = [mo for mo in display.models if mo.ask.footer == "Press Enter to continue"]
     assert counts, "no end-of-round screen"
     for mo in counts:
-        assert mo.round == 1 and mo.phase == "round over"
-        assert mo.to_act is None and mo.clocks.running is None
-        assert "thinking" not in mo.message
-        assert mo.overlay is None  # the layout shows, the count above it
-        assert str(getattr(mo.notice, "plain", "")).startswith("Round 1 is over")
-        assert sorted(mo.layout.placed, key=lambda t: t.index) == sorted(
+        assert mo.table.round == 1 and mo.table.phase == "round over"
+        assert mo.table.to_act is None and mo.clocks.running is None
+        assert "thinking" not in mo.ask.message
+        assert mo.ask.overlay is None  # the layout shows, the count above it
+        assert str(getattr(mo.ask.notice, "plain", "")).startswith("Round 1 is over")
+        assert sorted(mo.table.layout.placed, key=lambda t: t.index) == sorted(
             final, key=lambda t: t.index
         )
-        assert mo.hand_sizes == tuple(len(h) for h in ended["hands"])  # type: ignore[index]
-        assert mo.hand == tuple(tile(a, b) for a, b in ended["hands"][0])  # type: ignore[index]
-        assert list(mo.balances) == balances
+        assert mo.table.hand_sizes == tuple(len(h) for h in ended["hands"])  # type: ignore[index]
+        assert mo.own.hand == tuple(tile(a, b) for a, b in ended["hands"][0])  # type: ignore[index]
+        assert list(mo.table.balances) == balances
 
 
 def test_a_drawn_tile_shows_in_its_drawers_hand_only(tmp_path: Path) -> None:
@@ -440,11 +451,11 @@ def test_a_drawn_tile_shows_in_its_drawers_hand_only(tmp_path: Path) -> None:
     run_match(_spec(11, 100, 10, 2), seats=seats, clock=clock, transcript_path=path)
     draws = [r for r in _records(path) if r["type"] == "reply" and r["action"] == "draw"]
     assert draws, "the scenario has no draw any more: pick another seed"
-    fresh = [mo for mo in display.models if mo.fresh]
+    fresh = [mo for mo in display.models if mo.own.fresh]
     assert fresh
     for mo in fresh:
-        assert mo.hand is not None and mo.viewer is not None
-        assert set(mo.fresh) <= set(mo.hand)
-        assert mo.drawn >= len(mo.fresh)  # the header counts the draw at once
+        assert mo.own.hand is not None and mo.own.viewer is not None
+        assert set(mo.own.fresh) <= set(mo.own.hand)
+        assert mo.table.drawn >= len(mo.own.fresh)  # the header counts the draw at once
     # Which tile was drawn is never in the shared log.
-    assert all("drew [" not in line for mo in display.models for line in mo.log)
+    assert all("drew [" not in line for mo in display.models for line in mo.table.log)

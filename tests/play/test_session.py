@@ -52,13 +52,13 @@ def test_hand_over_hides_hands_and_starts_the_time_at_the_reveal() -> None:
     clock.advance(2 * SECOND)
     start = _request(s, m)
     assert start == T0 + 50 * SECOND == clock.t
-    during = [mo for mo in display.models[1:] if mo.footer.startswith("Player ")]
-    assert during and all(mo.hand is None and mo.clocks.running is None for mo in during)
+    during = [mo for mo in display.models[1:] if mo.ask.footer.startswith("Player ")]
+    assert during and all(mo.own.hand is None and mo.clocks.running is None for mo in during)
     who = "AB"[m.to_act]
-    assert any(f"Player {who}: resign the match?" in mo.message for mo in during)
+    assert any(f"Player {who}: resign the match?" in mo.ask.message for mo in during)
     assert s.screen.holder == m.to_act
     after = s.model()
-    assert after.hand == tuple(m.hands[m.to_act]) and after.viewer == m.to_act
+    assert after.own.hand == tuple(m.hands[m.to_act]) and after.own.viewer == m.to_act
     assert after.clocks.running is not None and after.clocks.running.since == start
 
 
@@ -69,7 +69,7 @@ def test_no_hand_over_when_the_same_player_holds_the_device() -> None:
     n = len(display.models)
     t = clock.t
     assert _request(s, m) == t  # e.g. after a draw: straight back to the same player
-    assert not any(mo.footer.startswith("Player ") for mo in display.models[n:])
+    assert not any(mo.ask.footer.startswith("Player ") for mo in display.models[n:])
 
 
 def test_ask_returns_none_exactly_at_the_deadline() -> None:
@@ -109,8 +109,8 @@ def test_start_pause_waits_for_enter_with_the_clocks_stopped() -> None:
     clock, display, s = _session([(T0 + 30 * SECOND, "\n")], [1])
     s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced", "jockey": None}])
     assert clock.t == T0 + 30 * SECOND
-    paused = [mo for mo in display.models if "to start" in mo.footer]
-    assert paused and all(mo.clocks.running is None and mo.hand is None for mo in paused)
+    paused = [mo for mo in display.models if "to start" in mo.ask.footer]
+    assert paused and all(mo.clocks.running is None and mo.own.hand is None for mo in paused)
 
 
 def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
@@ -119,7 +119,7 @@ def test_ctrl_c_typed_ahead_survives_the_drain_before_a_pause() -> None:
     clock, display, s = _session([(T0, "x\x03\n"), (T0 + 2 * SECOND, "y\n")], [1])
     clock.advance(SECOND)
     s.on_events(1, [{"kind": "round_started", "round": 1, "opening": "forced", "jockey": None}])
-    assert any("Resign the match?" in mo.message for mo in display.models)
+    assert any("Resign the match?" in mo.ask.message for mo in display.models)
     # (the seat answers its next request with the resignation)
     assert s.resign_pending == s.resigned == 1
 
@@ -137,7 +137,7 @@ def test_ctrl_c_at_a_hand_over_resigns_the_player_taking_the_device() -> None:
     _, display, s = _session([(T0 + SECOND, "\x03"), (T0 + 2 * SECOND, "y\n")], [0, 1])
     _request(s, m)
     assert s.resigned == s.resign_pending == m.to_act
-    assert all(mo.hand is None for mo in display.models)  # no hand shown on the way out
+    assert all(mo.own.hand is None for mo in display.models)  # no hand shown on the way out
 
 
 def test_keys_typed_before_the_question_are_dropped() -> None:
@@ -167,15 +167,15 @@ def test_a_turn_passed_back_starts_the_clock_at_once_and_reveals_at_enter() -> N
     assert start == T0 + SECOND  # no waiting: the clock runs from the request
     answer = s.ask(m.to_act, start + 35 * SECOND)
     assert answer is not None and answer.t == T0 + 4 * SECOND
-    hidden = [mo for mo in display.models if "your clock is running" in mo.footer]
-    assert hidden and all(mo.hand is None and mo.clocks.running is not None for mo in hidden)
-    assert any(mo.hand is not None and mo.prompt is not None for mo in display.models)
+    hidden = [mo for mo in display.models if "your clock is running" in mo.ask.footer]
+    assert hidden and all(mo.own.hand is None and mo.clocks.running is not None for mo in hidden)
+    assert any(mo.own.hand is not None and mo.ask.prompt is not None for mo in display.models)
 
 
 def test_a_turn_passed_back_times_out_while_the_hand_is_hidden() -> None:
     clock, display, s, m, start = _passed_back([])
     assert s.ask(m.to_act, start + 2 * SECOND) is None
-    assert clock.t == start + 2 * SECOND and "time is out" in display.last.message
+    assert clock.t == start + 2 * SECOND and "time is out" in display.last.ask.message
 
 
 def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
@@ -184,7 +184,7 @@ def test_resigning_instead_of_revealing_a_passed_back_turn() -> None:
     )
     with pytest.raises(Resigned):
         s.ask(m.to_act, start + 35 * SECOND)
-    assert all(mo.hand is None for mo in display.models[-3:])
+    assert all(mo.own.hand is None for mo in display.models[-3:])
 
 
 def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
@@ -193,7 +193,9 @@ def test_rules_with_an_unknown_topic_lists_the_sections() -> None:
     _request(s, m)
     assert s.ask(m.to_act, T0 + 100 * SECOND) is not None
     shown = [
-        str(getattr(mo.overlay, "plain", "")) for mo in display.models if mo.overlay is not None
+        str(getattr(mo.ask.overlay, "plain", ""))
+        for mo in display.models
+        if mo.ask.overlay is not None
     ]
     assert shown and "No rules section matches 'xyz'" in shown[-1]
     assert "The match clock" in shown[-1]  # the list of sections to choose from
@@ -230,9 +232,9 @@ def test_the_rules_open_whole_scroll_with_keys_and_close_with_q_or_esc() -> None
     answer = s.ask(m.to_act, T0 + 100 * SECOND)
     assert answer is not None and answer.action == str(m.legal_actions()[0])
     shown = [
-        (t, mo.overlay)
+        (t, mo.ask.overlay)
         for mo, t in zip(display.models, display.times, strict=True)
-        if isinstance(mo.overlay, Scroll)
+        if isinstance(mo.ask.overlay, Scroll)
     ]
     # The whole rules, opened at §7: every section is in the text shown.
     assert shown and all(o.plain == rules_text() for _, o in shown)
@@ -241,12 +243,12 @@ def test_the_rules_open_whole_scroll_with_keys_and_close_with_q_or_esc() -> None
     times = sorted({t for t, _ in shown})
     assert times[0] == T0 + SECOND and max(times) < T0 + 6 * SECOND
     assert not any(T0 + 4 * SECOND <= t < T0 + 5 * SECOND for t in times)
-    assert all(mo.clocks.running is not None for mo in display.models if mo.overlay is not None)
+    assert all(mo.clocks.running is not None for mo in display.models if mo.ask.overlay is not None)
     assert all(mo.clocks.running.since == start for mo in display.models if mo.clocks.running)
     # 'q' closed the text and was not left in the line.
     seen = zip(display.models, display.times, strict=True)
     after_q = next(mo for mo, t in seen if t >= T0 + 4 * SECOND)
-    assert after_q.overlay is None and after_q.prompt == ""
+    assert after_q.ask.overlay is None and after_q.ask.prompt == ""
 
 
 def test_scroll_keys_move_the_window_the_screen_measured() -> None:
@@ -262,8 +264,8 @@ def test_scroll_keys_move_the_window_the_screen_measured() -> None:
 
     def measure(model: ScreenModel) -> None:  # as the live screen does at each redraw
         nonlocal scroll
-        if isinstance(model.overlay, Scroll):
-            scroll = model.overlay
+        if isinstance(model.ask.overlay, Scroll):
+            scroll = model.ask.overlay
             console = Console(width=80, height=24, file=io.StringIO(), color_system=None)
             fit(model, 0, console, console.options)
 
