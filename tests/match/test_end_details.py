@@ -203,6 +203,15 @@ def test_the_machine_wait_evidence_is_the_figures_typed(seat: Any, tmp_path: Pat
         evidence = detail.machine
         assert evidence.why_not == "none of its tasks waited for a CPU"
     assert evidence.excused_ns == evidence.wait.excused_ns
+    # written before a figure was added (unseen_ns): read as absent, not written back
+    older = json.loads(last)
+    machine = older["detail"]["machine"]
+    machine.pop("unseen_ns")
+    old_line = json.dumps(older, separators=(",", ":"), ensure_ascii=False).encode()
+    _, old_detail, old_again = _round_trip(old_line)
+    assert old_again == old_line and not isinstance(old_detail, UnreadDetail)
+    lines = data.splitlines()
+    assert replay(b"\n".join([*lines[:-1], old_line]) + b"\n").exit_code == 0
 
 
 @pytest.mark.parametrize("name", ["v1-sample.jsonl", "v1-timeout.jsonl"])
