@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -264,6 +265,12 @@ class MatchOutcome:
     @property
     def detail(self) -> dict[str, Any]:
         """Deprecated (goes in the next release): ``end.to_dict()``, the detail as a dict."""
+        warnings.warn(
+            "MatchOutcome.detail is deprecated and goes in the next release: read "
+            "MatchOutcome.end (the typed detail), or end.to_dict() for the dict",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self.end.to_dict()
 
     def to_dict(self) -> dict[str, Any]:

@@ -101,7 +101,7 @@ def test_a_reply_after_the_deadline_loses(after: int, tmp_path: Path) -> None:
     # The referee looks at the deadline, finds nothing: a proven time loss.
     out, lines, _ = play(first_request_at(after), tmp_path)
     assert (out.reason, out.winner, out.rated) == ("time", 1, True)
-    assert out.detail["overrun_ns"] == 0
+    assert out.end.overrun_ns == 0
     assert next(x for x in lines if x["type"] == "timeout")["overrun_ns"] == 0
 
 
@@ -109,7 +109,7 @@ def test_a_reply_after_the_tolerance_loses_even_to_a_late_look(tmp_path: Path) -
     # Woken 3 ms late to an empty pipe (the reply comes at +5 ms): still proven.
     out, _, _ = play(first_request_at(5 * MS), tmp_path, wake_late_ns=3 * MS)
     assert (out.reason, out.rated) == ("time", True)
-    assert out.detail["overrun_ns"] == 3 * MS
+    assert out.end.overrun_ns == 3 * MS
 
 
 def test_a_stalled_referee_that_finds_a_reply_aborts_unrated(tmp_path: Path) -> None:
@@ -117,9 +117,9 @@ def test_a_stalled_referee_that_finds_a_reply_aborts_unrated(tmp_path: Path) -> 
     # and finds it 299 ms after the deadline: it cannot judge, it aborts.
     out, lines, _ = play(first_request_at(-MS), tmp_path, wake_late_ns=300 * MS)
     assert (out.reason, out.winner, out.rated) == ("aborted", None, False)
-    assert out.detail["cause"] == "timing_fault"
-    assert out.detail["late_ns"] == 299 * MS
-    assert out.detail["quiet_before_ns"] == AVAILABLE  # its last empty look: the request
+    assert out.end.cause == "timing_fault"
+    assert out.end.late_ns == 299 * MS
+    assert out.end.quiet_before_ns == AVAILABLE  # its last empty look: the request
     assert lines[-1]["detail"]["late_ns"] == 299 * MS  # the lateness is in the transcript
 
 
@@ -139,7 +139,7 @@ def test_a_rules_flood_is_answered_capped_and_loses_at_the_deadline(tmp_path: Pa
     script = first_request_at(10 * SECOND, flood)  # the reply never comes in time
     out, _lines, a = play(script, tmp_path)
     assert (out.reason, out.winner, out.rated) == ("time", 1, True)
-    assert out.detail["overrun_ns"] == 0  # the deadline was seen on time
+    assert out.end.overrun_ns == 0  # the deadline was seen on time
     answers = a.messages("rules")
     errors = [m for m in a.messages("error") if "rules requests" in m["message"]]
     assert (len(answers), len(errors)) == (RULES_PER_TURN, 40 - RULES_PER_TURN)
@@ -149,7 +149,7 @@ def test_lines_beyond_the_per_request_cap_lose_by_protocol(tmp_path: Path) -> No
     log = json.dumps({"type": "log", "message": "x"})
     out, _, _ = play(first_request_at(-MS, [(MS, log)] * (EXTRA_LINES_PER_TURN + 1)), tmp_path)
     assert (out.reason, out.winner, out.rated) == ("protocol", 1, True)
-    assert "the cap" in out.detail["problem"]
+    assert "the cap" in out.end.problem
 
 
 def test_repeated_illegal_actions_lose_by_protocol_and_keep_the_transcript_small(
@@ -182,7 +182,7 @@ def test_deeply_nested_json_is_a_protocol_loss_not_a_crash(tmp_path: Path) -> No
     deep = '{"type":"action","id":1,"action":' + "[" * 100_000 + "]" * 100_000 + "}"
     out, _, _ = play(first_request_at(-MS, [(MS, deep)]), tmp_path)
     assert (out.reason, out.winner) == ("protocol", 1)
-    assert "nested" in out.detail["problem"]
+    assert "nested" in out.end.problem
 
 
 def test_per_seat_time_controls_are_kept_and_recorded(tmp_path: Path) -> None:

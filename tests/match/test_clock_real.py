@@ -37,10 +37,10 @@ def test_a_referee_stopped_while_a_reply_waits_aborts_unrated(
     )
     out = run_match(spec, transcript_path=path)
     assert (out.reason, out.winner, out.rated) == ("aborted", None, False), out.summary()
-    assert out.detail["cause"] == "timing_fault" and out.detail["seat"] == 0
-    assert out.detail["late_ns"] > 100 * MS  # stopped for 0.4 s, 0.15 s before the deadline
+    assert out.end.cause == "timing_fault" and out.end.seat == 0
+    assert out.end.late_ns > 100 * MS  # stopped for 0.4 s, 0.15 s before the deadline
     result = json.loads(path.read_text().splitlines()[-1])
-    assert result["detail"]["late_ns"] == out.detail["late_ns"]  # in the transcript
+    assert result["detail"]["late_ns"] == out.end.late_ns  # in the transcript
     assert replay(path.read_bytes()).ok
 
 

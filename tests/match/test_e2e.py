@@ -65,7 +65,7 @@ def test_a_real_crash_reports_the_exit_code(c_first: Path) -> None:
         MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5, time_control=FAST)
     )
     assert (out.reason, out.winner) == ("crash", 1), out.summary()
-    assert out.detail["exit_code"] == 3
+    assert out.end.exit_code == 3
     assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
 
 
@@ -77,7 +77,7 @@ def test_a_crash_report_ends_with_the_engines_last_words(c_first: Path) -> None:
         MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5, time_control=FAST)
     )
     assert (out.reason, out.winner) == ("crash", 1), out.summary()
-    assert out.detail["stderr_tail"].endswith("last words: out of memory\n")
+    assert out.end.stderr_tail.endswith("last words: out of memory\n")
 
 
 def test_a_crash_is_seen_while_a_grandchild_keeps_stdout_open(c_first: Path) -> None:
@@ -88,7 +88,7 @@ def test_a_crash_is_seen_while_a_grandchild_keeps_stdout_open(c_first: Path) -> 
         MatchSpec(engines=(crasher, resolve_engine(str(c_first))), seed=5, time_control=FAST)
     )
     assert (out.reason, out.winner) == ("crash", 1), out.summary()
-    assert out.detail["exit_code"] == 3
+    assert out.end.exit_code == 3
     assert out.exits[0]["how"] == "exited"  # it did not quit: it had crashed before
 
 
@@ -104,7 +104,7 @@ def test_a_real_hang_loses_on_time_and_nothing_survives(c_first: Path, tmp_path:
     out = run_match(spec)
     assert (out.reason, out.winner) == ("time", 0), out.summary()
     # the referee woke near the deadline: well within its timing tolerance
-    assert 0 <= out.detail["overrun_ms"] < 200
+    assert 0 <= out.end.overrun_ms < 200
     assert out.exits[1]["how"] == "sigkill"
     from tests.engines.test_transport import _pid_dead
 
@@ -135,9 +135,9 @@ def test_an_overlong_line_is_reported_without_a_wrong_length(c_first: Path) -> N
     # report must not pass the bytes read so far off as the line's length.
     long = EngineSpec("long", (sys.executable, "-c", LONG_LINE_ENGINE))
     out = run_match(MatchSpec(engines=(long, long), seed=5, time_control=FAST, max_line=1000))
-    assert (out.reason, out.detail["seat"]) == ("protocol", out.winner ^ 1), out.summary()
-    assert "a line of more than 1000 bytes" in out.detail["problem"]
-    assert "2000" not in out.detail["problem"]
+    assert (out.reason, out.end.seat) == ("protocol", out.winner ^ 1), out.summary()
+    assert "a line of more than 1000 bytes" in out.end.problem
+    assert "2000" not in out.end.problem
 
 
 def test_a_missing_engine_is_a_startup_failure(c_first: Path) -> None:
@@ -148,7 +148,7 @@ def test_a_missing_engine_is_a_startup_failure(c_first: Path) -> None:
         )
     )
     assert (out.reason, out.winner, out.rated) == ("startup", 0, False)
-    assert "cannot start" in out.detail["problem"]
+    assert "cannot start" in out.end.problem
 
 
 def test_stderr_logs_stay_in_their_folder_whatever_the_engine_name(

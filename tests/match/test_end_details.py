@@ -177,7 +177,9 @@ def test_each_end_reason_is_its_record_and_its_bytes(end: str, tmp_path: Path) -
     _, detail, again = _round_trip(last)
     assert again == last  # decode -> encode: the line's own bytes
     assert detail == out.end and type(detail) is kind  # the record the referee built
-    assert json.loads(last)["detail"] == out.detail == out.end.to_dict()  # (the alias)
+    with pytest.deprecated_call(match="read MatchOutcome.end"):
+        alias = out.detail  # the dict, for one release
+    assert json.loads(last)["detail"] == alias == out.end.to_dict()
     whole = out.to_dict()  # (the match command's --json)
     assert whole["detail"] == out.end.to_dict() and list(whole)[:3] == [
         "winner",

@@ -117,24 +117,24 @@ def test_on_a_loaded_machine_early_replies_never_lose_and_late_ones_always_do(
         if out.reason == "time":
             # never a reply written before the deadline: only one the engine
             # itself wrote late (its own timer kept back where no counter sees it)
-            seat = out.detail["seat"]
+            seat = out.end.seat
             deadlines = _deadlines(tmp_path / f"{seed}.jsonl", seat)
-            assert _written_late(logs[seat], deadlines), (out.summary(), out.detail)
+            assert _written_late(logs[seat], deadlines), (out.summary(), out.end)
             continue
         assert out.reason in ("round_limit", "balance", "aborted"), out.summary()
         if out.reason == "aborted":
-            assert out.detail["cause"] in ("machine_wait", "timing_fault"), out.detail
+            assert out.end.cause in ("machine_wait", "timing_fault"), out.end
     losses = 0
     for seed in (3, 4, 5, 6):
         out = _play(tmp_path, _engine(clock_engine, 3000, jailed), other, seed)
-        if out.detail.get("seat") == 1:  # the other one (checked above): another seed
+        if out.end.at_seat == 1:  # the other one (checked above): another seed
             continue
         if out.reason == "time":
-            assert out.detail["seat"] == 0 and out.winner == 1
+            assert out.end.seat == 0 and out.winner == 1
             losses += 1
             break
         else:  # the referee's own stall can leave it unjudged; nothing else may
-            assert (out.reason, out.detail.get("cause")) == ("aborted", "timing_fault"), out.detail
+            assert (out.reason, out.end.cause) == ("aborted", "timing_fault"), out.end
     assert losses == 1  # (a late reply is never excused: at least one was judged)
 
 
@@ -145,13 +145,13 @@ def test_an_engine_that_overloads_itself_still_loses_on_time(
     hog = _engine(clock_engine, 3000, jailed, "hog", "6")  # six busy children
     for seed in (5, 6, 7, 8):
         out = _play(tmp_path, hog, _engine(clock_engine, -10_000, jailed), seed)
-        if out.detail.get("seat") == 1:
+        if out.end.at_seat == 1:
             continue  # its opponent, kept back by its children: another seed
         if out.reason == "aborted":  # (a referee stall, never the machine's wait)
-            assert out.detail["cause"] == "timing_fault", (out.detail, out.summary())
+            assert out.end.cause == "timing_fault", (out.end, out.summary())
             continue
         assert (out.reason, out.winner) == ("time", 1), out.summary()
-        m = out.detail["machine"]
+        m = out.end.machine.to_dict()
         assert m["tasks"] >= 2, m  # its children were read with it
         # its tasks waited for a CPU, but for each other: nothing is excused
         assert m["excused_ns"] == 0 and "its own tasks wanted more" in m["why_not"], m

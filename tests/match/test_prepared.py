@@ -240,7 +240,7 @@ def test_a_reply_that_may_have_come_after_the_deadline_is_never_taken_as_in_time
     # loss it cannot prove.
     out = slow_look_match(120 * MS, 1, look_ns=75 * MS)
     assert (out.reason, out.rated) == ("aborted", False)
-    assert out.detail["cause"] == "timing_fault"
+    assert out.end.cause == "timing_fault"
     assert out.decisions == 0
 
 
@@ -250,4 +250,4 @@ def test_the_referee_stops_preparing_in_time_to_see_the_deadline() -> None:
     # would have taken it past it), so the hang is a plain time loss.
     out = slow_look_match(None, 4, look_ns=30 * MS)
     assert out.reason == "time"
-    assert out.detail["overrun_ns"] == 0
+    assert out.end.overrun_ns == 0

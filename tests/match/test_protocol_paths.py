@@ -92,23 +92,23 @@ def test_a_clean_match_ends_by_balance_and_reports_it() -> None:
 def test_bad_json_ends_the_match_as_a_protocol_error_quoting_the_line() -> None:
     out, a, _ = play(on_nth_request(3, [(MS, "play 1-3 please")]))
     assert (out.reason, out.winner) == ("protocol", 1)
-    assert out.detail["seat"] == 0
-    assert out.detail["line"] == "'play 1-3 please'"
-    assert "not JSON" in out.detail["problem"]
+    assert out.end.seat == 0
+    assert out.end.line == "'play 1-3 please'"
+    assert "not JSON" in out.end.problem
     assert a.messages("error")[-1]["code"] == "bad_json"
 
 
 def test_a_valid_json_but_invalid_message_is_a_protocol_error() -> None:
     out, _, _ = play(on_nth_request(1, [(MS, '{"type":"action","id":"{ID}","action":7}')]))
     assert out.reason == "protocol"
-    assert "not a valid 'action' message" in out.detail["problem"]
+    assert "not a valid 'action' message" in out.end.problem
 
 
 def test_an_overlong_line_is_a_protocol_error() -> None:
     out, _, _ = play(on_nth_request(2, [(MS, OVERLONG_MARK)]))
     assert out.reason == "protocol"
-    assert f"a line of more than {SPEC.max_line} bytes" in out.detail["problem"]
-    assert len(out.detail["line"]) < 300
+    assert f"a line of more than {SPEC.max_line} bytes" in out.end.problem
+    assert len(out.end.line) < 300
 
 
 def test_a_stale_reply_is_recorded_and_ignored_never_applied(tmp_path: Path) -> None:
@@ -202,8 +202,8 @@ def test_forfeit_policy_makes_the_first_illegal_action_lose() -> None:
         on_nth_request(1, [(MS, action_line(0, "draw").replace("0", "{ID}", 1))]), spec=spec
     )
     assert (out.reason, out.winner) == ("illegal", 1)
-    assert out.detail["seat"] == 0 and out.detail["action"] == "draw"
-    assert out.detail["rule"]
+    assert out.end.seat == 0 and out.end.action == "draw"
+    assert out.end.rule
     assert not a.messages("error")
 
 
@@ -293,8 +293,8 @@ def test_a_crash_ends_the_match_with_the_exit_status() -> None:
         on_nth_request(2, [(5 * MS, EOF_MARK)]), exit=ExitInfo(None, "SIGSEGV", "exited")
     )
     assert (out.reason, out.winner) == ("crash", 1)
-    assert out.detail["signal"] == "SIGSEGV" and out.detail["exit_code"] is None
-    assert out.detail["stderr_tail"] == "fake stderr"
+    assert out.end.signal == "SIGSEGV" and out.end.exit_code is None
+    assert out.end.stderr_tail == "fake stderr"
 
 
 def test_a_crash_report_waits_for_the_engines_last_stderr_bytes() -> None:
@@ -316,14 +316,14 @@ def test_a_crash_report_waits_for_the_engines_last_stderr_bytes() -> None:
     b = FakeSeat("b", clock, first_legal())
     out = run_match(SPEC, seats=[a, b], clock=clock, salt=counter_salt())
     assert (out.reason, out.winner) == ("crash", 1)
-    assert out.detail["stderr_tail"] == "partial ... last words"
+    assert out.end.stderr_tail == "partial ... last words"
     assert settled == [STDERR_SETTLE_NS]
 
 
 def test_a_hang_loses_on_time_with_the_overrun() -> None:
     out, _, _ = play(on_nth_request(2, []))
     assert (out.reason, out.winner) == ("time", 1)
-    assert out.detail == {"seat": 0, "overrun_ns": 0, "overrun_ms": 0.0}
+    assert out.end.to_dict() == {"seat": 0, "overrun_ns": 0, "overrun_ms": 0.0}
 
 
 @pytest.mark.parametrize(
@@ -364,12 +364,12 @@ def test_a_reply_read_after_the_deadline_loses_with_its_overrun() -> None:
         on_nth_request(1, [(2100 * MS + 7 * MS, action_line(0, "x"))]), deliver_late=True
     )
     assert (out.reason, out.winner) == ("time", 1)
-    assert out.detail == {"seat": 0, "overrun_ns": 7 * MS, "overrun_ms": 7.0}
+    assert out.end.to_dict() == {"seat": 0, "overrun_ns": 7 * MS, "overrun_ms": 7.0}
 
 
 def test_a_reply_exactly_at_the_deadline_is_late() -> None:
     out, _, _ = play(on_nth_request(1, [(2100 * MS, action_line(0, "x"))]), deliver_late=True)
-    assert out.reason == "time" and out.detail["overrun_ns"] == 0
+    assert out.reason == "time" and out.end.overrun_ns == 0
 
 
 def test_a_reply_just_before_the_deadline_counts() -> None:
@@ -385,7 +385,7 @@ def test_a_referee_that_woke_late_to_an_empty_pipe_awards_a_certain_time_loss() 
     # proven however late the look was; the overrun is how late it was.
     out, _, _ = play(on_nth_request(2, []), wake_late_ns=SECOND)
     assert (out.reason, out.winner, out.rated) == ("time", 1, True)
-    assert out.detail["overrun_ns"] == SECOND
+    assert out.end.overrun_ns == SECOND
 
 
 def test_a_reply_stamped_exactly_long_after_the_deadline_is_a_time_loss() -> None:
@@ -401,7 +401,7 @@ def test_silence_at_start_up_is_a_startup_failure() -> None:
 
     out, _, _ = play(silent)
     assert (out.reason, out.winner, out.rated) == ("startup", 1, False)
-    assert "no hello within the start-up timeout of 10 s" in out.detail["problem"]
+    assert "no hello within the start-up timeout of 10 s" in out.end.problem
     assert out.rounds == 0
 
 
@@ -417,7 +417,7 @@ def test_silence_at_start_up_is_a_startup_failure() -> None:
 def test_a_bad_hello_is_a_startup_failure(reply: str, says: str) -> None:
     out, _, _ = play(lambda m, s: [(MS, reply)] if m["type"] == "hello" else [])
     assert out.reason == "startup"
-    assert says in out.detail["problem"]
+    assert says in out.end.problem
 
 
 def test_an_engine_gone_before_the_hello_is_written_says_how_it_ended() -> None:
@@ -437,7 +437,7 @@ def test_an_engine_gone_before_the_hello_is_written_says_how_it_ended() -> None:
         started_at="2026-01-01T00:00:00Z",
     )
     assert (out.reason, out.winner, out.rated) == ("startup", 1, False)
-    assert "ended before its hello (exit code 1)" in out.detail["problem"]
+    assert "ended before its hello (exit code 1)" in out.end.problem
 
 
 def test_logs_before_the_hello_are_fine() -> None:
@@ -455,7 +455,7 @@ def test_round_limit_adjudicates_by_balance() -> None:
     out, a, _ = play(first_legal(), spec=spec)
     assert out.reason == "round_limit"
     assert out.rounds == 1
-    assert out.detail == {"max_rounds": 1}
+    assert out.end.to_dict() == {"max_rounds": 1}
     assert a.received[0]["settings"]["max_rounds"] == 1
 
 
@@ -464,7 +464,7 @@ def test_an_engine_that_resigns_loses_a_rated_match(tmp_path: Path) -> None:
     resign = json.dumps({"type": "resign", "message": "my hand is hopeless"})
     out, _, _ = play(on_nth_request(4, [(2 * MS, resign)]), transcript=path)
     assert (out.reason, out.winner, out.rated) == ("resign", 1, True)
-    assert out.detail == {"seat": 0}
+    assert out.end.to_dict() == {"seat": 0}
     assert out.summary().startswith("A (a) resigned: B (b) wins")
     lines = read(path)
     (line,) = [x for x in lines if x["type"] == "resign"]
@@ -488,7 +488,7 @@ def test_an_engine_that_resigns_loses_a_rated_match(tmp_path: Path) -> None:
 def test_ctrl_c_aborts_the_match_and_still_closes_the_seats() -> None:
     out, _, _ = play(on_nth_request(3, [(MS, INTERRUPT_MARK)]))
     assert (out.reason, out.rated, out.winner) == ("aborted", False, None)
-    assert out.detail == {"cause": "interrupted"}
+    assert out.end.to_dict() == {"cause": "interrupted"}
 
 
 def test_every_end_reason_is_reachable() -> None:

@@ -51,9 +51,9 @@ def test_a_log_flood_before_the_hello_loses_at_the_start_up_deadline() -> None:
     start = clock.now
     out = run_match(spec, seats=[a, b], clock=clock, salt=counter_salt(), started_at="x")
     assert (out.reason, out.winner, out.rated) == ("startup", 1, False)
-    assert out.detail["seat"] == 0
-    assert "no hello within the start-up timeout of 2 s" in out.detail["problem"]
-    assert "log lines and no hello" in out.detail["problem"]
+    assert out.end.seat == 0
+    assert "no hello within the start-up timeout of 2 s" in out.end.problem
+    assert "log lines and no hello" in out.end.problem
     # it ended by the deadline: a few lines past it, not a spin (one clock reading a line)
     assert clock.now - start < 2 * SECOND + 50 * MILLISECOND
     assert a.closed and b.closed

@@ -42,5 +42,5 @@ def test_a_start_up_failure_quotes_the_stderr_read_to_its_end() -> None:
     out = run_match(SPEC, seats=[a, b], clock=clock, salt=counter_salt())
     assert out.reason == "startup"
     assert a.settled
-    assert "No module named" in out.detail["problem"], out.detail
-    assert "flush" not in out.detail["problem"]  # (the evidence speaks: item 3)
+    assert "No module named" in out.end.problem, out.end
+    assert "flush" not in out.end.problem  # (the evidence speaks: item 3)

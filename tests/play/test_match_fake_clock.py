@@ -175,7 +175,7 @@ def test_time_out_while_waiting_for_input(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     outcome = run_match(spec, seats=seats, clock=clock, transcript_path=path)
     assert (outcome.winner, outcome.reason) == (1, "time")
-    assert outcome.detail["overrun_ns"] == 0  # given up exactly at the deadline
+    assert outcome.end.overrun_ns == 0  # given up exactly at the deadline
     recs = _records(path)
     assert [r["type"] for r in recs][-1] == "result"
     assert "time is out" in display.last.ask.message or "time is out" in " ".join(
