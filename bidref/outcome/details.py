@@ -26,8 +26,14 @@ Decoding is as tolerant as the readers were:
 A decoded record remembers its keys' order (``written``), so decoding and
 encoding a file's detail gives its bytes back.
 
+Decisions (issue 39): ``MatchOutcome.end`` is the typed detail;
 ``MatchOutcome.detail`` (the dict) stays for one release as a deprecated alias
-of ``MatchOutcome.end.to_dict()``: tests and scripts read it (issue 39).
+of ``end.to_dict()`` that warns (scripts read it). The tournament's
+``MatchReport.detail`` and ``MatchRecord.detail`` stay the JSON the results file
+holds (keys sorted, long texts cut: ``bidref/tournament/play.py``), the form
+that crosses to and from a cluster worker; their ``.end`` reads it typed. A
+``result`` line's model (``bidref.transcript.lines.Result``) keeps the dict it
+decodes; the replay reads it typed (``ReplayReport.result``).
 
 >>> d = CrashDetail(seat=1, exit_code=101, signal=None, problem="exit code 101", stderr_tail="")
 >>> d.to_dict()
