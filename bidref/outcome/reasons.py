@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -94,10 +95,10 @@ class EndReason(StrEnum):
         time, crash, illegal, protocol, startup); a resignation is a choice."""
         return self in _SEAT_REASONS and self is not EndReason.RESIGN
 
-    def loser(self, detail: EndDetail) -> int | None:
+    def loser(self, detail: EndDetail | Mapping[str, Any]) -> int | None:
         """The seat that lost, from the outcome's ``detail`` (None: the rules decided,
-        or nobody lost)."""
-        seat = detail.at_seat
+        or nobody lost); a detail as a file holds it (a dict) is read first."""
+        seat = _typed(self, detail).at_seat
         return seat if self.by_seat and seat in (0, 1) else None
 
 
@@ -302,7 +303,7 @@ class MatchOutcome:
 def end_sentence(
     reason: EndReason,
     winner: int | None,
-    detail: EndDetail,
+    said: EndDetail | Mapping[str, Any],
     engines: tuple[str, str],
     *,
     time_loss: TimeLoss | None = None,
@@ -312,11 +313,14 @@ def end_sentence(
     who won by what, and what the seat at fault did (its last stderr line from
     ``last_stderr``, else from the detail's ``stderr_tail``). ``winner`` counts
     only where the rules decided: a seat's end names the loser, the detail's ``seat``.
+    A detail as a file holds it (a dict) is read first (:func:`.details.decode_detail`).
 
     >>> from .details import StartupDetail
     >>> end_sentence(EndReason.STARTUP, None, StartupDetail(seat=1, problem="no hello"), ("a", "b"))
     'A (a) wins by startup: B (b) did not start: no hello'
     """
+
+    detail = _typed(reason, said)
 
     def who(seat: int) -> str:
         return f"{'AB'[seat]} ({engines[seat]})"
@@ -347,6 +351,12 @@ def end_sentence(
         return f"{won}: {who(seat)} did not start: {problem}"
     what = _seat_end(reason, detail, problem, time_loss)
     return f"{won}: {who(seat)} {what}{stderr_of(seat)}"
+
+
+def _typed(reason: EndReason | str, detail: EndDetail | Mapping[str, Any]) -> EndDetail:
+    from .details import EndDetail, decode_detail
+
+    return detail if isinstance(detail, EndDetail) else decode_detail(reason, detail)
 
 
 def _seat_end(

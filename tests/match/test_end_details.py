@@ -368,3 +368,17 @@ def test_no_module_reads_the_detail_by_its_keys() -> None:
         for line in key_reads(path.read_text(encoding="utf-8"))
     ]
     assert found == [], "read the typed detail (bidref/outcome/details.py):\n" + "\n".join(found)
+
+
+def test_the_sentences_and_the_loser_still_take_a_files_dict() -> None:
+    said = {"seat": 0, "action": "draw", "rule": "§4", "code": "illegal", "message": "no"}
+    typed = decode_detail("illegal", said)
+    assert isinstance(typed, IllegalDetail)
+    names = ("a", "b")
+    assert end_sentence(EndReason.ILLEGAL, 1, said, names) == end_sentence(
+        EndReason.ILLEGAL, 1, typed, names
+    )
+    assert end_sentence(EndReason.ILLEGAL, 1, typed, names) == (
+        "B (b) wins by illegal: A (a) forfeits with the illegal action 'draw': no"
+    )
+    assert EndReason.ILLEGAL.loser(said) == EndReason.ILLEGAL.loser(typed) == 0
