@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from bidref.render import timeline
+from bidref.render.timeline import build as timeline
 from bidref.render.timeline import build_timeline
 from bidref.transcript.lines import LINE_TYPES
 from tests.transcript.scripted_seats import referee_transcript

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ..outcome import EndReason
-from ..rules import (
+from ...rules import (
     DRAW,
     Action,
     Deal,
@@ -46,180 +45,9 @@ from ..rules import (
     point,
     tile,
 )
-from ..transcript.reader import read_transcript
-
-SEATS = "AB"
-MS = 1_000_000
-
-
-def seconds(ns: int | None) -> str:
-    """``12.35 s`` (``—`` for no value)."""
-    if ns is None:
-        return "—"
-    return f"{ns / 1e9:.2f} s"
-
-
-def duration(ns: int | None) -> str:
-    """A short duration: ``12 ms`` below a second, else ``1.23 s``."""
-    if ns is None:
-        return "—"
-    if abs(ns) < 1_000_000_000:
-        return f"{ns / MS:.0f} ms"
-    return seconds(ns)
-
-
-def cpu_duration(ns: int) -> str:
-    """A CPU time: a decision's is often below a millisecond, so one decimal more."""
-    return duration(ns) if ns >= 1_000_000_000 else f"{ns / MS:.1f} ms"
-
-
-@dataclass
-class Cost:
-    """What one decision cost its player (from a ``reply`` line)."""
-
-    elapsed_ns: int
-    delay_used_ns: int
-    bank_used_ns: int
-    line: int
-    cpu_ns: int | None = None  # the engine's CPU time, where the transcript has it
-    wait_ns: int | None = None  # ... and its tasks' run-queue wait (waiting for a CPU)
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "elapsed": self.elapsed_ns,
-            "delay": self.delay_used_ns,
-            "bank": self.bank_used_ns,
-            "line": self.line,
-        }
-        if self.cpu_ns is not None:
-            out["cpu"] = self.cpu_ns
-        if self.wait_ns is not None:
-            out["wait"] = self.wait_ns
-        return out
-
-
-@dataclass
-class Clock:
-    bank_ns: int
-    delay_left_ns: int | None = None  # while this seat has a decision pending
-    deadline_ns: int | None = None
-    last: Cost | None = None
-    timed_out: bool = False
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "bank": self.bank_ns,
-            "delay_left": self.delay_left_ns,
-            "deadline": self.deadline_ns,
-            "last": None if self.last is None else self.last.to_dict(),
-            "timed_out": self.timed_out,
-        }
-
-
-@dataclass
-class Step:
-    """What the page shows after one transcript line."""
-
-    line: int  # 1-based line number in the file
-    type: str  # the line's type; for events, the event's kind
-    text: str
-    t_ns: int
-    round: int
-    phase: str
-    layout: int  # index into Timeline.layouts
-    last_tile: Tile | None
-    hands: tuple[list[Tile] | None, list[Tile] | None]
-    hand_sizes: tuple[int, int]
-    boneyard: int | None
-    drawn: tuple[int, Tile | None] | None  # who drew, and what (None: not revealed)
-    auction: list[tuple[int, str]]
-    jockey: int | None
-    bid: int | None
-    bidder: int | None
-    payment: str | None
-    balances: tuple[int, int]
-    clocks: tuple[dict[str, object], dict[str, object]]
-    to_act: int | None
-    legal: list[str] | None
-    seat: int | None  # whose line it is, if anyone's
-    cost: dict[str, object] | None  # the decision this line settled
-    log: str | None  # the engine's log message at this line, once revealed
-    note: str | None  # a disagreement with the rules, or other caveat
-    end: dict[str, Any] | None
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "line": self.line,
-            "type": self.type,
-            "text": self.text,
-            "t": self.t_ns,
-            "round": self.round,
-            "phase": self.phase,
-            "layout": self.layout,
-            "last": None if self.last_tile is None else str(self.last_tile),
-            "hands": [None if h is None else [str(t) for t in h] for h in self.hands],
-            "hand_sizes": list(self.hand_sizes),
-            "boneyard": self.boneyard,
-            "drawn": None
-            if self.drawn is None
-            else [self.drawn[0], None if self.drawn[1] is None else str(self.drawn[1])],
-            "auction": [list(a) for a in self.auction],
-            "jockey": self.jockey,
-            "bid": self.bid,
-            "bidder": self.bidder,
-            "payment": self.payment,
-            "balances": list(self.balances),
-            "clocks": list(self.clocks),
-            "to_act": self.to_act,
-            "legal": self.legal,
-            "seat": self.seat,
-            "cost": self.cost,
-            "log": self.log,
-            "note": self.note,
-            "end": self.end,
-        }
-
-
-@dataclass
-class Timeline:
-    """Every step of a match, the distinct layouts they show, and the match's facts."""
-
-    names: tuple[str, str]
-    engines: tuple[dict[str, Any], dict[str, Any]]
-    bank_ns: int
-    delay_ns: int
-    max_rounds: int | None
-    # Each seat's (bank, delay) when the match gave them different ones (a handicap).
-    controls: tuple[tuple[int, int], tuple[int, int]] | None = None
-    steps: list[Step] = field(default_factory=list)
-    layouts: list[tuple[Layout, Tile | None]] = field(default_factory=list)
-    rounds: dict[int, int] = field(default_factory=dict)  # round -> index of its first step
-    reveals: dict[int, int] = field(default_factory=dict)  # round -> index of its reveal step
-    result: dict[str, Any] | None = None
-    problem: str | None = None  # the file could not be read to its end
-
-    def seat_controls(self) -> tuple[tuple[int, int], tuple[int, int]]:
-        """Each seat's (bank, delay) in ns."""
-        if self.controls is not None:
-            return self.controls
-        return (self.bank_ns, self.delay_ns), (self.bank_ns, self.delay_ns)
-
-    def clock_text(self) -> str:
-        """The time control as a line says it: one for both, or each seat's."""
-        (b0, d0), (b1, d1) = self.seat_controls()
-        if (b0, d0) == (b1, d1):
-            return f"bank {seconds(b0)}, delay {seconds(d0)}"
-        return (
-            f"A bank {seconds(b0)}, delay {seconds(d0)}; B bank {seconds(b1)}, delay {seconds(d1)}"
-        )
-
-    def balance_series(self) -> list[tuple[int, int]]:
-        """(step index, balance of A) at the start and at every change."""
-        out: list[tuple[int, int]] = []
-        for i, s in enumerate(self.steps):
-            if not out or out[-1][1] != s.balances[0]:
-                out.append((i, s.balances[0]))
-        return out
+from ...transcript.reader import read_transcript
+from .model import Clock, Cost, Step, Timeline
+from .text import SEATS, cpu_duration, duration, result_text, seconds
 
 
 def _seat_controls(raw: Any) -> tuple[tuple[int, int], tuple[int, int]] | None:
@@ -823,33 +651,6 @@ _EVENT_HANDLERS: dict[str, Callable[[_Builder, _Round, int | None, dict[str, Any
 _PLAYER_EVENTS = frozenset({"placed", "drew", "auction"})
 
 
-def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
-    """``alpha (A) wins: time: the clock ran out (B, 50 ms late)`` and the like."""
-    w = end.get("winner")
-    reason = str(end.get("reason"))
-    detail = end.get("detail") or {}
-    who = f"{names[w]} ({SEATS[w]}) wins" if w in (0, 1) else "No winner"
-    said = EndReason.named(reason)
-    why = reason if said is None else said.cause
-    if said is EndReason.RESOURCES and detail.get("limit"):  # the one it ran into
-        why = f"a jail limit ({detail['limit']})"
-    extra = []
-    s = detail.get("seat")
-    if s in (0, 1):
-        extra.append(f"{SEATS[s]}")
-    if "overrun_ns" in detail:
-        extra.append(f"{duration(detail['overrun_ns'])} late")
-    for k in ("action", "rule", "message", "problem", "cause", "max_rounds", "signal"):
-        if detail.get(k) not in (None, ""):
-            extra.append(f"{k.replace('_', ' ')} {detail[k]}")
-    if "exit_code" in detail and detail["exit_code"] is not None:
-        extra.append(f"exit code {detail['exit_code']}")
-    bal = end.get("balances")
-    tail = f" · balances {bal[0]}–{bal[1]}" if isinstance(bal, list) and len(bal) == 2 else ""
-    rated = "" if end.get("rated", True) else " · not rated"
-    return f"{who}: {why}" + (f" ({', '.join(extra)})" if extra else "") + tail + rated
-
-
 def build_timeline(data: bytes) -> Timeline:
     """Every step of the transcript in ``data`` (plain or compressed); a bad or cut
     line ends the steps there.
@@ -861,8 +662,8 @@ def build_timeline(data: bytes) -> Timeline:
     way every step carries the number of the file's own line it comes from (a derived
     event, the line that caused it), so the page's "line N", ``#line=N`` and the
     ``FILE:LINE`` of ``bidref replay`` agree."""
-    from ..transcript.expand import TranscriptMismatch, expanded_entries
-    from ..transcript.files import TranscriptFileError, decompress
+    from ...transcript.expand import TranscriptMismatch, expanded_entries
+    from ...transcript.files import TranscriptFileError, decompress
 
     try:
         data = decompress(data, "")
