@@ -429,7 +429,6 @@ KNOWN_LARGE: dict[str, int] = {
     "bidref.env.aec.SpectacularBidEnv": 17,
     "bidref.movefile.parse._parse_json": 84,
     "bidref.movefile.validate._Run.step": 115,
-    "bidref.render.timeline.model.Step": 26,
     "bidref.rules.match.Match": 23,
     "bidref.rules.view.PlayerView": 17,
     "bidref.sdk.run": 82,

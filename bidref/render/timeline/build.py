@@ -46,7 +46,7 @@ from ...rules import (
     tile,
 )
 from ...transcript.reader import read_transcript
-from .model import Clock, Cost, Step, Timeline
+from .model import NO_BIDDING, NO_TABLE, Bidding, Clock, Cost, Step, Table, Timeline, Turn
 from .text import SEATS, cpu_duration, duration, result_text, seconds
 
 
@@ -164,7 +164,7 @@ class _Shown:
     text: str
     type: str | None = None  # what the step is called, if not the line's type (an event)
     note: str | None = None
-    cost: dict[str, object] | None = None
+    cost: Cost | None = None
     log: str | None = None
     drawn: tuple[int, Tile | None] | None = None
 
@@ -238,36 +238,21 @@ class _Builder:
                 type=str(x.get("type")),
                 text=note,
                 note=note,
-                cost=None,
                 log=None,
-                drawn=None,
                 seat=None,
+                table=replace(prev.table, drawn=None),
+                turn=replace(prev.turn, cost=None),
             )
-        empty: dict[str, object] = Clock(0).to_dict()
         return Step(
             line=number,
             type=str(x.get("type")),
             text=note,
             t_ns=0,
-            round=0,
-            phase="—",
-            layout=self.layout_index(),
-            last_tile=None,
-            hands=(None, None),
-            hand_sizes=(0, 0),
-            boneyard=None,
-            drawn=None,
-            auction=[],
-            jockey=None,
-            bid=None,
-            bidder=None,
-            payment=None,
-            balances=self.balances,
-            clocks=(empty, empty),
-            to_act=None,
-            legal=None,
             seat=None,
-            cost=None,
+            table=replace(NO_TABLE, layout=self.layout_index()),
+            bidding=NO_BIDDING,
+            turn=Turn((Clock(0), Clock(0)), None, None, None),
+            balances=self.balances,
             log=None,
             note=note,
             end=None,
@@ -311,31 +296,36 @@ class _Builder:
             and r.match.to_act == ln.seat
         ):
             self.legal = [str(a) for a in r.match.legal_actions()]
+        table = NO_TABLE
+        bidding = NO_BIDDING
+        if r is not None:
+            table = Table(
+                self.round_no,
+                phase,
+                self.layout_index(),
+                r.last,
+                r.hands(),
+                (r.sizes[0], r.sizes[1]),
+                r.boneyard,
+                shown.drawn,
+            )
+            bidding = Bidding(list(r.auction), r.jockey, r.bid, r.bidder, r.payment)
+        else:
+            table = replace(
+                table, round=self.round_no, layout=self.layout_index(), drawn=shown.drawn
+            )
+        clocks = (replace(self.clocks[0]), replace(self.clocks[1]))
         self.tl.steps.append(
             Step(
                 line=ln.number,
                 type=shown.type or ln.kind,
                 text=shown.text,
                 t_ns=int(ln.x.get("t_ns") or 0),
-                round=self.round_no,
-                phase=phase,
-                layout=self.layout_index(),
-                last_tile=r.last if r else None,
-                hands=r.hands() if r else (None, None),
-                hand_sizes=(r.sizes[0], r.sizes[1]) if r else (0, 0),
-                boneyard=r.boneyard if r else None,
-                drawn=shown.drawn,
-                auction=list(r.auction) if r else [],
-                jockey=r.jockey if r else None,
-                bid=r.bid if r else None,
-                bidder=r.bidder if r else None,
-                payment=r.payment if r else None,
-                balances=self.balances,
-                clocks=(self.clocks[0].to_dict(), self.clocks[1].to_dict()),
-                to_act=self.to_act,
-                legal=self.legal,
                 seat=ln.seat,
-                cost=shown.cost,
+                table=table,
+                bidding=bidding,
+                turn=Turn(clocks, self.to_act, self.legal, shown.cost),
+                balances=self.balances,
                 log=shown.log,
                 note=shown.note,
                 end=self.tl.result,
@@ -416,9 +406,7 @@ class _Builder:
             cost=cost,
         )
 
-    def charge(
-        self, seat: int, number: int, x: dict[str, Any], accepted: bool
-    ) -> dict[str, object]:
+    def charge(self, seat: int, number: int, x: dict[str, Any], accepted: bool) -> Cost:
         """Settle a reply on ``seat``'s clock; the cost it shows."""
         charge = x.get("charge") or {}
         ck = self.clocks[seat]
@@ -439,7 +427,7 @@ class _Builder:
             self.to_act = None
         else:
             ck.delay_left_ns = max(0, (ck.delay_left_ns or 0) - ck.last.delay_used_ns)
-        return ck.last.to_dict()
+        return ck.last
 
     def on_retry(self, ln: _Line) -> _Shown:
         seat, x = ln.seat, ln.x

@@ -10,7 +10,7 @@ from ...rules import Layout, Tile
 from .text import seconds
 
 
-@dataclass
+@dataclass(frozen=True)
 class Cost:
     """What one decision cost its player (from a ``reply`` line)."""
 
@@ -37,6 +37,9 @@ class Cost:
 
 @dataclass
 class Clock:
+    """A seat's clock as the transcript last stated it (the builder keeps it current; a
+    step holds a copy)."""
+
     bank_ns: int
     delay_left_ns: int | None = None  # while this seat has a decision pending
     deadline_ns: int | None = None
@@ -53,14 +56,10 @@ class Clock:
         }
 
 
-@dataclass
-class Step:
-    """What the page shows after one transcript line."""
+@dataclass(frozen=True)
+class Table:
+    """The round on the table after a line: what is placed, held and left."""
 
-    line: int  # 1-based line number in the file
-    type: str  # the line's type; for events, the event's kind
-    text: str
-    t_ns: int
     round: int
     phase: str
     layout: int  # index into Timeline.layouts
@@ -69,48 +68,82 @@ class Step:
     hand_sizes: tuple[int, int]
     boneyard: int | None
     drawn: tuple[int, Tile | None] | None  # who drew, and what (None: not revealed)
-    auction: list[tuple[int, str]]
+
+
+NO_TABLE = Table(0, "—", 0, None, (None, None), (0, 0), None, None)
+"""Before the first round (``layout``: the empty one, index 0)."""
+
+
+@dataclass(frozen=True)
+class Bidding:
+    """The round's auction so far."""
+
+    moves: list[tuple[int, str]]  # (seat, action), in order
     jockey: int | None
     bid: int | None
     bidder: int | None
-    payment: str | None
-    balances: tuple[int, int]
-    clocks: tuple[dict[str, object], dict[str, object]]
+    payment: str | None  # what the auction's winner paid, in words
+
+
+NO_BIDDING = Bidding([], None, None, None, None)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Both clocks, and the decision pending or just settled."""
+
+    clocks: tuple[Clock, Clock]
     to_act: int | None
-    legal: list[str] | None
+    legal: list[str] | None  # the legal actions of the pending decision, once revealed
+    cost: Cost | None  # the decision this line settled
+
+
+@dataclass
+class Step:
+    """What the page shows after one transcript line."""
+
+    line: int  # 1-based line number in the file
+    type: str  # the line's type; for events, the event's kind
+    text: str
+    t_ns: int
     seat: int | None  # whose line it is, if anyone's
-    cost: dict[str, object] | None  # the decision this line settled
+    table: Table
+    bidding: Bidding
+    turn: Turn
+    balances: tuple[int, int]
     log: str | None  # the engine's log message at this line, once revealed
     note: str | None  # a disagreement with the rules, or other caveat
-    end: dict[str, Any] | None
+    end: dict[str, Any] | None  # the result, once the match has one
 
     def to_dict(self) -> dict[str, object]:
+        """The step in the page's JSON (its keys are what ``replay.js`` reads)."""
+        t, b, turn = self.table, self.bidding, self.turn
         return {
             "line": self.line,
             "type": self.type,
             "text": self.text,
             "t": self.t_ns,
-            "round": self.round,
-            "phase": self.phase,
-            "layout": self.layout,
-            "last": None if self.last_tile is None else str(self.last_tile),
-            "hands": [None if h is None else [str(t) for t in h] for h in self.hands],
-            "hand_sizes": list(self.hand_sizes),
-            "boneyard": self.boneyard,
+            "round": t.round,
+            "phase": t.phase,
+            "layout": t.layout,
+            "last": None if t.last_tile is None else str(t.last_tile),
+            "hands": [None if h is None else [str(x) for x in h] for h in t.hands],
+            "hand_sizes": list(t.hand_sizes),
+            "boneyard": t.boneyard,
             "drawn": None
-            if self.drawn is None
-            else [self.drawn[0], None if self.drawn[1] is None else str(self.drawn[1])],
-            "auction": [list(a) for a in self.auction],
-            "jockey": self.jockey,
-            "bid": self.bid,
-            "bidder": self.bidder,
-            "payment": self.payment,
+            if t.drawn is None
+            else [t.drawn[0], None if t.drawn[1] is None else str(t.drawn[1])],
+            "auction": [list(a) for a in b.moves],
+            "jockey": b.jockey,
+            "bid": b.bid,
+            "bidder": b.bidder,
+            "payment": b.payment,
             "balances": list(self.balances),
-            "clocks": list(self.clocks),
-            "to_act": self.to_act,
-            "legal": self.legal,
+            "clocks": [c.to_dict() for c in turn.clocks],
+            "to_act": turn.to_act,
+            "legal": turn.legal,
             "seat": self.seat,
-            "cost": self.cost,
+            "cost": None if turn.cost is None else turn.cost.to_dict(),
             "log": self.log,
             "note": self.note,
             "end": self.end,
