@@ -67,10 +67,10 @@ class Table:
     hands: tuple[list[Tile] | None, list[Tile] | None]
     hand_sizes: tuple[int, int]
     boneyard: int | None
-    drawn: tuple[int, Tile | None] | None  # who drew, and what (None: not revealed)
+    drawn: tuple[int, Tile | None] | None = None  # who drew, and what (None: not revealed)
 
 
-NO_TABLE = Table(0, "—", 0, None, (None, None), (0, 0), None, None)
+NO_TABLE = Table(0, "—", 0, None, (None, None), (0, 0), None)
 """Before the first round (``layout``: the empty one, index 0)."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...outcome import EndReason
+from ...transcript.lines import EngineExit
 
 SEATS = "AB"
 MS = 1_000_000
@@ -29,6 +30,28 @@ def duration(ns: int | None) -> str:
 def cpu_duration(ns: int) -> str:
     """A CPU time: a decision's is often below a millisecond, so one decimal more."""
     return duration(ns) if ns >= 1_000_000_000 else f"{ns / MS:.1f} ms"
+
+
+def took_text(
+    elapsed_ns: int | None,
+    delay_used_ns: int | None,
+    bank_used_ns: int | None,
+    cpu_ns: int | None = None,
+    wait_ns: int | None = None,
+) -> str:
+    """What a decision took: ``12 ms (delay 12 ms, bank 0 ms, CPU 2.5 ms)``."""
+    cpu = "" if cpu_ns is None else f", CPU {cpu_duration(cpu_ns)}"
+    wait = "" if wait_ns is None else f", waited for a CPU {cpu_duration(wait_ns)}"
+    return (
+        f"{duration(elapsed_ns)} (delay {duration(delay_used_ns)},"
+        f" bank {duration(bank_used_ns)}{cpu}{wait})"
+    )
+
+
+def engine_exit_text(e: EngineExit) -> str:
+    """How an engine ended: ``exited, exit code 0; 3 log lines, 0 bytes on stderr``."""
+    status = f"signal {e.signal}" if e.signal else f"exit code {e.exit_code}"
+    return f"{e.how}, {status}; {e.log_lines} log lines, {e.stderr_bytes} bytes on stderr"
 
 
 def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
