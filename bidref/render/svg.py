@@ -16,7 +16,7 @@ from html import escape
 from ..rules.layout import Layout
 from ..rules.tiles import Tile
 from .dominoes import count_text, layout_markup, layout_svg, tile_defs
-from .timeline import Timeline
+from .timeline.model import Timeline
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,7 +80,7 @@ class Round:
                     f"[{t.low}|{t.high}] cannot go at {p.words} (not an open point of this "
                     "layout): it is left off the table"
                 )
-            n2, _ = self.apply(player, play(t, p))
+            n2, _ = self.apply(player, play(t, p))  # the rules judge it all the same
             note = note or n2
         self.sizes[player] -= 1
         self.last = t
