@@ -23,7 +23,7 @@ from bidref.errors import BidrefError
 
 from ..rules import Drew, Event, RoundEnded, public_event
 from .files import decompress
-from .lines import FORMAT_V1, AnyLine, RoundReveal
+from .lines import FORMAT_V1, AnyLine, RoundReveal, decoder, encoder
 from .reader import read_transcript
 from .replay import replay_lines
 
@@ -76,9 +76,18 @@ def expanded_items(data: bytes, *, allow_truncated: bool = True) -> list[Expande
     line's class, e.g. the HTML replay's timeline); raises as it does."""
     out = []
     for n, d, item in _expanded(data, allow_truncated):
-        model = item if item is not None else msgspec.convert(d, AnyLine)
-        out.append(Expanded(n, model, d["seq"], d["t_ns"]))
+        out.append(Expanded(n, item if item is not None else _model(d), d["seq"], d["t_ns"]))
     return out
+
+
+def _model(d: dict[str, Any]) -> AnyLine:
+    """The line model of a spelled-out line (through its JSON: ~7x faster than
+    ``msgspec.convert``, which takes a string with a lone surrogate as it is)."""
+    try:
+        model: AnyLine = decoder.decode(encoder.encode(d))
+    except UnicodeEncodeError:
+        model = msgspec.convert(d, AnyLine)
+    return model
 
 
 def _expanded(

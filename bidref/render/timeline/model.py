@@ -46,6 +46,9 @@ class Clock:
     last: Cost | None = None
     timed_out: bool = False
 
+    def copy(self) -> Clock:
+        return Clock(self.bank_ns, self.delay_left_ns, self.deadline_ns, self.last, self.timed_out)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "bank": self.bank_ns,
