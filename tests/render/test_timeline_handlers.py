@@ -74,7 +74,7 @@ def test_a_line_is_dispatched_on_its_class(tmp_path: Path) -> None:
     class Foreign(Line, tag="foreign"):  # a line model the page has no handler for
         pass
 
-    foreign = Expanded(len(items) + 1, Foreign(seq=len(items), t_ns=0), len(items), 0)
+    foreign = Expanded(len(items) + 1, cast(Any, Foreign(seq=len(items), t_ns=0)), len(items), 0)
     stranger = Expanded(len(items) + 2, cast(Any, {"type": "reply"}), len(items) + 1, 0)
     tl = timeline._Builder([*items, foreign, stranger]).build()
     *_, last, shown, unread = tl.steps
