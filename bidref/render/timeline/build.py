@@ -174,10 +174,10 @@ class _Builder:
         self.legal: list[str] | None = None
 
     def who(self, seat: int | None) -> str:
-        if seat in (0, 1):
-            assert seat is not None
-            return f"{SEATS[seat]} ({self.names[seat]})"
-        return "nobody"
+        """``A (alpha)``; ``nobody`` for no seat."""
+        if seat is None or seat not in (0, 1):
+            return "nobody"
+        return f"{SEATS[seat]} ({self.names[seat]})"
 
     def private_of(self, seq: int, kind: str) -> PrivateItem | None:
         for item in self.private.get(seq, []):

@@ -40,7 +40,7 @@ def event_of(d: dict[str, Any]) -> Event | None:
 
 def seat_of(v: Any) -> int | None:
     """A seat as the page always took it: 0 or 1, else nobody."""
-    return v if v in (0, 1) else None
+    return int(v) if v in (0, 1) else None
 
 
 def tile_of(pair: Any) -> Tile:
