@@ -69,7 +69,7 @@ from ...transcript.reader import read_transcript
 from .events import event_of, seat_of
 from .model import NO_BIDDING, NO_TABLE, Bidding, Clock, Cost, Step, Table, Timeline, Turn
 from .rebuild import Round
-from .text import SEATS, duration, engine_exit_text, result_text, seconds, took_text
+from .text import Words, result_text
 
 EVENT_TYPES: Final[tuple[type[Any], ...]] = typing.get_args(Event)
 """Every class of rules event (a line the reader meets is a line model or one of these)."""
@@ -147,6 +147,7 @@ class _Builder:
         while len(self.engines) < 2:
             self.engines.append({})
         self.names = [str(e.get("name") or f"seat {i}") for i, e in enumerate(self.engines)]
+        self.say = Words(self.names)
         tc = header.time_control if header else TimeControlField(0, 0)
         per_seat = _seat_controls(header.time_controls if header else None)
         self.tl = Timeline(
@@ -172,12 +173,6 @@ class _Builder:
                     self.private.setdefault(p.seq, []).append(p)
         self.layout_key: tuple[int, int] | None = None
         self.legal: list[str] | None = None
-
-    def who(self, seat: int | None) -> str:
-        """``A (alpha)``; ``nobody`` for no seat."""
-        if seat is None or seat not in (0, 1):
-            return "nobody"
-        return f"{SEATS[seat]} ({self.names[seat]})"
 
     def private_of(self, seq: int, kind: str) -> PrivateItem | None:
         for item in self.private.get(seq, []):
@@ -299,24 +294,16 @@ class _Builder:
             )
         )
 
-    # One handler per line model of protocols/transcript.md (see _LINE_HANDLERS).
+    # One handler per line model of protocols/transcript.md (see _LINE_HANDLERS): each
+    # brings the state up to date and says what the line was (self.say, .text.Words).
 
     def on_header(self, ln: _Line, h: Header) -> _Shown:
-        limit = h.max_rounds
-        return _Shown(
-            f"{self.names[0]} (A) vs {self.names[1]} (B) · {self.tl.clock_text()}"
-            + (f" · at most {limit} rounds" if limit else "")
-            + f" · illegal actions: {h.illegal}"
-        )
+        return _Shown(self.say.header(h, self.tl.clock_text()))
 
     def on_hello(self, ln: _Line, h: Hello) -> _Shown:
-        e = h.engine
-        if ln.seat is not None and e.get("name"):
-            self.engines[ln.seat] = {**self.engines[ln.seat], **e}
-        return _Shown(
-            f"{self.who(ln.seat)} said hello: {e.get('name', '?')} {e.get('version', '')}"
-            f" by {e.get('author', '?')} · {duration(h.elapsed_ns)}"
-        )
+        if ln.seat is not None and h.engine.get("name"):
+            self.engines[ln.seat] = {**self.engines[ln.seat], **h.engine}
+        return _Shown(self.say.hello(ln.seat, h))
 
     def on_round_start(self, ln: _Line, rs: RoundStart) -> _Shown:
         self.round_no = rs.round or self.round_no + 1
@@ -325,48 +312,26 @@ class _Builder:
         jockey = seat_of(rs.jockey)
         self.round = Round(self.round_no, self.deals.get(self.round_no), self.balances, jockey)
         self.tl.rounds[self.round_no] = len(self.tl.steps)
-        text = f"Round {self.round_no}: {rs.opening} opening" + (
-            f", {self.who(jockey)} is the jockey" if jockey is not None else ""
-        )
-        return _Shown(text + f" · balances {self.balances[0]}–{self.balances[1]}")
+        return _Shown(self.say.round_start(self.round_no, rs.opening, jockey, self.balances))
 
     def on_request(self, ln: _Line, rq: Request) -> _Shown:
         seat = ln.seat
         self.to_act = seat
-        if seat is not None:
-            c = rq.clock
-            ck = self.clocks[seat]
-            ck.delay_left_ns = 0 if c is None else c.delay_left_ns
-            ck.deadline_ns = rq.deadline_ns
-            if c is not None:
-                ck.bank_ns = c.bank_ns
-                self.clocks[1 - seat].bank_ns = c.opponent_bank_ns
-        ck_of = None if seat is None else self.clocks[seat]
-        return _Shown(
-            f"{self.who(seat)} to decide ({'?' if rq.phase is None else rq.phase}): delay "
-            f"{seconds(ck_of.delay_left_ns if ck_of else None)}"
-            f" + bank {seconds(ck_of.bank_ns if ck_of else None)}"
-        )
+        if seat is None:
+            return _Shown(self.say.request(seat, rq.phase, None, None))
+        c = rq.clock
+        ck = self.clocks[seat]
+        ck.delay_left_ns = 0 if c is None else c.delay_left_ns
+        ck.deadline_ns = rq.deadline_ns
+        if c is not None:
+            ck.bank_ns = c.bank_ns
+            self.clocks[1 - seat].bank_ns = c.opponent_bank_ns
+        return _Shown(self.say.request(seat, rq.phase, ck.delay_left_ns, ck.bank_ns))
 
     def on_reply(self, ln: _Line, rp: Reply) -> _Shown:
-        seat = ln.seat
-        cost = None if seat is None else self.charge(seat, ln.number, rp)
-        ch = rp.charge
-        took = took_text(
-            rp.elapsed_ns,
-            None if ch is None else ch.delay_used_ns,
-            None if ch is None else ch.bank_used_ns,
-            rp.cpu_ns,
-            rp.wait_ns,
-        )
-        if rp.status == "accepted":
-            return _Shown(f"{self.who(seat)}: {rp.action} · took {took}", cost=cost)
-        err = self.private_of(ln.seq, "error_raw")
-        why = f": {err.message}" if err and err.message else ""
-        return _Shown(
-            f"{self.who(seat)}: {rp.status} action ({rp.rule or 'no rule'}) · took {took}{why}",
-            cost=cost,
-        )
+        cost = None if ln.seat is None else self.charge(ln.seat, ln.number, rp)
+        err = None if rp.status == "accepted" else self.private_of(ln.seq, "error_raw")
+        return _Shown(self.say.reply(ln.seat, rp, None if err is None else err.message), cost=cost)
 
     def charge(self, seat: int, number: int, rp: Reply) -> Cost:
         """Settle a reply on ``seat``'s clock; the cost it shows."""
@@ -401,32 +366,28 @@ class _Builder:
                 ck.bank_ns = rt.bank_ns
             ck.deadline_ns = rt.deadline_ns
             self.to_act = ln.seat
-        return _Shown(
-            f"{self.who(ln.seat)} decides again: delay {seconds(rt.delay_left_ns)}"
-            f" + bank {seconds(rt.bank_ns)}"
-        )
+        return _Shown(self.say.retry(ln.seat, rt))
 
     def on_event(self, ln: _Line, e: EventLine) -> _Shown:
         """A ``/1`` event line: its event read back into the rules' event."""
         d = e.event
         kind = str(d.get("kind", "event"))
         if self.round is None:
-            return _Shown(f"{d.get('kind')} (before any round)", type=kind)
+            return _Shown(self.say.before_any_round(d.get("kind")), type=kind)
         ev = event_of(d)
         if ev is None:
-            k = d.get("kind")
-            note = f"an event of kind {k!r} whose fields the page cannot use"
-            return _Shown(f"event {k!r}", type=kind, note=note)
+            text, note = self.say.unusable(d.get("kind"))
+            return _Shown(text, type=kind, note=note)
         return self.event(ev)
 
     def event(self, ev: Event) -> _Shown:
         """A rules event (derived by the replay, or read from a ``/1`` event line)."""
         handler = _EVENT_HANDLERS.get(type(ev))
         if self.round is None:
-            shown = _Shown(f"{ev.kind} (before any round)")
+            shown = _Shown(self.say.before_any_round(ev.kind))
         elif handler is None:
-            note = f"an event of kind {ev.kind!r} whose fields the page cannot use"
-            shown = _Shown(f"event {ev.kind!r}", note=note)
+            text, note = self.say.unusable(ev.kind)
+            shown = _Shown(text, note=note)
         else:
             shown = handler(self, self.round, ev)
         shown.type = ev.kind
@@ -435,17 +396,13 @@ class _Builder:
     def on_log(self, ln: _Line, g: LogLine) -> _Shown:
         item = self.private_of(ln.seq, "log")
         log = None if item is None else item.message
-        shown = log if log is not None else f"({g.chars} characters, not revealed)"
-        return _Shown(f"{self.who(ln.seat)} log: " + shown, log=log)
+        return _Shown(self.say.log(ln.seat, log, g.chars), log=log)
 
     def on_rules(self, ln: _Line, r: RulesAsked) -> _Shown:
-        return _Shown(f"{self.who(ln.seat)} asked for the rules, topic {r.topic!r}")
+        return _Shown(self.say.rules(ln.seat, r.topic))
 
     def on_stale(self, ln: _Line, s: Stale) -> _Shown:
-        return _Shown(
-            f"{self.who(ln.seat)} answered request {s.id}, which is not pending "
-            f"({s.pending} is): ignored"
-        )
+        return _Shown(self.say.stale(ln.seat, s))
 
     def on_timeout(self, ln: _Line, t: Timeout) -> _Shown:
         if ln.seat is not None:
@@ -453,10 +410,10 @@ class _Builder:
             ck.timed_out = True
             ck.bank_ns = 0
             ck.delay_left_ns = 0
-        return _Shown(f"{self.who(ln.seat)} ran out of time: {duration(t.overrun_ns)} late")
+        return _Shown(self.say.timeout(ln.seat, t.overrun_ns))
 
     def on_resign(self, ln: _Line, r: Resign) -> _Shown:
-        return _Shown(f"{self.who(ln.seat)} resigned")
+        return _Shown(self.say.resign(ln.seat))
 
     def on_connection(self, ln: _Line, c: Connection) -> _Shown:
         # A network seat's connect or drop changes nothing on the table: the page
@@ -465,14 +422,13 @@ class _Builder:
 
     def on_round_reveal(self, ln: _Line, r: RoundReveal) -> _Shown:
         self.tl.reveals[r.round] = len(self.tl.steps)
-        n = len(r.private)
-        return _Shown(f"Round {r.round} revealed: the deal and {n} private items open")
+        return _Shown(self.say.round_reveal(r.round, len(r.private)))
 
     def on_seed_reveal(self, ln: _Line, s: SeedReveal) -> _Shown:
-        return _Shown(f"The seed is revealed: {s.seed}")
+        return _Shown(self.say.seed_reveal(s.seed))
 
     def on_engine_exit(self, ln: _Line, e: EngineExit) -> _Shown:
-        return _Shown(f"{self.who(ln.seat)} ended: {engine_exit_text(e)}")
+        return _Shown(self.say.engine_exit(ln.seat, e))
 
     def on_result(self, ln: _Line, r: Result) -> _Shown:
         end = {
@@ -492,74 +448,50 @@ class _Builder:
     # One handler per class of rules event (see _EVENT_HANDLERS): the round is under way.
 
     def on_placed(self, r: Round, ev: Placed) -> _Shown:
-        t, at, p = ev.tile, ev.at, ev.player
-        note = r.place(p, t, at)
-        where = "opens with" if at is None else "plays"
-        place = "" if at is None else f" at {at.words}"
-        text = f"{self.who(p)} {where} [{t.low}|{t.high}]{place} · count {ev.count}"
-        return _Shown(text + (f" → earns {ev.points}" if ev.points else ""), note=note)
+        note = r.place(ev.player, ev.tile, ev.at)
+        return _Shown(self.say.placed(ev), note=note)
 
     def on_drew(self, r: Round, ev: Drew) -> _Shown:
         p = ev.player
         note, got = r.apply(p, DRAW)
         r.sizes[p] += 1
         r.boneyard = ev.boneyard_left
-        shown = f"[{got.low}|{got.high}]" if got is not None else "a tile"
-        return _Shown(f"{self.who(p)} draws {shown} · {r.boneyard} left", note=note, drawn=(p, got))
+        return _Shown(self.say.drew(p, got, r.boneyard), note=note, drawn=(p, got))
 
     def on_passed(self, r: Round, ev: Passed) -> _Shown:
-        return _Shown(f"{self.who(ev.player)} passes: cannot play and the boneyard is empty")
+        return _Shown(self.say.passed(ev.player))
 
     def on_auction(self, r: Round, ev: AuctionMove) -> _Shown:
         p, text = ev.player, ev.action
         try:
             action = parse_action(text)
         except RulesError:
-            return _Shown(f"{self.who(p)}: {text}", note="not an auction action")
+            return _Shown(self.say.not_auction(p, text), note="not an auction action")
         note, _ = r.apply(p, action)
         r.auction.append((p, text))
         if text.startswith("bid"):
             r.bid, r.bidder = int(text.split()[1]), p
-            word = "bids" if len(r.auction) == 1 else "raises to"
-            return _Shown(f"{self.who(p)} {word} {r.bid}", note=note)
+            return _Shown(self.say.bid(p, r.bid, first=len(r.auction) == 1), note=note)
         if text == "decline":
-            opens = f"{self.who(r.jockey)} opens for free"
-            return _Shown(f"{self.who(p)} declines: {opens}", note=note)
-        return _Shown(f"{self.who(p)} accepts {r.bid} from {self.who(r.bidder)}", note=note)
+            return _Shown(self.say.decline(p, r.jockey), note=note)
+        return _Shown(self.say.accept(p, r.bid, r.bidder), note=note)
 
     def on_transfer(self, r: Round, ev: Transfer) -> _Shown:
         self.balances = (ev.balances[0], ev.balances[1])
-        payer, payee, amount, requested = ev.payer, ev.payee, ev.amount, ev.requested
-        capped = f" (of {requested}: all {self.who(payer)} had)" if amount != requested else ""
         if ev.reason == "auction":
-            credit = ""
-            if r.bid is not None and requested != r.bid:
-                credit = f" (bid {r.bid} less the jockey's credit 15)"
-            r.payment = f"{self.who(payer)} pays {amount}{credit}"
-        return _Shown(
-            f"{self.who(payer)} pays {self.who(payee)} {amount}{capped} for the {ev.reason}"
-            f" → {self.balances[0]}–{self.balances[1]}"
-        )
+            r.payment = self.say.payment(ev, r.bid)
+        return _Shown(self.say.transfer(ev))
 
     def on_round_ended(self, r: Round, ev: RoundEnded) -> _Shown:
-        w, pips = ev.winner, ev.pips
         note = None
         if r.match is not None:
             ended = [sorted(h) for h in ev.hands]
             if [sorted(h or []) for h in r.hands()] != ended:
                 note = "the hands the round ended with differ from the rebuilt ones"
-        if ev.reason == "domino":
-            text = f"Round {ev.round} ends: {self.who(w)} dominoes"
-        elif ev.reason == "block":
-            text = f"Round {ev.round} is blocked: pips {pips[0]}–{pips[1]}, " + (
-                f"{self.who(w)} is paid {ev.payout}" if w is not None else "equal, nothing paid"
-            )
-        else:
-            text = f"Round {ev.round} ends: a balance reached 0"
-        return _Shown(text + f" · pips in hand {pips[0]}–{pips[1]}", note=note)
+        return _Shown(self.say.round_ended(ev), note=note)
 
     def on_match_ended(self, r: Round, ev: MatchEnded) -> _Shown:
-        return _Shown(f"The game is over: {self.who(ev.winner)} wins by {ev.reason}")
+        return _Shown(self.say.match_ended(ev))
 
 
 _LINE_HANDLERS: Final[dict[type[Line], Callable[[_Builder, _Line, Any], _Shown]]] = {
