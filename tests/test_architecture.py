@@ -426,7 +426,6 @@ KNOWN_LARGE: dict[str, int] = {
     "bidref.match.spec.MatchSpec": 16,
     "bidref.movefile.parse._parse_json": 84,
     "bidref.movefile.validate._Run.step": 115,
-    "bidref.render.timeline.Step": 26,
     "bidref.rules.match.Match": 23,
     "bidref.rules.view.PlayerView": 17,
     "bidref.sdk.run": 82,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .replay_page import replay_page
 from .svg import Frame, frame_filename, timeline_frames, to_html, to_svg
-from .timeline import build_timeline
+from .timeline.build import build_timeline
 
 
 def write_frames(folder: Path, frames: Sequence[Frame], title: str) -> int:

@@ -15,7 +15,8 @@ from html import escape
 from importlib.resources import files
 
 from .dominoes import count_text, layout_markup, tile_defs
-from .timeline import SEATS, Timeline, result_text
+from .timeline.model import Timeline
+from .timeline.text import SEATS, result_text
 
 CHART_W, CHART_H, CHART_PAD = 640, 146, 28
 LABEL_CHAR_W = 6.5  # a generous width per character of the 10-11 px labels, to keep them apart

@@ -16,7 +16,7 @@ from html import escape
 from ..rules.layout import Layout
 from ..rules.tiles import Tile
 from .dominoes import count_text, layout_markup, layout_svg, tile_defs
-from .timeline import Timeline
+from .timeline.model import Timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +44,8 @@ def timeline_frames(tl: Timeline) -> list[Frame]:
     out = []
     for s in tl.steps:
         if s.type == "placed":
-            lay, last = tl.layouts[s.layout]
-            out.append(Frame(f"round {s.round} · line {s.line} · {s.text}", lay, last))
+            lay, last = tl.layouts[s.table.layout]
+            out.append(Frame(f"round {s.table.round} · line {s.line} · {s.text}", lay, last))
     return out
 
 

@@ -55,13 +55,13 @@ def test_the_board_agrees_with_the_full_replay_at_every_decision(matches: list[b
             if json.loads(raw)["type"] != "request":
                 continue
             s = at_line[n]
-            layout, _ = tl.layouts[s.layout]
+            layout, _ = tl.layouts[s.table.layout]
             assert sorted(map(str, board.table.layout.placed)) == sorted(map(str, layout.placed)), n
             assert board.balances == list(s.balances), n
-            assert board.table.sizes == list(s.hand_sizes), n
-            assert board.table.boneyard == s.boneyard, n
-            assert list(board.clocks.clock.banks) == [s.clocks[0]["bank"], s.clocks[1]["bank"]], n
-            assert board.to_act == s.to_act, n
+            assert board.table.sizes == list(s.table.hand_sizes), n
+            assert board.table.boneyard == s.table.boneyard, n
+            assert list(board.clocks.clock.banks) == [c.bank_ns for c in s.turn.clocks], n
+            assert board.to_act == s.turn.to_act, n
             checked += 1
         assert checked > 50
         assert board.result is not None and board.result["reason"] == tl.result["reason"]
@@ -102,9 +102,9 @@ def test_a_revealed_round_shows_its_dealt_hands_and_what_was_left(matches: list[
         if json.loads(raw)["type"] == "round_reveal":
             r = board.revealed
             assert r is not None and r.left is not None
-            start = tl.steps[tl.rounds[r.round]]
+            start = tl.steps[tl.rounds[r.round]].table
             assert [sorted(h) for h in r.dealt] == [sorted(map(str, h or [])) for h in start.hands]
-            end = tl.steps[tl.reveals[r.round]]
+            end = tl.steps[tl.reveals[r.round]].table
             assert [sorted(h) for h in r.left] == [sorted(map(str, h or [])) for h in end.hands]
 
 

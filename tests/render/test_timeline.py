@@ -56,25 +56,25 @@ def test_every_line_is_a_step_that_agrees_with_the_transcript(
         if ev.get("kind") == "transfer":
             assert list(s.balances) == ev["balances"]
         if ev.get("kind") == "drew":
-            assert s.drawn is not None and str(s.drawn[1]) == drew[x["seq"]]
-            assert s.boneyard == ev["boneyard_left"]
+            assert s.table.drawn is not None and str(s.table.drawn[1]) == drew[x["seq"]]
+            assert s.table.boneyard == ev["boneyard_left"]
         if ev.get("kind") == "placed":
-            lay, last = tl.layouts[s.layout]
+            lay, last = tl.layouts[s.table.layout]
             assert str(last) == pair(ev["tile"]) and lay.count() == ev["count"]
         if ev.get("kind") == "round_ended":
-            hands = [sorted(str(t) for t in h or []) for h in s.hands]
+            hands = [sorted(str(t) for t in h or []) for h in s.table.hands]
             assert hands == [sorted(pair(t) for t in h) for h in ev["hands"]]
         if x["type"] == "request":
-            c = s.clocks[x["seat"]]
-            assert (c["bank"], c["delay_left"]) == (
+            c = s.turn.clocks[x["seat"]]
+            assert (c.bank_ns, c.delay_left_ns) == (
                 x["clock"]["bank_ns"],
                 x["clock"]["delay_left_ns"],
             )
-            assert s.to_act == x["seat"] and s.legal  # the rules' legal actions
-            offered = s.legal
+            assert s.turn.to_act == x["seat"] and s.turn.legal  # the rules' legal actions
+            offered = s.turn.legal
         if x["type"] == "reply":
-            assert s.clocks[x["seat"]]["bank"] == x["banks_ns"][x["seat"]]
-            assert s.cost is not None and s.cost["elapsed"] == x["elapsed_ns"]
+            assert s.turn.clocks[x["seat"]].bank_ns == x["banks_ns"][x["seat"]]
+            assert s.turn.cost is not None and s.turn.cost.elapsed_ns == x["elapsed_ns"]
             if x["status"] == "accepted":
                 assert x["action"] in offered  # one of the legal actions shown at the request
     assert tl.result is not None and tl.result["reason"] == lines[-1]["reason"]
@@ -92,14 +92,14 @@ def test_a_round_never_revealed_keeps_its_hands_face_down(
     assert tl.problem is not None and "cut short" in tl.problem
     assert len(tl.steps) == reveal
     last = tl.steps[-1]
-    assert last.hands == (None, None)  # unknown: the deal was never opened
-    assert sum(last.hand_sizes) > 0
+    assert last.table.hands == (None, None)  # unknown: the deal was never opened
+    assert sum(last.table.hand_sizes) > 0
     full = build_timeline(data).steps[reveal - 1]
-    assert last.hand_sizes == full.hand_sizes  # counted from the public lines
-    assert str(tl.layouts[last.layout][0].placed) == str(
-        build_timeline(data).layouts[full.layout][0].placed
+    assert last.table.hand_sizes == full.table.hand_sizes  # counted from the public lines
+    assert str(tl.layouts[last.table.layout][0].placed) == str(
+        build_timeline(data).layouts[full.table.layout][0].placed
     )
-    assert all(s.drawn is None or s.drawn[1] is None for s in tl.steps)
+    assert all(s.table.drawn is None or s.table.drawn[1] is None for s in tl.steps)
 
 
 def test_a_line_the_rules_refuse_is_noted_and_the_rest_still_shows(
@@ -170,7 +170,7 @@ def test_a_handicap_match_shows_each_seats_own_clock(tmp_path: Path) -> None:
     said = "A bank 2.00 s, delay 0.10 s; B bank 8.00 s, delay 0.50 s"
     assert tl.clock_text() == said, tl.clock_text()
     assert said in tl.steps[0].text
-    assert tl.steps[0].clocks[1]["bank"] == 8_000_000_000
+    assert tl.steps[0].turn.clocks[1].bank_ns == 8_000_000_000
     page = replay_page(tl, "t.jsonl")
     assert said in page and '"banks":[2000000000,8000000000]' in page
 
@@ -205,5 +205,6 @@ def test_each_decisions_cpu_time_is_shown_where_the_transcript_has_it(tmp_path: 
     assert a and b
     assert all("CPU 2.5 ms)" in s.text for s in a), a[0].text
     assert not any("CPU" in s.text for s in b)  # seat B cannot tell
-    assert a[0].clocks[0]["last"]["cpu"] == 2_500_000
+    last = a[0].turn.clocks[0].last
+    assert last is not None and last.cpu_ns == 2_500_000
     assert "last.cpu" in replay_page(tl, "t.jsonl")  # the page's script shows it
