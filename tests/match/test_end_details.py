@@ -323,9 +323,6 @@ BIDREF = Path(__file__).resolve().parents[2] / "bidref"
 KEY_READS_ALLOWED = {
     "bidref/outcome/details.py",  # the codec
     "bidref/outcome/reasons.py",  # AbortCause.of: the cause a file's dict names
-    # the HTML timeline reads the file's dicts: typed in its own branch (issue 39,
-    # item 2, types-timeline), which drops this entry
-    "bidref/render/timeline.py",
 }
 
 

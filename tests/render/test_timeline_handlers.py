@@ -136,3 +136,54 @@ def test_the_steps_are_those_of_the_former_chain(
     ]
     everything = json.dumps(steps, sort_keys=True, ensure_ascii=False).encode()
     assert {"texts": texts, "sha256": hashlib.sha256(everything).hexdigest()} == snapshot
+
+
+# -- the result's line reads the typed detail ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("end", "says"),
+    [
+        (
+            {
+                "winner": 0,
+                "reason": "time",
+                "balances": [160, 140],
+                "detail": {"seat": 1, "overrun_ns": 50_000_000, "overrun_ms": 50.0},
+            },
+            "a (A) wins: time: the clock ran out (B, 50 ms late) · balances 160–140",
+        ),
+        (
+            {
+                "winner": 1,
+                "reason": "crash",
+                "rated": True,
+                "detail": {
+                    "seat": 0,
+                    "exit_code": None,
+                    "signal": "SIGSEGV",
+                    "problem": "killed by SIGSEGV",
+                    "stderr_tail": "",
+                },
+            },
+            "b (B) wins: a crash (A, problem killed by SIGSEGV, signal SIGSEGV)",
+        ),
+        (
+            {
+                "winner": None,
+                "reason": "aborted",
+                "rated": False,
+                "detail": {"cause": "interrupted"},
+            },
+            "No winner: aborted by the referee (cause interrupted) · not rated",
+        ),
+        (  # a reason a newer writer may add: its words as they are
+            {"winner": 1, "reason": "exploded", "detail": {"seat": 0, "problem": "boom"}},
+            "b (B) wins: exploded (A, problem boom)",
+        ),
+    ],
+)
+def test_the_result_line_names_the_details_facts(end: dict[str, object], says: str) -> None:
+    from bidref.render.timeline.text import result_text
+
+    assert result_text(end, ("a", "b")) == says

@@ -3,10 +3,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...outcome import EndReason
+from ...outcome.details import (
+    CrashDetail,
+    EndDetail,
+    IllegalDetail,
+    ResourcesDetail,
+    RoundLimitDetail,
+    TimeDetail,
+    UnreadDetail,
+    decode_detail,
+)
 from ...rules import MatchEnded, Placed, RoundEnded, Tile, Transfer
 from ...transcript.lines import EngineExit, Header, Hello, Reply, Retry, Stale
 
@@ -220,24 +230,49 @@ def result_text(end: dict[str, Any], names: list[str] | tuple[str, str]) -> str:
     """``alpha (A) wins: time: the clock ran out (B, 50 ms late)`` and the like."""
     w = end.get("winner")
     reason = str(end.get("reason"))
-    detail = end.get("detail") or {}
+    said = decode_detail(reason, end.get("detail") or {})
     who = f"{names[w]} ({SEATS[w]}) wins" if w in (0, 1) else "No winner"
-    said = EndReason.named(reason)
-    why = reason if said is None else said.cause
-    if said is EndReason.RESOURCES and detail.get("limit"):  # the one it ran into
-        why = f"a jail limit ({detail['limit']})"
-    extra = []
-    s = detail.get("seat")
-    if s in (0, 1):
-        extra.append(f"{SEATS[s]}")
-    if "overrun_ns" in detail:
-        extra.append(f"{duration(detail['overrun_ns'])} late")
-    for k in ("action", "rule", "message", "problem", "cause", "max_rounds", "signal"):
-        if detail.get(k) not in (None, ""):
-            extra.append(f"{k.replace('_', ' ')} {detail[k]}")
-    if "exit_code" in detail and detail["exit_code"] is not None:
-        extra.append(f"exit code {detail['exit_code']}")
+    known = EndReason.named(reason)
+    why = reason if known is None else known.cause
+    if isinstance(said, ResourcesDetail) and said.limit:  # the one it ran into
+        why = f"a jail limit ({said.limit})"
+    extra = _facts(said)
     bal = end.get("balances")
     tail = f" · balances {bal[0]}–{bal[1]}" if isinstance(bal, list) and len(bal) == 2 else ""
     rated = "" if end.get("rated", True) else " · not rated"
     return f"{who}: {why}" + (f" ({', '.join(extra)})" if extra else "") + tail + rated
+
+
+def _facts(d: EndDetail) -> list[str]:
+    """What the result's line names of its detail, in the order it always has."""
+    if isinstance(d, UnreadDetail):
+        return _unread_facts(d.fields)
+    out = [] if d.at_seat not in (0, 1) else [SEATS[d.at_seat]]
+    if isinstance(d, TimeDetail):
+        out.append(f"{duration(d.overrun_ns)} late")
+    named: list[tuple[str, object]] = []
+    if isinstance(d, IllegalDetail):
+        named += [("action", d.action), ("rule", d.rule), ("message", d.message)]
+    named += [("problem", d.problem_text), ("cause", d.cause_word)]
+    if isinstance(d, RoundLimitDetail):
+        named.append(("max rounds", d.max_rounds))
+    if isinstance(d, CrashDetail | ResourcesDetail):
+        named.append(("signal", d.signal))
+    out += [f"{k} {v}" for k, v in named if v not in (None, "")]
+    if isinstance(d, CrashDetail | ResourcesDetail) and d.exit_code is not None:
+        out.append(f"exit code {d.exit_code}")
+    return out
+
+
+def _unread_facts(fields: Mapping[str, Any]) -> list[str]:
+    """The same for a detail this bidref cannot read (a newer writer's, a damaged
+    file's): the words it has, as they are."""
+    out = [SEATS[fields["seat"]]] if fields.get("seat") in (0, 1) else []
+    if "overrun_ns" in fields:
+        out.append(f"{duration(fields['overrun_ns'])} late")
+    for k in ("action", "rule", "message", "problem", "cause", "max_rounds", "signal"):
+        if fields.get(k) not in (None, ""):
+            out.append(f"{k.replace('_', ' ')} {fields[k]}")
+    if fields.get("exit_code") is not None:
+        out.append(f"exit code {fields['exit_code']}")
+    return out
