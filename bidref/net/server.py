@@ -53,6 +53,11 @@ BURST_SECONDS: Final = 4
 PING_INTERVAL_S: Final = 5.0  # keepalive: a silent dead connection is found within ~20 s
 PING_TIMEOUT_S: Final = 15.0
 WAIT_SLICE_S: Final = 0.05
+# The TLS and HTTP opening of a connection (before its auth message, which has the
+# start-up timeout): milliseconds for a real client; a connection that stalls there
+# holds a handler thread that closing the seat would wait for.
+OPEN_TIMEOUT_S: Final = 10.0
+STOP_WAIT_S: Final = 2.0  # how long closing a seat waits for the server's threads
 
 
 @dataclass
@@ -184,7 +189,7 @@ class SeatServer:
                 compression=None,  # small messages; no decompression bombs
                 max_size=4 * host.max_line,  # over the line limit (not this) is a protocol loss
                 max_queue=64,
-                open_timeout=max(host.startup_timeout_ns / SECOND, 1.0),
+                open_timeout=min(max(host.startup_timeout_ns / SECOND, 1.0), OPEN_TIMEOUT_S),
                 ping_interval=PING_INTERVAL_S,
                 ping_timeout=PING_TIMEOUT_S,
                 close_timeout=2.0,
@@ -206,11 +211,23 @@ class SeatServer:
         self._thread.start()
 
     def stop(self) -> None:
-        """Stop listening (idempotent). Connections still authenticating end on their own."""
+        """Stop listening (idempotent), waiting STOP_WAIT_S at most: the server's
+        shutdown closes open connections and waits for every handler thread, and
+        one stuck in a connection's opening (a client that stalls there) would
+        hold the referee's close until its open timeout. Those threads are daemons
+        (started from the server's daemon thread) and end on their own."""
+        closing = threading.Thread(
+            target=self._shutdown, name=f"bidref-stop-{self.host.label.replace(' ', '-')}"
+        )
+        closing.daemon = True
+        closing.start()
+        closing.join(timeout=STOP_WAIT_S)
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=STOP_WAIT_S)
+
+    def _shutdown(self) -> None:
         with contextlib.suppress(Exception):
             self._server.shutdown()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=2)
 
     # -- one connection -----------------------------------------------------------------
 

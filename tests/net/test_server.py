@@ -284,3 +284,37 @@ def test_idle_connections_cannot_keep_the_seats_client_out(seat: NetworkSeat) ->
         c.close()
     assert closed >= 4  # the longest waiting ones made room
     ws.close()
+
+
+def test_a_client_stalled_in_the_tls_opening_does_not_hold_the_seats_close(
+    tmp_path: Path,
+) -> None:
+    """A connection that never does its TLS handshake holds a server thread until
+    its open timeout (at most OPEN_TIMEOUT_S, not the start-up timeout); closing
+    the seat does not wait for it (the server's shutdown would)."""
+    import socket
+    import time
+
+    from bidref.net.server import OPEN_TIMEOUT_S, STOP_WAIT_S
+
+    cert, key = make_cert(tmp_path)
+    s = NetworkSeat(
+        ListenAddress("127.0.0.1", 0),
+        seat=0,
+        tls=tls_context(cert, key),
+        startup_timeout_ns=120 * SECOND,
+    )
+    s.listen()
+    port = int(s.url.rsplit(":", 1)[1].split("/")[0])
+    stalled = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+    try:
+        stalled.sendall(b"\x16\x03\x01")  # the start of a TLS record, and nothing more
+        time.sleep(0.2)  # (the server's thread is in the handshake: nothing to wait on)
+        t0 = time.monotonic()
+        s.close(None, 0)
+        took = time.monotonic() - t0
+    finally:
+        stalled.close()
+    # (the server's shutdown alone would wait for the stalled opening: up to the
+    # open timeout; 2 x STOP_WAIT_S is the most the close may take now)
+    assert took < 2 * STOP_WAIT_S + 1 < OPEN_TIMEOUT_S, took
