@@ -8,6 +8,7 @@ sees it): the referee's clock is real here, so the margins are generous.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -44,6 +45,8 @@ class Procs:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,  # so that a test can end it with its engine
+            # (a process that hangs shows where: finish() sends it SIGABRT first)
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         )
         self.all.append(p)
         return p
@@ -57,9 +60,13 @@ class Procs:
         except subprocess.TimeoutExpired:
             said = []
             for q in self.all:
+                if q.poll() is None:  # its threads' stacks, on its stderr (faulthandler)
+                    os.kill(q.pid, signal.SIGABRT)
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        q.wait(timeout=10)
                 self.kill(q)
                 out, err = q.communicate()
-                said.append(f"{q.args[3:6]} exit {q.returncode}:\n{out[-2000:]}{err[-4000:]}")
+                said.append(f"{q.args[3:6]} exit {q.returncode}:\n{out[-2000:]}{err[-12000:]}")
             pytest.fail(f"no end within {WAIT:g} s; each process wrote:\n" + "\n".join(said))
 
     def kill(self, p: subprocess.Popen[str]) -> None:
