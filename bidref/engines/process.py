@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -56,6 +57,9 @@ class ProcessTransport:
     _group: IoGroup
     _sink: StderrSink
     _closed: ExitInfo | None = None
+    # close() once at a time: a second caller (another thread) waits for the
+    # first and gets its result, never a second release of the same descriptors
+    _close_lock: threading.RLock
     _noted: dict[int, int] | None = None  # escaped descendants noted before the end
     _cpu: ProcTreeCpu | None = None
     _wait: TaskWait | None = None  # run-queue wait of the engine's tasks (schedwait.py)
@@ -70,6 +74,7 @@ class ProcessTransport:
         """What the pipe and pty transports do before they start the engine."""
         self.clock = clock
         self.jail = jail
+        self._close_lock = threading.RLock()
         # first: if the log cannot be made, start nothing; its chunks are stamped by our clock
         self._sink = StderrSink(stderr_log, clock=clock)
 
@@ -230,9 +235,14 @@ class ProcessTransport:
         return self._closed or self._seen(wait_exit(self.pid, timeout_ns, "running"))
 
     def close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
-        """Quit line, grace, SIGTERM and SIGKILL to the group, reap; idempotent."""
-        if self._closed is not None:
-            return self._closed
+        """Quit line, grace, SIGTERM and SIGKILL to the group, reap; idempotent
+        (and one caller at a time)."""
+        with self._close_lock:
+            if self._closed is not None:
+                return self._closed
+            return self._close(quit_line, grace_ns)
+
+    def _close(self, quit_line: str | None, grace_ns: int) -> ExitInfo:
         self.thaw()  # a stopped engine would neither read its quit line nor exit
         self._group.remove(self._reader, self._writer)
         drainer = self._reader.discard_until_eof()  # it may write on its way out
@@ -258,6 +268,10 @@ class ProcessTransport:
             self.jail.close()
         self._reader.closed = True
         drainer.join(timeout=1.0)  # before the descriptor can be closed and reused
+        # Nothing is written to the engine's stdin from here: its number may be
+        # another pipe's once released (a late line would reach another engine).
+        writer.broken = "the engine was closed"
+        writer.out.clear()
         self._release()
         self._sink.close()
         if self._cpu is not None:

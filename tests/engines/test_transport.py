@@ -281,3 +281,50 @@ def test_a_missing_interpreter_is_named_when_the_engine_cannot_start(tmp_path: P
     prog.chmod(0o755)
     with pytest.raises(EngineStartError, match="names the interpreter '/nonexistent/python9'"):
         start_engine(EngineSpec("e", (str(prog),)))
+
+
+@pytest.mark.parametrize("kind", ["pipe", "pty"])
+def test_a_closed_engine_is_never_written_to_again(kind: str) -> None:
+    """Its stdin's descriptor is released at close, and the number is soon another
+    pipe's (the next engine's stdin): a late line must not reach that one."""
+    from bidref.engines import WriteError
+
+    cls = PipeTransport if kind == "pipe" else PtyTransport
+    t = cls([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    t.close(None, SECOND)
+    r, w = os.pipe()  # (very likely the numbers just released)
+    try:
+        os.set_blocking(r, False)
+        with pytest.raises(WriteError):
+            t.write_line('{"type":"quit"}')
+        with pytest.raises(BlockingIOError):
+            os.read(r, 100)  # nothing arrived
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_close_from_two_threads_releases_once() -> None:
+    """Two threads closing one engine (a match's end and an interrupt): the second
+    waits for the first and gets the same result."""
+    import threading
+
+    t = PipeTransport([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    released = []
+    real = t._release
+
+    def counted() -> None:
+        released.append(threading.current_thread().name)
+        real()
+
+    t._release = counted  # type: ignore[method-assign]
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(t.close('{"type":"quit"}', SECOND)))
+        for _ in range(2)
+    ]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=30)
+    assert len(released) == 1 and len(got) == 2 and got[0] is got[1]
