@@ -103,7 +103,7 @@ class PipeTransport(ProcessTransport):
                 target=drain,
                 name=f"engine-{self.pid}-stderr",
                 daemon=True,
-                args=(self.proc.stderr.fileno(), self._sink),
+                args=(os.dup(self.proc.stderr.fileno()), self._sink),  # (the thread's own)
             ),
         ]
         for t in self._threads:
@@ -117,7 +117,10 @@ class PipeTransport(ProcessTransport):
         self.proc.wait()
 
     def _release(self) -> None:
-        for fd in self._own or ():
+        # (once: a close interrupted and run again must not close the numbers
+        # twice, as they may be another engine's by then)
+        own, self._own = self._own, None
+        for fd in own or ():
             with contextlib.suppress(OSError):
                 os.close(fd)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):

@@ -67,6 +67,7 @@ class PtyTransport(ProcessTransport):
         self._fd = int(self.child.child_fd)
         tty.setraw(self._fd)
         self._wfd = os.dup(self._fd)
+        self._fds_open: tuple[int, ...] = (self._wfd, self._fd)
         self._attach(self._fd, self._wfd, max_line, group, self._sink.write)
 
     def _reap(self) -> None:
@@ -77,10 +78,20 @@ class PtyTransport(ProcessTransport):
         self.child.closed = True
 
     def _release(self) -> None:
+        # Once: a close interrupted and run again must not close the numbers twice,
+        # as they may be another engine's by then. The pty's own descriptor is
+        # closed through the file object ptyprocess keeps of it: closed by number
+        # here, that object closed the number again whenever it was collected,
+        # by then another engine's pipe (which saw its stdin end: "exit code 0").
+        fds, self._fds_open = self._fds_open, ()
+        if not fds:
+            return
         with contextlib.suppress(OSError):
-            os.close(self._wfd)
-        with contextlib.suppress(OSError):
-            os.close(self._fd)
+            os.close(self._wfd)  # (our own duplicate)
+        proc = self.child.ptyproc
+        with contextlib.suppress(OSError, ValueError):
+            proc.fileobj.close()
+        proc.closed = True  # (its __del__ closes nothing more)
 
 
 class _Spawn(pexpect.spawn):  # type: ignore[misc]

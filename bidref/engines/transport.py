@@ -325,12 +325,21 @@ def _read(fd: int) -> bytes:
 
 
 def drain(fd: int, sink: StderrSink) -> None:
-    """Thread body: copy ``fd`` into ``sink`` until EOF."""
-    while True:
-        data = _read(fd)
-        if not data:
-            return
-        sink.write(data)
+    """Thread body: copy ``fd`` into ``sink`` until EOF, then close ``fd``.
+
+    ``fd`` is the thread's own (a duplicate): a descendant of the engine that
+    still holds the pipe keeps it from EOF after the engine is closed, and a
+    number the transport had closed meanwhile would be another pipe's by the
+    next read (another engine's output, read away)."""
+    try:
+        while True:
+            data = _read(fd)
+            if not data:
+                return
+            sink.write(data)
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def write_all(fd: int, data: bytes, timeout_ns: int = WRITE_TIMEOUT_NS) -> None:

@@ -328,3 +328,45 @@ def test_close_from_two_threads_releases_once() -> None:
     for th in threads:
         th.join(timeout=30)
     assert len(released) == 1 and len(got) == 2 and got[0] is got[1]
+
+
+def test_a_closed_pty_engine_never_closes_a_descriptor_again() -> None:
+    """The pty's descriptor is released once, at close: collecting the transport
+    later (the cyclic GC runs whenever it likes) must not close the same number,
+    by then another engine's pipe."""
+    import gc
+
+    t = PtyTransport([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    t.close(None, SECOND)
+    fds = [os.pipe() for _ in range(4)]  # (the numbers just released among them)
+    try:
+        del t
+        gc.collect()
+        for r, w in fds:
+            os.fstat(r)  # EBADF if it was closed behind our back
+            os.fstat(w)
+    finally:
+        for pair in fds:
+            for fd in pair:
+                os.close(fd)
+
+
+def test_the_stderr_thread_reads_its_own_descriptor_not_the_transports() -> None:
+    """The transport's stderr number is released at close while a descendant may
+    still hold the pipe; the thread reads a duplicate, which it closes at EOF."""
+    from bidref.engines.transport import StderrSink, drain
+
+    t = PipeTransport([sys.executable, "-c", "import sys; sys.stderr.write('x'); sys.stdin.read()"])
+    try:
+        assert t.proc.stderr is not None
+        assert t._threads[0]._args[0] != t.proc.stderr.fileno()  # type: ignore[attr-defined]
+    finally:
+        t.close(None, SECOND)
+    r, w = os.pipe()
+    sink = StderrSink(None)
+    os.write(w, b"said")
+    os.close(w)
+    drain(r, sink)  # (to EOF: then the thread's descriptor is closed)
+    assert sink.tail() == "said"
+    with pytest.raises(OSError):
+        os.fstat(r)
