@@ -58,7 +58,7 @@ class Procs:
         try:
             return p.communicate(timeout=WAIT)
         except subprocess.TimeoutExpired:
-            said = []
+            said = [_process_tree(q.pid) for q in self.all if q.poll() is None]
             for q in self.all:
                 if q.poll() is None:  # its threads' stacks, on its stderr (faulthandler)
                     os.kill(q.pid, signal.SIGABRT)
@@ -73,6 +73,28 @@ class Procs:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
         p.communicate(timeout=WAIT)
+
+
+def _process_tree(pid: int) -> str:
+    """What process ``pid`` and its descendants are doing now: name, state, where
+    in the kernel each waits (for a test that hangs)."""
+    out, todo = [], [pid]
+    while todo and len(out) < 50:
+        p = todo.pop()
+        proc = Path(f"/proc/{p}")
+        try:
+            name = (proc / "comm").read_text().strip()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            wchan = (proc / "wchan").read_text().strip()
+            stack = (proc / "stack").read_text().strip().replace("\n", " | ")
+        except OSError as e:
+            out.append(f"  {p}: gone or unreadable ({e.strerror})")
+            continue
+        out.append(f"  {p} {name} {state} wchan={wchan} stack={stack[:400]}")
+        for task in proc.glob("task/*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(c) for c in task.read_text().split()]
+    return f"process tree of {pid}:\n" + "\n".join(out)
 
 
 @pytest.fixture
