@@ -3,7 +3,6 @@ options that set up a match, and their checks."""
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import signal
 import sys
@@ -65,7 +64,7 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
     def again(signum: int) -> None:
         with lock:
             if active:  # (once the match is over there is nothing left to stop)
-                _thread.interrupt_main(signal.Signals(signum))  # runs `stop` in the main thread
+                _redeliver(signum)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         if not active:
@@ -114,6 +113,15 @@ def signals_interrupt(ctrl_c: bool = True) -> Iterator[None]:
         _checkpoint()  # a deferred interrupt still pending runs `stop` (a no-op) now
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+def _redeliver(signum: int) -> None:
+    """Send ``signum`` again, to the main thread (where `stop` runs): a real signal,
+    which wakes a main thread blocked in a wait (``select`` for an engine's hello,
+    up to the start-up timeout). ``_thread.interrupt_main`` only marks the
+    handler as due: it ran when that wait ended on its own, and a Ctrl-C during
+    an engine's start was acted on seconds later, or lost to the match's end."""
+    signal.pthread_kill(threading.main_thread().ident or 0, signum)
 
 
 def _checkpoint() -> None:

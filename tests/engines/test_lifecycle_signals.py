@@ -112,3 +112,16 @@ def test_an_interrupt_swallowed_by_a_finalizer_is_delivered_again() -> None:
         unheard.append(True)
     assert not unheard
     assert time.monotonic() - started < 2
+
+
+def test_an_interrupt_delivered_again_wakes_a_blocked_wait() -> None:
+    """The second delivery is a real signal to the main thread: one blocked in a
+    long wait (the referee's select for an engine's hello, up to the start-up
+    timeout) stops at once, not when the wait ends on its own."""
+    import select
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), signals_interrupt():
+        _InterruptedFinalizer()  # taken in the finalizer: delivered again 20 ms on
+        select.select([], [], [], 20)  # one C call, 20 s long
+    assert time.monotonic() - started < 10
